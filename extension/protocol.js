@@ -1,0 +1,27 @@
+// Mirror of src/protocol.rs: change both together and bump PROTOCOL_VERSION.
+
+export const PROTOCOL_VERSION = 1;
+export const HOST_NAME = "com.tabwire.host";
+
+// Methods a tabwire server may call.
+export const METHOD = Object.freeze({
+  HELLO: "hello",
+  TABS_LIST: "tabs.list",
+  TABS_CREATE: "tabs.create",
+  TABS_CLOSE: "tabs.close",
+  TABS_SELECT: "tabs.select",
+  CDP_SEND: "cdp.send",
+});
+
+// Error codes the Rust side maps to its own errors.
+export const ERROR = Object.freeze({
+  NO_SUCH_TAB: "no_such_tab",
+  DEBUGGER_BUSY: "debugger_busy",
+  CDP: "cdp",
+  BAD_REQUEST: "bad_request",
+  VERSION: "version",
+});
+
+// Host → extension envelopes: {c, m} | {c, chunk:{id,i,n,data}} | {c, gone:true}.
+// Extension → host: {c, m} where m is a response {id, result|error} or an
+// event {event:"cdp"|"tabClosed"|"detached", tabId, ...}.

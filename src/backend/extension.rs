@@ -1,0 +1,381 @@
+//! The extension backend: CDP through `chrome.debugger`, relayed by a native
+//! host connected to this serve's socket.
+//!
+//! The accept loop takes native-host connections (peer uid checked), expects
+//! a `host-hello`, sends our `hello` request through to the extension and,
+//! once the extension answers, makes that link the active one. Requests carry
+//! an id and wait (with a timeout) for the matching response; events are
+//! broadcast to the tools.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc, oneshot, Notify};
+
+use super::{Backend, BackendError, TabEvent, TabId, TabInfo};
+use crate::broker::{self, ServeSocket};
+use crate::frame::{self, FrameReader, Framing};
+use crate::protocol::{self, method, HostHello, Incoming, RemoteError, Request};
+
+type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Value, RemoteError>>>>;
+
+#[derive(Debug, Clone)]
+pub struct ExtensionOptions {
+    /// Identifies this serve to the extension across host reconnects.
+    pub server_id: String,
+    /// How long the first call waits for a native host to connect.
+    pub connect_timeout: Duration,
+    /// How long any one request may take.
+    pub call_timeout: Duration,
+    pub max_frame: usize,
+}
+
+/// One native-host connection.
+struct Link {
+    tx: mpsc::Sender<Vec<u8>>,
+    pending: Pending,
+    closed: AtomicBool,
+}
+
+impl Link {
+    fn fail_all(&self, why: &str) {
+        self.closed.store(true, Ordering::SeqCst);
+        for (_, waiter) in self.pending.lock().expect("pending lock").drain() {
+            let _ = waiter.send(Err(RemoteError {
+                code: "disconnected".into(),
+                message: why.into(),
+            }));
+        }
+    }
+}
+
+struct Inner {
+    opts: ExtensionOptions,
+    links: Mutex<Vec<Arc<Link>>>,
+    link_added: Notify,
+    /// Set once a call has waited the full grace period without a host.
+    gave_up_once: AtomicBool,
+    next_id: AtomicU64,
+    events: broadcast::Sender<TabEvent>,
+}
+
+pub struct ExtensionBackend {
+    inner: Arc<Inner>,
+}
+
+impl ExtensionBackend {
+    /// Starts accepting native-host connections on `socket`.
+    pub fn start(socket: Arc<ServeSocket>, opts: ExtensionOptions) -> Self {
+        let (events, _) = broadcast::channel(1024);
+        let inner = Arc::new(Inner {
+            opts,
+            links: Mutex::new(Vec::new()),
+            link_added: Notify::new(),
+            gave_up_once: AtomicBool::new(false),
+            next_id: AtomicU64::new(1),
+            events,
+        });
+        tokio::spawn(accept_loop(socket, inner.clone()));
+        Self { inner }
+    }
+
+    /// True when a native host with a live extension is connected.
+    pub fn is_connected(&self) -> bool {
+        self.inner.active_link().is_some()
+    }
+
+    async fn call(&self, method: &str, params: Value) -> Result<Value, BackendError> {
+        let link = self.inner.wait_for_link().await?;
+        self.inner.request(&link, method, params).await
+    }
+}
+
+impl Inner {
+    fn active_link(&self) -> Option<Arc<Link>> {
+        let links = self.links.lock().expect("links lock");
+        links
+            .iter()
+            .rev()
+            .find(|l| !l.closed.load(Ordering::SeqCst))
+            .cloned()
+    }
+
+    async fn wait_for_link(&self) -> Result<Arc<Link>, BackendError> {
+        let grace = if self.gave_up_once.load(Ordering::SeqCst) {
+            Duration::from_secs(1)
+        } else {
+            self.opts.connect_timeout
+        };
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let notified = self.link_added.notified();
+            if let Some(link) = self.active_link() {
+                return Ok(link);
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                self.gave_up_once.store(true, Ordering::SeqCst);
+                return Err(BackendError::NotConnected(format!(
+                    "the tabwire browser extension is not connected (waited {:.0} s). \
+                     Make sure Chrome is running with the tabwire extension loaded and \
+                     that `tabwire install` registered the native host; `tabwire doctor` \
+                     explains what is missing",
+                    grace.as_secs_f64()
+                )));
+            }
+        }
+    }
+
+    async fn request(
+        &self,
+        link: &Link,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, BackendError> {
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = oneshot::channel();
+        link.pending.lock().expect("pending lock").insert(id, tx);
+        let body = serde_json::to_vec(&Request {
+            id,
+            method: method.into(),
+            params,
+        })
+        .map_err(|e| BackendError::Other(format!("could not encode {method}: {e}")))?;
+        if link.tx.send(body).await.is_err() {
+            link.pending.lock().expect("pending lock").remove(&id);
+            return Err(BackendError::NotConnected(
+                "the native host connection closed; retry in a moment".into(),
+            ));
+        }
+        let secs = self.opts.call_timeout.as_secs();
+        match tokio::time::timeout(self.opts.call_timeout, rx).await {
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err(e))) => Err(remote_to_backend(method, e)),
+            Ok(Err(_)) => Err(BackendError::NotConnected(
+                "the native host connection closed during the call; retry in a moment".into(),
+            )),
+            Err(_) => {
+                link.pending.lock().expect("pending lock").remove(&id);
+                Err(BackendError::Timeout {
+                    what: method.into(),
+                    secs,
+                })
+            }
+        }
+    }
+}
+
+fn remote_to_backend(method: &str, e: RemoteError) -> BackendError {
+    match e.code.as_str() {
+        "no_such_tab" => BackendError::NoSuchTab,
+        "disconnected" => BackendError::NotConnected(e.message),
+        "cdp" => BackendError::Cdp {
+            method: method.into(),
+            message: e.message,
+        },
+        _ => BackendError::Other(e.message),
+    }
+}
+
+async fn accept_loop(socket: Arc<ServeSocket>, inner: Arc<Inner>) {
+    use interprocess::local_socket::traits::tokio::Listener as _;
+    loop {
+        match socket.listener.accept().await {
+            Ok(stream) => {
+                let inner = inner.clone();
+                tokio::spawn(async move {
+                    if let Err(why) = run_link(stream, inner).await {
+                        tracing::debug!(%why, "native host connection ended");
+                    }
+                });
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// Handshake, then pump one native-host connection until it closes.
+async fn run_link(
+    stream: interprocess::local_socket::tokio::Stream,
+    inner: Arc<Inner>,
+) -> Result<(), String> {
+    broker::check_peer(&stream).map_err(|e| format!("peer refused: {e}"))?;
+    let max = inner.opts.max_frame;
+    // `&Stream` reads and writes: share it instead of splitting.
+    let stream = Arc::new(stream);
+    let mut reader = FrameReader::new(&*stream, Framing::Socket, max);
+
+    let first = tokio::time::timeout(Duration::from_secs(5), reader.read_frame())
+        .await
+        .map_err(|_| "no host-hello within 5 s".to_string())?
+        .map_err(|e| e.to_string())?
+        .ok_or("closed before host-hello")?;
+    let hello: HostHello =
+        serde_json::from_slice(&first).map_err(|e| format!("bad host-hello: {e}"))?;
+    if hello.kind != HostHello::KIND || hello.v != protocol::PROTOCOL_VERSION {
+        tracing::error!(
+            got = hello.v,
+            want = protocol::PROTOCOL_VERSION,
+            "native host speaks another protocol version; run `tabwire install` again so \
+             browser and server use the same tabwire"
+        );
+        return Err("protocol version mismatch".into());
+    }
+    tracing::info!(host_pid = hello.pid, "native host connected");
+
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
+    let link = Arc::new(Link {
+        tx,
+        pending: Mutex::new(HashMap::new()),
+        closed: AtomicBool::new(false),
+    });
+    let write_side = stream.clone();
+    let writer = tokio::spawn(async move {
+        while let Some(body) = rx.recv().await {
+            if let Err(e) = frame::write_frame(&mut &*write_side, &body, Framing::Socket, max).await
+            {
+                tracing::info!(error = %e, "write to native host failed");
+                break;
+            }
+        }
+    });
+
+    // Say hello to the extension in the background, so the reader below is
+    // already pumping when the answer arrives.
+    let greeter = {
+        let inner = inner.clone();
+        let link = link.clone();
+        tokio::spawn(async move {
+            let params = json!({"v": protocol::PROTOCOL_VERSION, "server": inner.opts.server_id});
+            match inner.request(&link, method::HELLO, params).await {
+                Ok(info) => {
+                    tracing::info!(extension = %info, "extension answered hello");
+                    inner.links.lock().expect("links lock").push(link);
+                    inner.link_added.notify_waiters();
+                }
+                Err(e) => tracing::warn!(error = %e, "extension did not answer hello"),
+            }
+        })
+    };
+
+    let end = loop {
+        match reader.read_frame().await {
+            Ok(Some(msg)) => dispatch(&msg, &link, &inner),
+            Ok(None) => break "native host disconnected".to_string(),
+            Err(e) => break format!("bad frame from native host: {e}"),
+        }
+    };
+    tracing::info!(reason = %end, "native host link closed");
+    greeter.abort();
+    writer.abort();
+    link.fail_all(&format!(
+        "{end}; the browser or its extension went away. Retry; if it persists, check that Chrome is running"
+    ));
+    inner
+        .links
+        .lock()
+        .expect("links lock")
+        .retain(|l| !Arc::ptr_eq(l, &link));
+    Ok(())
+}
+
+/// Routes one message from the extension: a response or an event.
+fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
+    let inc: Incoming = match serde_json::from_slice(msg) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::warn!(error = %e, "ignoring malformed message from the extension");
+            return;
+        }
+    };
+    if let Some(id) = inc.id {
+        let waiter = link.pending.lock().expect("pending lock").remove(&id);
+        if let Some(waiter) = waiter {
+            let outcome = match inc.error {
+                Some(e) => Err(e),
+                None => Ok(inc.result.unwrap_or(Value::Null)),
+            };
+            let _ = waiter.send(outcome);
+        }
+        return;
+    }
+    let (Some(kind), Some(tab)) = (inc.event.as_deref(), inc.tab_id) else {
+        return;
+    };
+    let event = match kind {
+        "cdp" => TabEvent::Cdp {
+            tab,
+            method: inc.method.unwrap_or_default(),
+            params: inc.params.unwrap_or(Value::Null),
+        },
+        "tabClosed" => TabEvent::Closed { tab },
+        "detached" => TabEvent::Detached {
+            tab,
+            reason: inc.reason.unwrap_or_default(),
+        },
+        _ => return,
+    };
+    let _ = inner.events.send(event);
+}
+
+#[async_trait]
+impl Backend for ExtensionBackend {
+    async fn list_tabs(&self) -> Result<Vec<TabInfo>, BackendError> {
+        let v = self.call(method::TABS_LIST, json!({})).await?;
+        serde_json::from_value(v["tabs"].clone())
+            .map_err(|e| BackendError::Other(format!("bad tab list from the extension: {e}")))
+    }
+
+    async fn new_tab(&self, url: &str, group: &str) -> Result<TabInfo, BackendError> {
+        let v = self
+            .call(method::TABS_CREATE, json!({"url": url, "group": group}))
+            .await?;
+        serde_json::from_value(v["tab"].clone())
+            .map_err(|e| BackendError::Other(format!("bad tab from the extension: {e}")))
+    }
+
+    async fn close_tab(&self, tab: TabId) -> Result<(), BackendError> {
+        self.call(method::TABS_CLOSE, json!({"tabId": tab}))
+            .await
+            .map(|_| ())
+    }
+
+    async fn select_tab(&self, tab: TabId) -> Result<(), BackendError> {
+        self.call(method::TABS_SELECT, json!({"tabId": tab}))
+            .await
+            .map(|_| ())
+    }
+
+    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError> {
+        let link = self.inner.wait_for_link().await?;
+        self.inner
+            .request(
+                &link,
+                method::CDP_SEND,
+                json!({"tabId": tab, "method": method, "params": params}),
+            )
+            .await
+            .map_err(|e| match e {
+                // Name the CDP method, not the relay method, in errors.
+                BackendError::Cdp { message, .. } => BackendError::Cdp {
+                    method: method.into(),
+                    message,
+                },
+                BackendError::Timeout { secs, .. } => BackendError::Timeout {
+                    what: method.into(),
+                    secs,
+                },
+                other => other,
+            })
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
+        self.inner.events.subscribe()
+    }
+}

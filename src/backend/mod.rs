@@ -1,0 +1,72 @@
+//! The one seam between tools and a browser: tabs plus raw CDP.
+//!
+//! Every tool is written once against [`Backend`]. The extension backend
+//! relays CDP through `chrome.debugger`; a direct CDP backend (issue 4) will
+//! implement the same trait. Tab lifecycle is the only part where the two
+//! genuinely differ, so it is part of the trait; everything else is CDP.
+
+pub mod extension;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+/// A browser tab as the backend names it (Chrome's tab id for the extension).
+pub type TabId = i64;
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TabInfo {
+    pub tab_id: TabId,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub active: bool,
+}
+
+/// Something that happened in a tab this client owns.
+#[derive(Debug, Clone)]
+pub enum TabEvent {
+    /// A CDP event from the tab's debugger session.
+    Cdp {
+        tab: TabId,
+        method: String,
+        params: Value,
+    },
+    /// The tab was closed (by the user, a script, or a tool).
+    Closed { tab: TabId },
+    /// The debugger was detached (DevTools took over, tab crashed, …).
+    Detached { tab: TabId, reason: String },
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BackendError {
+    #[error("{0}")]
+    NotConnected(String),
+    #[error("the tab no longer exists (it was closed). Use browser_tabs to list or open tabs")]
+    NoSuchTab,
+    #[error("{method} failed: {message}")]
+    Cdp { method: String, message: String },
+    #[error("the browser did not answer {what} within {secs} s (a dialog may be blocking the page, or the tab is busy)")]
+    Timeout { what: String, secs: u64 },
+    #[error("{0}")]
+    Other(String),
+}
+
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// Tabs this client owns, in a stable order.
+    async fn list_tabs(&self) -> Result<Vec<TabInfo>, BackendError>;
+    /// Opens a tab owned by this client; `group` labels it for the user.
+    async fn new_tab(&self, url: &str, group: &str) -> Result<TabInfo, BackendError>;
+    async fn close_tab(&self, tab: TabId) -> Result<(), BackendError>;
+    /// Brings the tab to the front of its window.
+    async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
+    /// Sends one CDP command to the tab's main target.
+    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError>;
+    /// Events from this client's tabs.
+    fn subscribe(&self) -> broadcast::Receiver<TabEvent>;
+}

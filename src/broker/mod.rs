@@ -1,0 +1,165 @@
+//! Local sockets between `serve` (listens) and `native-host` (connects).
+//!
+//! Each `serve` owns one socket file `serve-<pid>.sock` in the private
+//! runtime directory ([`dir`]). Nothing here touches the network: the kernel
+//! authenticates both ends (directory mode 0700, socket mode 0600, and the
+//! peer's uid checked on every accepted connection).
+
+pub mod dir;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use interprocess::local_socket::tokio::{prelude::*, Listener, Stream};
+use interprocess::local_socket::{GenericFilePath, ListenerOptions};
+
+/// Suffix that marks a serve socket in the runtime directory.
+pub const SOCKET_SUFFIX: &str = ".sock";
+
+/// The socket file a serve with this pid listens on.
+pub fn socket_path(dir: &Path, pid: u32) -> PathBuf {
+    dir.join(format!("serve-{pid}{SOCKET_SUFFIX}"))
+}
+
+/// Every candidate serve socket in the directory (sorted, for stable order).
+pub fn list_sockets(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("serve-") && name.ends_with(SOCKET_SUFFIX) && is_socket(&entry) {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(unix)]
+fn is_socket(entry: &std::fs::DirEntry) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    entry.file_type().map(|t| t.is_socket()).unwrap_or(false)
+}
+
+#[cfg(not(unix))]
+fn is_socket(_entry: &std::fs::DirEntry) -> bool {
+    true
+}
+
+/// A listening serve socket; the file is removed when this is dropped.
+pub struct ServeSocket {
+    pub listener: Listener,
+    pub path: PathBuf,
+}
+
+impl Drop for ServeSocket {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Removes socket files nobody listens on any more (a crashed serve). A file
+/// is removed only after a connection attempt is refused — a live server's
+/// socket is never deleted.
+pub async fn remove_stale_sockets(dir: &Path) {
+    let Ok(paths) = list_sockets(dir) else { return };
+    for path in paths {
+        match connect(&path).await {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                tracing::info!(path = %path.display(), "removing stale socket (nobody listens)");
+                let _ = std::fs::remove_file(&path);
+            }
+            Err(e) => tracing::debug!(path = %path.display(), error = %e, "probe failed"),
+        }
+    }
+}
+
+/// Creates this serve's listening socket (mode 0600) in `dir`.
+pub fn listen(dir: &Path) -> io::Result<ServeSocket> {
+    let path = socket_path(dir, std::process::id());
+    // A previous process with our pid cannot still be alive: reuse the name.
+    let _ = std::fs::remove_file(&path);
+    let name = path.as_path().to_fs_name::<GenericFilePath>()?;
+    let opts = ListenerOptions::new().name(name).reclaim_name(false);
+    #[cfg(target_os = "linux")]
+    let opts = {
+        use interprocess::os::unix::local_socket::ListenerOptionsExt;
+        opts.mode(0o600)
+    };
+    let listener = opts.create_tokio()?;
+    #[cfg(unix)]
+    {
+        // macOS cannot set the mode at bind time; the 0700 directory covers
+        // the moment in between.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(ServeSocket { listener, path })
+}
+
+/// Connects to a serve socket.
+pub async fn connect(path: &Path) -> io::Result<Stream> {
+    let name = path.to_fs_name::<GenericFilePath>()?;
+    Stream::connect(name).await
+}
+
+/// Refuses a peer that runs as another user.
+pub fn check_peer(stream: &Stream) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        let creds = stream.peer_creds()?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        match creds.euid() {
+            Some(uid) if uid == me => Ok(()),
+            other => Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("peer runs as uid {other:?}, not as uid {me}"),
+            )),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = stream;
+        Ok(())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[tokio::test]
+    async fn socket_is_0600_listed_and_removed_on_drop() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = dir::ensure_runtime_dir(&tmp.path().join("rt")).unwrap();
+        let sock = listen(&dir).unwrap();
+        let mode = std::fs::metadata(&sock.path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(list_sockets(&dir).unwrap(), vec![sock.path.clone()]);
+        let client = connect(&sock.path).await.unwrap();
+        let accepted = sock.listener.accept().await.unwrap();
+        check_peer(&accepted).unwrap();
+        check_peer(&client).unwrap();
+        let path = sock.path.clone();
+        drop(sock);
+        assert!(!path.exists());
+    }
+
+    #[tokio::test]
+    async fn stale_socket_is_removed_but_live_one_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = dir::ensure_runtime_dir(&tmp.path().join("rt")).unwrap();
+        // A socket file whose listener is gone: bind with std, then drop.
+        let stale = dir.join("serve-999999.sock");
+        drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
+        assert!(stale.exists());
+        let live = listen(&dir).unwrap();
+        remove_stale_sockets(&dir).await;
+        assert!(!stale.exists(), "stale socket should be gone");
+        assert!(live.path.exists(), "live socket must stay");
+    }
+}

@@ -1,0 +1,24 @@
+//! tabwire: an MCP server that drives the user's real Chrome through a small
+//! extension, with no network port and no pairing token.
+//!
+//! # Layout
+//!
+//! - [`frame`]    length-prefixed codec for both framings, with size limits
+//! - [`protocol`] envelopes shared by serve, native host and extension
+//! - [`broker`]   private runtime directory, serve sockets, peer-uid checks
+//! - [`host`]     `tabwire native-host`: origin check, discovery, routing
+//! - [`backend`]  the tab + CDP trait tools are written against; the extension backend
+//! - [`tools`]    the MCP tools, one file per group, joined in one list
+//! - [`server`]   rmcp glue for `tabwire serve`
+//! - [`install`]  registering the native host with browsers
+//!
+//! `src/main.rs` is CLI dispatch only.
+
+pub mod backend;
+pub mod broker;
+pub mod frame;
+pub mod host;
+pub mod install;
+pub mod protocol;
+pub mod server;
+pub mod tools;

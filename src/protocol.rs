@@ -1,0 +1,205 @@
+//! Wire envelopes shared by `serve`, `native-host` and the extension.
+//!
+//! The JavaScript mirror of this file is `extension/protocol.js`; change both
+//! together and bump [`PROTOCOL_VERSION`].
+//!
+//! ```text
+//! serve ⇄ host (socket frames, u32-LE):
+//!   host → serve, first frame   {"type":"host-hello","v":1,"origin":"chrome-extension://…/","pid":123}
+//!   serve → ext  request        {"id":7,"method":"cdp.send","params":{…}}
+//!   ext → serve  response       {"id":7,"result":…} | {"id":7,"error":{"code":"…","message":"…"}}
+//!   ext → serve  event          {"event":"cdp","tabId":3,"method":"Page.loadEventFired","params":{…}}
+//!
+//! host ⇄ extension (native messaging, u32 native-endian), every message tagged
+//! with the host's connection number `c` for one serve:
+//!   {"c":4,"m":<serve message, passed through unparsed>}
+//!   {"c":4,"chunk":{"id":9,"i":0,"n":3,"data":"<slice of the message text>"}}   host → ext only
+//!   {"c":4,"gone":true}                                                           host → ext: serve left
+//! ```
+//!
+//! The first request a serve sends on a new host connection is `hello`; its
+//! answer proves the extension is alive and speaks this version.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// Bumped on any incompatible change to the envelopes or extension methods.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Name of the native-messaging host (the manifest file is `<name>.json`).
+pub const HOST_NAME: &str = "com.tabwire.host";
+
+/// ID of the tabwire extension, fixed by the `key` in `extension/manifest.json`.
+pub const EXTENSION_ID: &str = "ebbhhpakakegkmbpbfbllokdfijmbljf";
+
+/// The origin Chrome passes to the host and lists in `allowed_origins`.
+pub fn extension_origin() -> String {
+    format!("chrome-extension://{EXTENSION_ID}/")
+}
+
+/// Extension methods a serve may call (mirrored in `extension/protocol.js`).
+pub mod method {
+    pub const HELLO: &str = "hello";
+    pub const TABS_LIST: &str = "tabs.list";
+    pub const TABS_CREATE: &str = "tabs.create";
+    pub const TABS_CLOSE: &str = "tabs.close";
+    pub const TABS_SELECT: &str = "tabs.select";
+    pub const CDP_SEND: &str = "cdp.send";
+}
+
+/// First frame the host sends on a serve socket.
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+pub struct HostHello {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub v: u32,
+    pub origin: String,
+    pub pid: u32,
+}
+
+impl HostHello {
+    pub const KIND: &'static str = "host-hello";
+
+    pub fn new(origin: &str) -> Self {
+        Self {
+            kind: Self::KIND.into(),
+            v: PROTOCOL_VERSION,
+            origin: origin.into(),
+            pid: std::process::id(),
+        }
+    }
+}
+
+/// A request from a serve to the extension.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Request {
+    pub id: u64,
+    pub method: String,
+    pub params: Value,
+}
+
+/// An error the extension reports for a request.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RemoteError {
+    /// Short machine-readable kind, e.g. `no_such_tab`, `debugger_busy`, `cdp`.
+    #[serde(default)]
+    pub code: String,
+    pub message: String,
+}
+
+/// Anything the extension sends to one serve: a response or an event.
+#[derive(Debug, Deserialize)]
+pub struct Incoming {
+    pub id: Option<u64>,
+    pub result: Option<Value>,
+    pub error: Option<RemoteError>,
+    pub event: Option<String>,
+    #[serde(rename = "tabId")]
+    pub tab_id: Option<i64>,
+    pub method: Option<String>,
+    pub params: Option<Value>,
+    pub reason: Option<String>,
+}
+
+/// The host's view of a message from the extension: only the routing tag is
+/// parsed; the payload stays raw text and is forwarded byte for byte.
+#[derive(Debug, Deserialize)]
+pub struct FromExtension<'a> {
+    pub c: Option<u64>,
+    #[serde(borrow)]
+    pub m: Option<&'a RawValue>,
+}
+
+/// Builds `{"c":<c>,"m":<raw>}` without re-serializing the payload.
+pub fn wrap_for_extension(c: u64, raw: &RawValue) -> Vec<u8> {
+    let raw = raw.get();
+    let mut out = Vec::with_capacity(raw.len() + 24);
+    out.extend_from_slice(format!("{{\"c\":{c},\"m\":").as_bytes());
+    out.extend_from_slice(raw.as_bytes());
+    out.push(b'}');
+    out
+}
+
+/// Tells the extension that the serve behind connection `c` went away.
+pub fn gone_message(c: u64) -> Vec<u8> {
+    format!("{{\"c\":{c},\"gone\":true}}").into_bytes()
+}
+
+/// Splits a message that would exceed Chrome's 1 MiB host → extension cap
+/// into chunk messages. Every chunk carries a slice of the message *text*
+/// as a JSON string; the extension joins the slices and parses the result.
+pub fn chunk_for_extension(c: u64, chunk_id: u64, raw: &RawValue, limit: usize) -> Vec<Vec<u8>> {
+    let text = raw.get();
+    // Escaping at most doubles a slice of valid JSON text (quotes and
+    // backslashes; control characters are already escaped), so a quarter of
+    // the limit leaves ample room for the envelope.
+    let slice_max = (limit / 4).max(4);
+    let mut slices = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + slice_max).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        slices.push(&text[start..end]);
+        start = end;
+    }
+    let n = slices.len();
+    slices
+        .into_iter()
+        .enumerate()
+        .map(|(i, data)| {
+            serde_json::to_vec(&serde_json::json!({
+                "c": c,
+                "chunk": {"id": chunk_id, "i": i, "n": n, "data": data}
+            }))
+            .expect("serializing a string cannot fail")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_passes_payload_through_verbatim() {
+        let raw: Box<RawValue> = serde_json::from_str(r#"{"id":1, "x":"é"}"#).unwrap();
+        let out = wrap_for_extension(7, &raw);
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"c":7,"m":{"id":1, "x":"é"}}"#
+        );
+        let back: FromExtension = serde_json::from_slice(&out).unwrap();
+        assert_eq!(back.c, Some(7));
+        assert_eq!(back.m.unwrap().get(), raw.get());
+    }
+
+    #[test]
+    fn chunks_stay_under_limit_and_reassemble() {
+        let big = format!(r#"{{"id":1,"s":"{}","q":"\"\\ü"}}"#, "ab\\\"".repeat(5000));
+        let raw: Box<RawValue> = serde_json::from_str(&big).unwrap();
+        let limit = 4096;
+        let chunks = chunk_for_extension(3, 42, &raw, limit);
+        assert!(chunks.len() > 1);
+        let mut joined = String::new();
+        for (i, ch) in chunks.iter().enumerate() {
+            assert!(ch.len() <= limit, "chunk {i} is {} bytes", ch.len());
+            let v: Value = serde_json::from_slice(ch).unwrap();
+            assert_eq!(v["c"], 3);
+            assert_eq!(v["chunk"]["i"], i);
+            assert_eq!(v["chunk"]["n"], chunks.len());
+            joined.push_str(v["chunk"]["data"].as_str().unwrap());
+        }
+        assert_eq!(joined, big);
+    }
+
+    #[test]
+    fn origin_names_the_pinned_extension() {
+        assert_eq!(
+            extension_origin(),
+            "chrome-extension://ebbhhpakakegkmbpbfbllokdfijmbljf/"
+        );
+    }
+}

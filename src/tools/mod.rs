@@ -1,0 +1,236 @@
+//! MCP tools: each one is a declarative [`ToolDef`] (name, model-facing
+//! description, argument schema, kind, handler), grouped one file per area
+//! and joined in [`all_tools`].
+//!
+//! Handlers take the per-client [`Session`] and typed arguments and return a
+//! [`Response`]; failures are [`ToolError`]s, rendered as in-band `isError`
+//! results so the model can read them and recover.
+
+mod evaluate;
+mod input;
+mod navigate;
+mod screenshot;
+pub mod session;
+pub mod snapshot;
+mod tabs;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use session::Session;
+
+use crate::backend::BackendError;
+
+/// What a tool does to the page; mapped to MCP annotations in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Only reads (snapshot, screenshot, listing).
+    ReadOnly,
+    /// Changes page or browser state (navigate, click, type, evaluate).
+    Action,
+}
+
+type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, ToolError>> + Send>>;
+type Handler = Arc<dyn Fn(Session, Value) -> BoxFuture + Send + Sync>;
+
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub kind: Kind,
+    schema: Arc<JsonObject>,
+    handler: Handler,
+}
+
+impl ToolDef {
+    /// Declares a tool whose arguments deserialize into `A`.
+    pub fn new<A, F, Fut>(
+        name: &'static str,
+        title: &'static str,
+        kind: Kind,
+        description: &'static str,
+        handler: F,
+    ) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Session, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Response, ToolError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        Self {
+            name,
+            title,
+            description,
+            kind,
+            schema: Arc::new(schema_for::<A>()),
+            handler: Arc::new(move |session, args| {
+                let handler = handler.clone();
+                Box::pin(async move {
+                    let args: A = serde_json::from_value(args).map_err(|e| {
+                        ToolError(format!(
+                            "invalid arguments for {name}: {e}. Check the tool's input schema"
+                        ))
+                    })?;
+                    handler(session, args).await
+                })
+            }),
+        }
+    }
+
+    /// The MCP description of this tool.
+    pub fn to_mcp(&self) -> Tool {
+        Tool::new(self.name, self.description, self.schema.clone())
+            .with_title(self.title)
+            .with_annotations(annotations(self.kind, self.title))
+    }
+
+    pub async fn call(&self, session: Session, args: Value) -> Result<Response, ToolError> {
+        (self.handler)(session, args).await
+    }
+}
+
+/// The single mapping from a tool's kind to MCP hints.
+fn annotations(kind: Kind, title: &str) -> ToolAnnotations {
+    let base = ToolAnnotations::with_title(title).open_world(true);
+    match kind {
+        Kind::ReadOnly => base.read_only(true).destructive(false),
+        Kind::Action => base.read_only(false).destructive(true),
+    }
+}
+
+fn schema_for<A: JsonSchema>() -> JsonObject {
+    let schema = schemars::SchemaGenerator::new(schemars::generate::SchemaSettings::draft2020_12())
+        .into_root_schema_for::<A>();
+    let mut obj = match serde_json::to_value(schema) {
+        Ok(Value::Object(o)) => o,
+        _ => JsonObject::new(),
+    };
+    // Keep tools/list lean: the model needs the shape, not the metadata.
+    obj.remove("$schema");
+    obj.remove("title");
+    obj.entry("type").or_insert_with(|| Value::from("object"));
+    obj.entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    obj
+}
+
+/// Every tool, in the order `tools/list` shows them.
+pub fn all_tools() -> Vec<ToolDef> {
+    let mut tools = Vec::new();
+    tools.extend(tabs::tools());
+    tools.extend(navigate::tools());
+    tools.extend(snapshot::tools());
+    tools.extend(input::tools());
+    tools.extend(screenshot::tools());
+    tools.extend(evaluate::tools());
+    tools
+}
+
+/// A tool failure the model should read: what went wrong and what to do.
+#[derive(Debug, Clone)]
+pub struct ToolError(pub String);
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<BackendError> for ToolError {
+    fn from(e: BackendError) -> Self {
+        ToolError(e.to_string())
+    }
+}
+
+/// Collects a tool's output: text sections, then images, in a fixed order.
+#[derive(Debug, Default)]
+pub struct Response {
+    text: Vec<String>,
+    images: Vec<(String, &'static str)>,
+}
+
+impl Response {
+    pub fn text(s: impl Into<String>) -> Self {
+        Self::default().with_text(s)
+    }
+
+    pub fn with_text(mut self, s: impl Into<String>) -> Self {
+        self.text.push(s.into());
+        self
+    }
+
+    /// An image already encoded as base64 (CDP hands screenshots over so).
+    pub fn with_image(mut self, base64: String, mime: &'static str) -> Self {
+        self.images.push((base64, mime));
+        self
+    }
+
+    pub fn into_result(self) -> CallToolResult {
+        let mut content = Vec::new();
+        if !self.text.is_empty() {
+            content.push(ContentBlock::text(self.text.join("\n\n")));
+        }
+        for (data, mime) in self.images {
+            content.push(ContentBlock::image(data, mime));
+        }
+        CallToolResult::success(content)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_set_is_pinned() {
+        let names: Vec<_> = all_tools().iter().map(|t| t.name).collect();
+        assert_eq!(
+            names,
+            [
+                "browser_tabs",
+                "browser_navigate",
+                "browser_snapshot",
+                "browser_click",
+                "browser_type",
+                "browser_take_screenshot",
+                "browser_evaluate",
+            ]
+        );
+    }
+
+    #[test]
+    fn every_tool_has_a_described_object_schema() {
+        for t in all_tools() {
+            let mcp = t.to_mcp();
+            assert_eq!(mcp.input_schema.get("type"), Some(&Value::from("object")));
+            assert!(
+                t.description.len() > 40,
+                "{} needs a real description",
+                t.name
+            );
+            let props = mcp.input_schema["properties"].as_object().unwrap();
+            for (field, schema) in props {
+                assert!(
+                    schema.get("description").is_some(),
+                    "{}.{field} has no description for the model",
+                    t.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn kinds_map_to_hints() {
+        let ro = annotations(Kind::ReadOnly, "x");
+        assert_eq!(ro.read_only_hint, Some(true));
+        assert_eq!(ro.destructive_hint, Some(false));
+        let act = annotations(Kind::Action, "x");
+        assert_eq!(act.read_only_hint, Some(false));
+    }
+}

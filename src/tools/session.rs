@@ -1,0 +1,432 @@
+//! Per-client state and the preconditions every page tool shares: "give me
+//! this client's tab", "turn a ref or selector into an element", "wait for
+//! the page to settle after an action".
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::ToolError;
+use crate::backend::{Backend, BackendError, TabEvent, TabId};
+
+/// How long a navigation may take before the tool returns anyway.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long after an action a navigation may still start.
+const NAV_START_WINDOW: Duration = Duration::from_millis(300);
+
+/// Marks which document the latest snapshot's refs belong to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotMark {
+    pub tab: TabId,
+    pub loader_id: String,
+}
+
+#[derive(Default)]
+struct State {
+    current: Option<TabId>,
+    /// Set when the current tab was closed behind the client's back; the next
+    /// call that needs a tab reports it once instead of silently moving on.
+    closed_notice: Option<TabId>,
+    snapshot: Option<SnapshotMark>,
+    page_domain_on: HashSet<TabId>,
+}
+
+struct Inner {
+    backend: Arc<dyn Backend>,
+    client_name: Mutex<String>,
+    state: Mutex<State>,
+}
+
+/// One MCP client's view of the browser. Cheap to clone.
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<Inner>,
+}
+
+/// An element resolved from a ref or CSS selector.
+#[derive(Debug, Clone, Copy)]
+pub struct Element {
+    pub backend_node_id: i64,
+}
+
+impl Session {
+    pub fn new(backend: Arc<dyn Backend>) -> Self {
+        let session = Self {
+            inner: Arc::new(Inner {
+                backend,
+                client_name: Mutex::new("tabwire".into()),
+                state: Mutex::new(State::default()),
+            }),
+        };
+        session.watch_events();
+        session
+    }
+
+    pub fn backend(&self) -> &dyn Backend {
+        self.inner.backend.as_ref()
+    }
+
+    /// Names this client's tab group (from the MCP `clientInfo`).
+    pub fn set_client_name(&self, name: &str) {
+        if !name.trim().is_empty() {
+            *self.inner.client_name.lock().expect("name lock") = name.trim().to_string();
+        }
+    }
+
+    pub fn client_name(&self) -> String {
+        self.inner.client_name.lock().expect("name lock").clone()
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.inner.state.lock().expect("state lock")
+    }
+
+    /// Keeps the state honest when tabs close or debuggers detach.
+    fn watch_events(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        let mut events = self.inner.backend.subscribe();
+        tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(e) => e,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                let mut st = inner.state.lock().expect("state lock");
+                match event {
+                    TabEvent::Closed { tab } => {
+                        st.page_domain_on.remove(&tab);
+                        if st.current == Some(tab) {
+                            st.current = None;
+                            st.closed_notice = Some(tab);
+                        }
+                    }
+                    TabEvent::Detached { tab, .. } => {
+                        st.page_domain_on.remove(&tab);
+                    }
+                    TabEvent::Cdp { .. } => {}
+                }
+            }
+        });
+    }
+
+    pub fn current_tab(&self) -> Option<TabId> {
+        self.state().current
+    }
+
+    pub fn set_current(&self, tab: Option<TabId>) {
+        let mut st = self.state();
+        st.current = tab;
+        st.closed_notice = None;
+    }
+
+    /// The tab page tools act on; opens one (in this client's group) if the
+    /// client has none yet. A tab closed behind the client's back is reported
+    /// once, so the model knows its page is gone.
+    pub async fn tab(&self) -> Result<TabId, ToolError> {
+        if let Some(closed) = self.state().closed_notice.take() {
+            return Err(ToolError(format!(
+                "the current tab (id {closed}) was closed. Use browser_tabs to list your \
+                 remaining tabs or open a new one; the next call opens a fresh tab if you do nothing"
+            )));
+        }
+        if let Some(tab) = self.current_tab() {
+            return Ok(tab);
+        }
+        let tabs = self.backend().list_tabs().await?;
+        let tab = match tabs.iter().find(|t| t.active).or(tabs.first()) {
+            Some(t) => t.tab_id,
+            None => {
+                let name = self.client_name();
+                self.backend().new_tab("about:blank", &name).await?.tab_id
+            }
+        };
+        self.set_current(Some(tab));
+        Ok(tab)
+    }
+
+    /// Sends a CDP command, making sure the Page domain is on for the tab
+    /// (navigation events drive [`Self::settle`]).
+    pub async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
+        let on = self.state().page_domain_on.contains(&tab);
+        if !on {
+            self.backend()
+                .cdp(tab, "Page.enable", json!({}))
+                .await
+                .map_err(|e| self.tab_error(tab, e))?;
+            self.state().page_domain_on.insert(tab);
+        }
+        self.backend()
+            .cdp(tab, method, params)
+            .await
+            .map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// A closed tab reported by an error needs no second notice later.
+    fn tab_error(&self, tab: TabId, e: BackendError) -> ToolError {
+        if matches!(e, BackendError::NoSuchTab) {
+            let mut st = self.state();
+            if st.current == Some(tab) {
+                st.current = None;
+            }
+            if st.closed_notice == Some(tab) {
+                st.closed_notice = None;
+            }
+        }
+        e.into()
+    }
+
+    /// Evaluates an expression in the page and returns its JSON value.
+    pub async fn eval(&self, tab: TabId, expression: &str) -> Result<Value, ToolError> {
+        let r = self
+            .cdp(
+                tab,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            return Err(ToolError(format!(
+                "page script threw: {}",
+                exception_text(ex)
+            )));
+        }
+        Ok(r["result"]["value"].clone())
+    }
+
+    /// The main frame's current document id (changes on every navigation).
+    pub async fn loader_id(&self, tab: TabId) -> Result<String, ToolError> {
+        let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
+        Ok(tree["frameTree"]["frame"]["loaderId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string())
+    }
+
+    pub fn remember_snapshot(&self, mark: SnapshotMark) {
+        self.state().snapshot = Some(mark);
+    }
+
+    /// Resolves `target`: a ref (`e12`) from the latest snapshot, or a CSS
+    /// selector. Stale refs say so instead of hitting the wrong element.
+    pub async fn element(&self, tab: TabId, target: &str) -> Result<Element, ToolError> {
+        let target = target.trim();
+        if let Some(id) = parse_ref(target) {
+            let mark = self.state().snapshot.clone();
+            let Some(mark) = mark else {
+                return Err(ToolError(format!(
+                    "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
+                     and use a ref from it"
+                )));
+            };
+            if mark.tab != tab {
+                return Err(ToolError(format!(
+                    "ref {target} comes from a snapshot of another tab. Call browser_snapshot on \
+                     the current tab and use a ref from it"
+                )));
+            }
+            if self.loader_id(tab).await? != mark.loader_id {
+                return Err(ToolError(format!(
+                    "ref {target} is stale: the page navigated since the snapshot. Call \
+                     browser_snapshot again and use the new refs"
+                )));
+            }
+            return match self
+                .cdp(tab, "DOM.resolveNode", json!({"backendNodeId": id}))
+                .await
+            {
+                Ok(_) => Ok(Element {
+                    backend_node_id: id,
+                }),
+                Err(_) => Err(ToolError(format!(
+                    "ref {target} no longer exists on the page (the element was removed). Call \
+                     browser_snapshot again"
+                ))),
+            };
+        }
+        let found = self
+            .cdp(
+                tab,
+                "Runtime.evaluate",
+                json!({"expression": format!("document.querySelector({})", json!(target))}),
+            )
+            .await?;
+        if let Some(ex) = found.get("exceptionDetails") {
+            return Err(ToolError(format!(
+                "{target:?} is neither a snapshot ref (like e12) nor a valid CSS selector: {}",
+                exception_text(ex)
+            )));
+        }
+        let Some(object_id) = found["result"]["objectId"].as_str() else {
+            return Err(ToolError(format!(
+                "no element matches the selector {target:?}. Call browser_snapshot to see the page \
+                 and use a ref"
+            )));
+        };
+        let node = self
+            .cdp(tab, "DOM.describeNode", json!({"objectId": object_id}))
+            .await?;
+        let _ = self
+            .backend()
+            .cdp(tab, "Runtime.releaseObject", json!({"objectId": object_id}))
+            .await;
+        node["node"]["backendNodeId"]
+            .as_i64()
+            .map(|id| Element {
+                backend_node_id: id,
+            })
+            .ok_or_else(|| ToolError(format!("could not resolve {target:?} to a DOM node")))
+    }
+
+    /// Runs `action`, then waits for a navigation it started (if any) to load.
+    /// Returns true when the page navigated.
+    pub async fn settle<F, Fut, T>(&self, tab: TabId, action: F) -> Result<(T, bool), ToolError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<T, ToolError>>,
+    {
+        // Subscribe before acting so no event can slip past.
+        let mut events = self.backend().subscribe();
+        let out = action().await?;
+        let started = tokio::time::timeout(
+            NAV_START_WINDOW,
+            next_event(&mut events, tab, is_navigation_start),
+        )
+        .await
+        .unwrap_or(false);
+        if started {
+            // The old document still answers until the new one commits:
+            // wait for the commit (or the end of a load that never commits,
+            // such as a download) before polling the new document.
+            let _ = tokio::time::timeout(
+                LOAD_TIMEOUT,
+                next_event(&mut events, tab, is_navigation_commit),
+            )
+            .await;
+            self.wait_for_load(tab, None).await?;
+        }
+        Ok((out, started))
+    }
+
+    /// Polls until the page has loaded (bounded by [`LOAD_TIMEOUT`]). With
+    /// `document`, first waits for that loaderId to be the main frame's
+    /// document, so a still-answering old page is not mistaken for the new.
+    pub async fn wait_for_load(&self, tab: TabId, document: Option<&str>) -> Result<(), ToolError> {
+        let deadline = tokio::time::Instant::now() + LOAD_TIMEOUT;
+        loop {
+            let committed = match document {
+                Some(want) => self.loader_id(tab).await? == want,
+                None => true,
+            };
+            if committed {
+                let state = self.eval(tab, "document.readyState").await;
+                if matches!(&state, Ok(Value::String(s)) if s == "complete") {
+                    return Ok(());
+                }
+            }
+            if tokio::time::Instant::now() >= deadline {
+                tracing::info!(tab, "page still loading after {LOAD_TIMEOUT:?}; going on");
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Title and URL of the tab's page, for tool responses.
+    pub async fn page_line(&self, tab: TabId) -> Result<String, ToolError> {
+        let v = self
+            .eval(tab, "({url: location.href, title: document.title})")
+            .await?;
+        Ok(format!(
+            "Page: {} ({})",
+            v["title"].as_str().unwrap_or(""),
+            v["url"].as_str().unwrap_or("")
+        ))
+    }
+}
+
+/// Waits for the first event of `tab` that `pred` accepts; false if the
+/// tab closes or the event stream ends first.
+async fn next_event(
+    events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+    tab: TabId,
+    pred: fn(&str, &Value) -> bool,
+) -> bool {
+    loop {
+        match events.recv().await {
+            Ok(TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            }) if t == tab && pred(&method, &params) => return true,
+            Ok(TabEvent::Closed { tab: t }) if t == tab => return false,
+            Err(RecvError::Closed) => return false,
+            _ => {}
+        }
+    }
+}
+
+/// An action asked the page to navigate.
+fn is_navigation_start(method: &str, _params: &Value) -> bool {
+    matches!(
+        method,
+        "Page.frameRequestedNavigation"
+            | "Page.frameStartedNavigating"
+            | "Page.frameStartedLoading"
+    )
+}
+
+/// The top frame committed a new document, or loading ended without one.
+fn is_navigation_commit(method: &str, params: &Value) -> bool {
+    match method {
+        "Page.frameNavigated" => params["frame"].get("parentId").is_none(),
+        "Page.navigatedWithinDocument" | "Page.frameStoppedLoading" => true,
+        _ => false,
+    }
+}
+
+/// `e12` → 12.
+fn parse_ref(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix('e')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The most useful line of a CDP `exceptionDetails`.
+pub fn exception_text(ex: &Value) -> String {
+    ex["exception"]["description"]
+        .as_str()
+        .or_else(|| ex["text"].as_str())
+        .unwrap_or("unknown error")
+        .lines()
+        .next()
+        .unwrap_or("unknown error")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_parse_and_selectors_do_not() {
+        assert_eq!(parse_ref("e12"), Some(12));
+        assert_eq!(parse_ref("e"), None);
+        assert_eq!(parse_ref("#e12"), None);
+        assert_eq!(parse_ref("em"), None);
+        assert_eq!(parse_ref("e1x"), None);
+    }
+
+    #[test]
+    fn exception_text_prefers_description_first_line() {
+        let ex = json!({"text": "Uncaught", "exception": {"description": "Error: boom\n    at x"}});
+        assert_eq!(exception_text(&ex), "Error: boom");
+        assert_eq!(exception_text(&json!({"text": "Uncaught"})), "Uncaught");
+    }
+}

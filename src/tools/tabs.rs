@@ -1,0 +1,101 @@
+//! `browser_tabs`: list, open, select and close this client's tabs.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Kind, Response, Session, ToolDef, ToolError};
+use crate::backend::TabInfo;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TabAction {
+    List,
+    New,
+    Select,
+    Close,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TabsArgs {
+    /// What to do: "list" your tabs, open a "new" one, "select" one to act on, or "close" one.
+    pub action: TabAction,
+    /// Tab index as shown by action "list". Required for "select"; for "close" it defaults to the current tab.
+    pub index: Option<usize>,
+    /// URL to open, for action "new" (default: a blank page).
+    pub url: Option<String>,
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "browser_tabs",
+        "Manage tabs",
+        Kind::Action,
+        "List, open, select or close your browser tabs. You only see tabs you opened (or that \
+         the user shared with you); other tabs in the browser are not reachable. Returns the \
+         tab list with indexes, marking the current tab that page tools act on. Use \"new\" to \
+         open a tab (optionally at `url`), \"select\" with `index` to switch, \"close\" to close \
+         one. If a page tool reports that its tab was closed, call this with \"list\".",
+        |s: Session, a: TabsArgs| async move {
+            match a.action {
+                TabAction::List => {}
+                TabAction::New => {
+                    let tab = s.backend().new_tab("about:blank", &s.client_name()).await?;
+                    s.set_current(Some(tab.tab_id));
+                    if let Some(url) = a.url.as_deref() {
+                        super::navigate::go(&s, tab.tab_id, url).await?;
+                    }
+                }
+                TabAction::Select => {
+                    let index = a.index.ok_or_else(|| {
+                        ToolError("action \"select\" needs `index` (see action \"list\")".into())
+                    })?;
+                    let tab = nth(&s, index).await?;
+                    s.backend().select_tab(tab.tab_id).await?;
+                    s.set_current(Some(tab.tab_id));
+                }
+                TabAction::Close => {
+                    let tab = match a.index {
+                        Some(i) => nth(&s, i).await?.tab_id,
+                        None => s.current_tab().ok_or_else(|| {
+                            ToolError("there is no current tab to close; pass `index`".into())
+                        })?,
+                    };
+                    s.backend().close_tab(tab).await?;
+                    if s.current_tab() == Some(tab) {
+                        s.set_current(None);
+                    }
+                }
+            }
+            Ok(Response::text(render_list(&s).await?))
+        },
+    )]
+}
+
+async fn nth(s: &Session, index: usize) -> Result<TabInfo, ToolError> {
+    let tabs = s.backend().list_tabs().await?;
+    let count = tabs.len();
+    tabs.into_iter().nth(index).ok_or_else(|| {
+        ToolError(format!(
+            "there is no tab at index {index}: you have {count} tab(s). Call browser_tabs with \
+             action \"list\""
+        ))
+    })
+}
+
+async fn render_list(s: &Session) -> Result<String, ToolError> {
+    let tabs = s.backend().list_tabs().await?;
+    if tabs.is_empty() {
+        return Ok("You have no tabs. Page tools open one when needed.".into());
+    }
+    let current = s.current_tab();
+    let mut out = String::from("Your tabs:\n");
+    for (i, t) in tabs.iter().enumerate() {
+        let mark = if Some(t.tab_id) == current {
+            " (current)"
+        } else {
+            ""
+        };
+        out.push_str(&format!("- {i}:{mark} [{}]({})\n", t.title, t.url));
+    }
+    Ok(out)
+}

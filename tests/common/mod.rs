@@ -1,0 +1,261 @@
+//! Test harness shared by the integration and end-to-end tests: a private
+//! sandbox (runtime dir, profile), a real MCP client over stdio, a real
+//! headless Chromium with the extension, and a tiny local web site.
+#![allow(dead_code)]
+
+pub mod site;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_tabwire");
+pub const EXTENSION_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/extension");
+pub const EXTENSION_ORIGIN: &str = "chrome-extension://ebbhhpakakegkmbpbfbllokdfijmbljf/";
+
+/// Browser tests share two cores: run them one at a time per test binary.
+pub static BROWSER_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// A private directory tree for one test.
+pub struct Sandbox {
+    pub tmp: tempfile::TempDir,
+    pub runtime: PathBuf,
+    pub udd: PathBuf,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let runtime = tmp.path().join("rt");
+        let udd = tmp.path().join("profile");
+        std::fs::create_dir_all(&udd).unwrap();
+        Self { tmp, runtime, udd }
+    }
+
+    pub fn log(&self, name: &str) -> PathBuf {
+        self.tmp.path().join(format!("{name}.log"))
+    }
+
+    /// Prints every log file (called when a test fails).
+    pub fn dump_logs(&self) {
+        for entry in std::fs::read_dir(self.tmp.path()).unwrap().flatten() {
+            let p = entry.path();
+            if p.extension().is_some_and(|e| e == "log") {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                let tail: Vec<_> = text.lines().rev().take(80).collect();
+                eprintln!("===== {} (last 80 lines) =====", p.display());
+                for l in tail.into_iter().rev() {
+                    eprintln!("{l}");
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.dump_logs();
+        }
+        kill_processes_using(&self.runtime);
+    }
+}
+
+/// Kills any process (e.g. a native host Chromium spawned) whose environment
+/// points at this runtime dir, so nothing outlives its test.
+pub fn kill_processes_using(runtime: &Path) {
+    let needle = format!("TABWIRE_RUNTIME_DIR={}", runtime.display());
+    for pid in processes_matching(|_, env| env.split('\0').any(|kv| kv == needle)) {
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
+
+/// Pids whose (cmdline, environ) satisfy `pred`.
+pub fn processes_matching(pred: impl Fn(&str, &str) -> bool) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let cmd = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let env = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if pred(
+            &String::from_utf8_lossy(&cmd),
+            &String::from_utf8_lossy(&env),
+        ) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// A real MCP client talking to a real `tabwire serve` over stdio.
+pub struct Mcp {
+    pub client: RunningService<RoleClient, ClientConfig>,
+}
+
+impl Mcp {
+    pub async fn start(sb: &Sandbox, client_name: &str, args: &[&str]) -> Self {
+        let mut cmd = tokio::process::Command::new(BIN);
+        cmd.arg("serve")
+            .args(args)
+            .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+            .env("RUST_LOG", "tabwire=debug");
+        let log = std::fs::File::create(sb.log(&format!("serve-{client_name}"))).unwrap();
+        let (transport, _) = TokioChildProcess::builder(cmd)
+            .stderr(log)
+            .spawn()
+            .expect("spawn tabwire serve");
+        let info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new(client_name, "1.0"),
+        );
+        let client = info.serve(transport).await.expect("MCP initialize");
+        Self { client }
+    }
+
+    pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(map) = args {
+            params = params.with_arguments(map);
+        }
+        self.client
+            .call_tool(params)
+            .await
+            .expect("tools/call transport")
+    }
+
+    /// Ok(text) for a successful call, Err(text) for an isError result.
+    pub async fn text(&self, tool: &str, args: Value) -> Result<String, String> {
+        let r = self.call(tool, args).await;
+        let text = text_of(&r);
+        if r.is_error == Some(true) {
+            Err(text)
+        } else {
+            Ok(text)
+        }
+    }
+
+    /// Like [`Self::text`] but a failure panics with the tool's message.
+    pub async fn ok(&self, tool: &str, args: Value) -> String {
+        match self.text(tool, args).await {
+            Ok(t) => t,
+            Err(e) => panic!("{tool} failed: {e}"),
+        }
+    }
+}
+
+pub fn text_of(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The ref of the first snapshot line with this role and quoted name.
+pub fn find_ref(snapshot: &str, role: &str, name: &str) -> String {
+    let prefix = format!("- {role} \"{name}\"");
+    let line = snapshot
+        .lines()
+        .map(str::trim_start)
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {role} {name:?} in snapshot:\n{snapshot}"));
+    let start = line.find("[ref=").expect("line has a ref") + 5;
+    let end = line[start..].find(']').unwrap() + start;
+    line[start..end].to_string()
+}
+
+pub fn chromium_path() -> PathBuf {
+    let p = std::env::var_os("TABWIRE_TEST_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/chromium/chromium"));
+    assert!(
+        p.exists(),
+        "Chromium not found at {} (install it: apt-get install -y chromium, or set TABWIRE_TEST_CHROMIUM)",
+        p.display()
+    );
+    p
+}
+
+/// A real headless Chromium with the tabwire extension loaded and the host
+/// registered (by `tabwire install`) in the sandbox profile. Killed, with its
+/// whole process group, on drop.
+pub struct Chromium {
+    child: Child,
+}
+
+impl Chromium {
+    pub fn launch(sb: &Sandbox) -> Self {
+        let status = Command::new(BIN)
+            .args(["install", "--browser", "chromium", "--user-data-dir"])
+            .arg(&sb.udd)
+            .status()
+            .expect("run tabwire install");
+        assert!(status.success(), "tabwire install failed");
+        let log = std::fs::File::create(sb.log("chromium")).unwrap();
+        use std::os::unix::process::CommandExt;
+        let child = Command::new(chromium_path())
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-default-apps",
+            ])
+            .arg(format!("--user-data-dir={}", sb.udd.display()))
+            .arg(format!("--load-extension={EXTENSION_DIR}"))
+            .arg(format!("--disable-extensions-except={EXTENSION_DIR}"))
+            .arg("about:blank")
+            .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+            .env("RUST_LOG", "tabwire=debug")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .expect("launch chromium");
+        Self { child }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        unsafe { libc::killpg(self.child.id() as i32, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until `f` returns Some, or panics after `secs`.
+pub async fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

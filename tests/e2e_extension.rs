@@ -1,0 +1,295 @@
+//! End to end through the real thing: a real MCP client → `tabwire serve` →
+//! the native host (spawned by a real headless Chromium, registered by
+//! `tabwire install`) → the real MV3 extension → `chrome.debugger` → a page
+//! of a local site.
+
+mod common;
+
+use base64::Engine as _;
+use common::*;
+use serde_json::json;
+
+/// Browser, site and sandbox for one scenario.
+struct World {
+    sb: Sandbox,
+    _browser: Chromium,
+    site: site::Site,
+}
+
+fn world() -> World {
+    let sb = Sandbox::new();
+    let browser = Chromium::launch(&sb);
+    World {
+        sb,
+        _browser: browser,
+        site: site::Site::start(),
+    }
+}
+
+async fn client(w: &World, name: &str) -> Mcp {
+    Mcp::start(
+        &w.sb,
+        name,
+        &["--backend", "extension", "--connect-timeout", "30"],
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn form_round_trip_snapshot_type_click_screenshot() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let w = world();
+    let mcp = client(&w, "Form Tester").await;
+
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    assert!(snap.contains("Order form"), "{snap}");
+    let name_box = find_ref(&snap, "textbox", "Name");
+    let subscribe = find_ref(&snap, "checkbox", "Subscribe");
+    let submit = find_ref(&snap, "button", "Send order");
+
+    let typed = mcp
+        .ok(
+            "browser_type",
+            json!({"target": name_box, "text": "Ada Lövelace", "element": "name box"}),
+        )
+        .await;
+    assert!(typed.contains("Typed 12 characters"), "{typed}");
+    mcp.ok("browser_click", json!({"target": subscribe})).await;
+    let clicked = mcp.ok("browser_click", json!({"target": submit})).await;
+    assert!(clicked.contains("The page navigated"), "{clicked}");
+
+    let echo = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.querySelector('#echo').textContent"}),
+        )
+        .await;
+    assert!(
+        echo.contains("name=Ada Lövelace;color=red;subscribe=on"),
+        "{echo}"
+    );
+
+    // The old ref belongs to the form document: it is stale now.
+    let stale = mcp
+        .text("browser_click", json!({"target": name_box}))
+        .await
+        .unwrap_err();
+    assert!(stale.contains("stale"), "{stale}");
+
+    // A screenshot is a PNG of the viewport's size.
+    let viewport = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => [Math.round(innerWidth * devicePixelRatio), Math.round(innerHeight * devicePixelRatio)]"}),
+        )
+        .await;
+    let dims: Vec<u32> =
+        serde_json::from_str(viewport.trim_start_matches("Result (page data):\n")).unwrap();
+    let shot = mcp.call("browser_take_screenshot", json!({})).await;
+    assert_ne!(shot.is_error, Some(true), "{}", text_of(&shot));
+    let image = shot
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .expect("an image block");
+    assert_eq!(image.mime_type, "image/png");
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let w_px = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let h_px = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert_eq!(vec![w_px, h_px], dims);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_clients_see_only_their_own_tabs() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let w = world();
+    let a = client(&w, "Client A").await;
+    let b = client(&w, "Client B").await;
+
+    a.ok(
+        "browser_tabs",
+        json!({"action": "new", "url": w.site.url("/page/alpha")}),
+    )
+    .await;
+    b.ok(
+        "browser_tabs",
+        json!({"action": "new", "url": w.site.url("/page/beta")}),
+    )
+    .await;
+
+    let list_a = a.ok("browser_tabs", json!({"action": "list"})).await;
+    let list_b = b.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(
+        list_a.contains("/page/alpha") && !list_a.contains("/page/beta"),
+        "{list_a}"
+    );
+    assert!(
+        list_b.contains("/page/beta") && !list_b.contains("/page/alpha"),
+        "{list_b}"
+    );
+    assert_eq!(list_a.matches("- ").count(), 1, "{list_a}");
+
+    // Each acts on its own page only.
+    let ta = a
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    let tb = b
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(ta.contains("alpha") && tb.contains("beta"), "{ta} / {tb}");
+    // B cannot reach A's tab by index: it has only one tab.
+    let err = b
+        .text("browser_tabs", json!({"action": "select", "index": 1}))
+        .await
+        .unwrap_err();
+    assert!(err.contains("no tab at index 1"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_clear_in_band_errors_and_serving_goes_on() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let w = world();
+    let mcp = client(&w, "Careless").await;
+
+    let unknown = mcp.text("browser_fly", json!({})).await.unwrap_err();
+    assert!(
+        unknown.contains("unknown tool") && unknown.contains("browser_navigate"),
+        "{unknown}"
+    );
+
+    let missing = mcp.text("browser_navigate", json!({})).await.unwrap_err();
+    assert!(
+        missing.contains("invalid arguments") && missing.contains("url"),
+        "{missing}"
+    );
+
+    let no_snapshot_ref = mcp
+        .text("browser_click", json!({"target": "e99999"}))
+        .await
+        .unwrap_err();
+    assert!(no_snapshot_ref.contains("snapshot"), "{no_snapshot_ref}");
+
+    let no_match = mcp
+        .text("browser_click", json!({"target": "#does-not-exist"}))
+        .await
+        .unwrap_err();
+    assert!(no_match.contains("no element matches"), "{no_match}");
+
+    let thrown = mcp
+        .text(
+            "browser_evaluate",
+            json!({"function": "() => { throw new Error('boom') }"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(thrown.contains("boom"), "{thrown}");
+
+    // The tab is closed behind the client's back, by the page itself (a tab
+    // with a one-entry history may close itself with window.close()).
+    mcp.ok("browser_tabs", json!({"action": "new"})).await;
+    let _ = mcp
+        .text(
+            "browser_evaluate",
+            json!({"function": "() => { window.close(); return 1 }"}),
+        )
+        .await;
+    let closed = eventually_err(&mcp).await;
+    assert!(closed.contains("was closed"), "{closed}");
+
+    // And the server keeps serving.
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/page/after")}),
+        )
+        .await;
+    assert!(snap.contains("after"), "{snap}");
+}
+
+/// Polls until the closed tab is reported (the close event is asynchronous).
+async fn eventually_err(mcp: &Mcp) -> String {
+    for _ in 0..40 {
+        match mcp.text("browser_snapshot", json!({})).await {
+            Err(e) => return e,
+            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+    panic!("closing the tab was never reported");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_tabwire_process_listens_on_the_network() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let w = world();
+    let mcp = client(&w, "Auditor").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/page/net")}))
+        .await;
+
+    // Serve and the Chromium-spawned host are both running now.
+    let pids = processes_matching(|cmd, _| cmd.split('\0').next() == Some(BIN));
+    assert!(
+        pids.len() >= 2,
+        "expected serve and native-host, found {pids:?}"
+    );
+    let host_running = processes_matching(|cmd, _| cmd.contains(EXTENSION_ORIGIN));
+    assert!(!host_running.is_empty(), "native host not found");
+
+    let mut inodes = std::collections::HashSet::new();
+    for pid in &pids {
+        for fd in std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .unwrap()
+            .flatten()
+        {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                let l = link.to_string_lossy().to_string();
+                if let Some(n) = l.strip_prefix("socket:[").and_then(|s| s.strip_suffix(']')) {
+                    inodes.insert(n.to_string());
+                }
+            }
+        }
+    }
+    assert!(
+        !inodes.is_empty(),
+        "tabwire processes hold no sockets at all?"
+    );
+    for table in ["tcp", "tcp6", "udp", "udp6"] {
+        let text = std::fs::read_to_string(format!("/proc/net/{table}")).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let cols: Vec<_> = line.split_whitespace().collect();
+            if cols.len() > 9 {
+                assert!(
+                    !inodes.contains(cols[9]),
+                    "a tabwire process owns an inet socket in /proc/net/{table}: {line}"
+                );
+            }
+        }
+    }
+
+    use std::os::unix::fs::PermissionsExt;
+    let dir_mode = std::fs::metadata(&w.sb.runtime)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(dir_mode, 0o700);
+    let socks: Vec<_> = std::fs::read_dir(&w.sb.runtime)
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(!socks.is_empty());
+    for s in socks {
+        let mode = s.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", s.path().display());
+    }
+}
