@@ -195,6 +195,26 @@ mod tests {
         assert_eq!(joined, big);
     }
 
+    /// The pinned ID must be the one Chrome derives from the manifest key:
+    /// the first 32 hex digits of SHA-256(public key DER), mapped 0-f → a-p.
+    #[test]
+    fn extension_id_matches_the_manifest_key() {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let manifest: Value =
+            serde_json::from_str(include_str!("../extension/manifest.json")).unwrap();
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(manifest["key"].as_str().unwrap())
+            .unwrap();
+        let digest = sha2::Sha256::digest(&der);
+        let id: String = digest[..16]
+            .iter()
+            .flat_map(|b| [b >> 4, b & 0xf])
+            .map(|nibble| (b'a' + nibble) as char)
+            .collect();
+        assert_eq!(id, EXTENSION_ID);
+    }
+
     #[test]
     fn origin_names_the_pinned_extension() {
         assert_eq!(

@@ -293,3 +293,66 @@ async fn no_tabwire_process_listens_on_the_network() {
         assert_eq!(mode, 0o600, "{}", s.path().display());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extension_hides_other_servers_tabs_and_reassembles_big_messages() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let w = world();
+    let mut a = RawServe::accept(&w.sb, 4_000_001).await;
+    let mut b = RawServe::accept(&w.sb, 4_000_002).await;
+
+    let bad = a.request("hello", json!({"v": 99, "server": "raw-a"}));
+    assert_eq!(bad["error"]["code"], "version", "{bad}");
+    assert_eq!(
+        a.request("hello", json!({"v": 1, "server": "raw-a"}))["result"]["v"],
+        1
+    );
+    assert_eq!(
+        b.request("hello", json!({"v": 1, "server": "raw-b"}))["result"]["v"],
+        1
+    );
+
+    let created = a.request(
+        "tabs.create",
+        json!({"url": w.site.url("/page/private"), "group": "Raw A"}),
+    );
+    let tab = created["result"]["tab"]["tabId"]
+        .as_i64()
+        .expect(&created.to_string());
+
+    // For B, A's tab does not exist: not listed, not addressable.
+    assert_eq!(
+        b.request("tabs.list", json!({}))["result"]["tabs"],
+        json!([])
+    );
+    for (method, params) in [
+        (
+            "cdp.send",
+            json!({"tabId": tab, "method": "Runtime.evaluate", "params": {"expression": "1"}}),
+        ),
+        ("tabs.select", json!({"tabId": tab})),
+        ("tabs.close", json!({"tabId": tab})),
+    ] {
+        let r = b.request(method, params);
+        assert_eq!(r["error"]["code"], "no_such_tab", "{method}: {r}");
+    }
+
+    // A still owns and drives it; a request over Chrome's 1 MiB cap arrives
+    // in chunks and is reassembled by the extension.
+    let literal = "ab".repeat(800_000);
+    let r = a.request(
+        "cdp.send",
+        json!({"tabId": tab, "method": "Runtime.evaluate",
+               "params": {"expression": format!("'{literal}'.length"), "returnByValue": true}}),
+    );
+    assert_eq!(
+        r["result"]["result"]["value"],
+        1_600_000,
+        "{}",
+        &r.to_string()[..200.min(r.to_string().len())]
+    );
+    assert_eq!(
+        a.request("tabs.list", json!({}))["result"]["tabs"][0]["tabId"],
+        tab
+    );
+}

@@ -259,3 +259,59 @@ pub async fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A hand-made serve endpoint speaking tabwire's socket protocol directly,
+/// to test the host and extension without the MCP layer in between.
+pub struct RawServe {
+    conn: std::os::unix::net::UnixStream,
+    next_id: u64,
+}
+
+impl RawServe {
+    /// Binds `serve-<fake_pid>.sock` and waits (up to 20 s) for the host.
+    pub async fn accept(sb: &Sandbox, fake_pid: u32) -> Self {
+        tabwire::broker::dir::ensure_runtime_dir(&sb.runtime).unwrap();
+        let path = sb.runtime.join(format!("serve-{fake_pid}.sock"));
+        let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+        let mut conn = tokio::time::timeout(
+            Duration::from_secs(20),
+            tokio::task::spawn_blocking(move || listener.accept().unwrap().0),
+        )
+        .await
+        .expect("native host never connected")
+        .unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let hello = read_socket_frame(&mut conn);
+        assert_eq!(hello["type"], "host-hello");
+        Self { conn, next_id: 1 }
+    }
+
+    /// Sends a request and returns the whole response (`result` or `error`).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        use std::io::Write;
+        let id = self.next_id;
+        self.next_id += 1;
+        let body =
+            serde_json::to_vec(&serde_json::json!({"id": id, "method": method, "params": params}))
+                .unwrap();
+        let mut bytes = (body.len() as u32).to_le_bytes().to_vec();
+        bytes.extend_from_slice(&body);
+        self.conn.write_all(&bytes).unwrap();
+        loop {
+            let msg = read_socket_frame(&mut self.conn);
+            if msg["id"] == id {
+                return msg;
+            }
+        }
+    }
+}
+
+pub fn read_socket_frame(conn: &mut std::os::unix::net::UnixStream) -> Value {
+    use std::io::Read;
+    let mut len = [0u8; 4];
+    conn.read_exact(&mut len).expect("read frame header");
+    let mut body = vec![0u8; u32::from_le_bytes(len) as usize];
+    conn.read_exact(&mut body).expect("read frame body");
+    serde_json::from_slice(&body).expect("frame is JSON")
+}
