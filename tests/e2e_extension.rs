@@ -318,7 +318,7 @@ async fn extension_hides_other_servers_tabs_and_reassembles_big_messages() {
     );
     let tab = created["result"]["tab"]["tabId"]
         .as_i64()
-        .expect(&created.to_string());
+        .unwrap_or_else(|| panic!("tabs.create failed: {created}"));
 
     // For B, A's tab does not exist: not listed, not addressable.
     assert_eq!(

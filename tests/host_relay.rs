@@ -120,7 +120,7 @@ fn serve_args() -> [&'static str; 2] {
 /// The tab title a client sees through the fake Chrome.
 async fn tab_title(mcp: &Mcp) -> String {
     let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
-    let start = list.find("[tab of ").expect(&list) + 1;
+    let start = list.find("[tab of ").unwrap_or_else(|| panic!("{list}")) + 1;
     list[start..start + list[start..].find(']').unwrap()].to_string()
 }
 
