@@ -83,11 +83,6 @@ impl ExtensionBackend {
         Self { inner }
     }
 
-    /// True when a native host with a live extension is connected.
-    pub fn is_connected(&self) -> bool {
-        self.inner.active_link().is_some()
-    }
-
     async fn call(&self, method: &str, params: Value) -> Result<Value, BackendError> {
         let link = self.inner.wait_for_link().await?;
         self.inner.request(&link, method, params).await
@@ -120,9 +115,9 @@ impl Inner {
                 self.gave_up_once.store(true, Ordering::SeqCst);
                 return Err(BackendError::NotConnected(format!(
                     "the tabwire browser extension is not connected (waited {:.0} s). \
-                     Make sure Chrome is running with the tabwire extension loaded and \
-                     that `tabwire install` registered the native host; `tabwire doctor` \
-                     explains what is missing",
+                     Make sure Chrome is running with the tabwire extension loaded (see \
+                     chrome://extensions) and that `tabwire install` registered the native \
+                     host for that browser, then retry",
                     grace.as_secs_f64()
                 )));
             }
@@ -373,6 +368,10 @@ impl Backend for ExtensionBackend {
                 },
                 other => other,
             })
+    }
+
+    fn is_connected(&self) -> bool {
+        self.inner.active_link().is_some()
     }
 
     fn subscribe(&self) -> broadcast::Receiver<TabEvent> {

@@ -67,6 +67,8 @@ pub trait Backend: Send + Sync {
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
     /// Sends one CDP command to the tab's main target.
     async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError>;
+    /// Whether the browser is reachable right now (for progress and status).
+    fn is_connected(&self) -> bool;
     /// Events from this client's tabs.
     fn subscribe(&self) -> broadcast::Receiver<TabEvent>;
 }

@@ -50,6 +50,7 @@ const TRANSPARENT: &[&str] = &[
     "none",
     "presentation",
     "LineBreak",
+    "MenuListPopup",
     "LabelText",
     "paragraph",
     "Section",

@@ -9,12 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use std::sync::{Arc, Mutex};
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    NumberOrString, ProgressNotificationParam, ProgressToken, RequestMetaObject,
 };
-use rmcp::service::RunningService;
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tabwire");
@@ -101,9 +104,31 @@ pub fn processes_matching(pred: impl Fn(&str, &str) -> bool) -> Vec<i32> {
     out
 }
 
+/// The test client's handler: names the client and records progress.
+#[derive(Clone)]
+pub struct Recorder {
+    info: ClientConfig,
+    pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+}
+
 /// A real MCP client talking to a real `tabwire serve` over stdio.
 pub struct Mcp {
-    pub client: RunningService<RoleClient, ClientConfig>,
+    pub client: RunningService<RoleClient, Recorder>,
+    pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
 impl Mcp {
@@ -122,8 +147,28 @@ impl Mcp {
             ClientCapabilities::default(),
             Implementation::new(client_name, "1.0"),
         );
-        let client = info.serve(transport).await.expect("MCP initialize");
-        Self { client }
+        let progress = Arc::new(Mutex::new(Vec::new()));
+        let recorder = Recorder {
+            info,
+            progress: progress.clone(),
+        };
+        let client = recorder.serve(transport).await.expect("MCP initialize");
+        Self { client, progress }
+    }
+
+    /// Calls a tool with a progress token, so the server may report progress.
+    pub async fn call_with_progress(&self, tool: &str, args: Value) -> CallToolResult {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(map) = args {
+            params = params.with_arguments(map);
+        }
+        params.meta = Some(RequestMetaObject::with_progress_token(ProgressToken(
+            NumberOrString::Number(7),
+        )));
+        self.client
+            .call_tool(params)
+            .await
+            .expect("tools/call transport")
     }
 
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
