@@ -7,7 +7,9 @@
 //! - [`protocol`] envelopes shared by serve, native host and extension
 //! - [`broker`]   private runtime directory, serve sockets, peer-uid checks
 //! - [`host`]     `tabwire native-host`: origin check, discovery, routing
-//! - [`backend`]  the tab + CDP trait tools are written against; the extension backend
+//! - [`backend`]  the tab + CDP trait tools are written against; extension,
+//!   direct CDP (launch over a pipe, or attach) and the automatic choice
+//! - [`paths`]    tabwire's data directory
 //! - [`tools`]    the MCP tools, one file per group, joined in one list
 //! - [`server`]   rmcp glue for `tabwire serve`
 //! - [`install`]  registering the native host with browsers
@@ -19,6 +21,7 @@ pub mod broker;
 pub mod frame;
 pub mod host;
 pub mod install;
+pub mod paths;
 pub mod protocol;
 pub mod server;
 pub mod tools;

@@ -7,7 +7,10 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use rmcp::ServiceExt;
 
+use tabwire::backend::auto::{AutoBackend, DirectConfig, Mode};
+use tabwire::backend::direct::launch::LaunchOptions;
 use tabwire::backend::extension::{ExtensionBackend, ExtensionOptions};
+use tabwire::backend::Backend;
 use tabwire::{broker, frame, host, install, server::TabwireServer, tools::Session};
 
 #[derive(Parser)]
@@ -23,28 +26,49 @@ struct Cli {
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
 enum BackendChoice {
-    /// Use the extension (the CDP fallback is not built yet, so this equals `extension`).
+    /// The extension when it is connected, else tabwire's own browser over CDP.
     Auto,
     /// Only the tabwire extension in your running browser.
     Extension,
+    /// Only CDP: a browser tabwire launches (or the one at --cdp-url).
+    Cdp,
+}
+
+#[derive(clap::Args, Clone)]
+struct ServeArgs {
+    /// Which browser to drive.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendChoice,
+    /// Seconds the first call waits for the extension before `auto` falls back to CDP.
+    #[arg(long, default_value_t = 2.0)]
+    extension_grace: f64,
+    /// Seconds a call waits for the extension to connect with `--backend extension`.
+    #[arg(long, default_value_t = 10.0)]
+    connect_timeout: f64,
+    /// Seconds any single browser command may take.
+    #[arg(long, default_value_t = 30.0)]
+    call_timeout: f64,
+    /// Largest message accepted on the local socket, in bytes.
+    #[arg(long, default_value_t = frame::DEFAULT_MAX_FRAME)]
+    max_frame: usize,
+    /// CDP fallback: attach to this browser (ws://… or http://host:port) instead of launching one.
+    #[arg(long)]
+    cdp_url: Option<String>,
+    /// CDP fallback: the browser executable to launch (default: search standard locations).
+    #[arg(long)]
+    browser_path: Option<PathBuf>,
+    /// CDP fallback: an extra browser flag (repeatable), e.g. --browser-arg=--lang=en.
+    #[arg(long = "browser-arg", allow_hyphen_values = true)]
+    browser_args: Vec<String>,
+    /// CDP fallback: run the launched browser headless even when a display exists.
+    #[arg(long)]
+    headless: bool,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Run the MCP server on stdin/stdout (what MCP clients launch).
-    Serve {
-        #[arg(long, value_enum, default_value = "auto")]
-        backend: BackendChoice,
-        /// Seconds the first tool call waits for the browser extension to connect.
-        #[arg(long, default_value_t = 10.0)]
-        connect_timeout: f64,
-        /// Seconds any single browser command may take.
-        #[arg(long, default_value_t = 30.0)]
-        call_timeout: f64,
-        /// Largest message accepted on the local socket, in bytes.
-        #[arg(long, default_value_t = frame::DEFAULT_MAX_FRAME)]
-        max_frame: usize,
-    },
+    Serve(ServeArgs),
     /// The native-messaging host Chrome starts for the extension.
     NativeHost {
         /// The calling extension's origin (Chrome passes it).
@@ -100,18 +124,18 @@ async fn run() -> i32 {
         return run_host(origin, frame::DEFAULT_MAX_FRAME).await;
     }
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Serve {
-        backend: BackendChoice::Auto,
-        connect_timeout: 10.0,
-        call_timeout: 30.0,
-        max_frame: frame::DEFAULT_MAX_FRAME,
-    }) {
-        Command::Serve {
-            backend: _,
-            connect_timeout,
-            call_timeout,
-            max_frame,
-        } => run_serve(connect_timeout, call_timeout, max_frame).await,
+    let command = match cli.command {
+        Some(c) => c,
+        // Bare `tabwire` serves with defaults (what an MCP client may run).
+        None => match Cli::try_parse_from(["tabwire", "serve"]) {
+            Ok(Cli {
+                command: Some(c), ..
+            }) => c,
+            _ => unreachable!("`tabwire serve` parses"),
+        },
+    };
+    match command {
+        Command::Serve(args) => run_serve(args).await,
         Command::NativeHost { origin, max_frame } => run_host(origin, max_frame).await,
         Command::Install {
             browser,
@@ -146,37 +170,71 @@ async fn run_host(origin: String, max_frame: usize) -> i32 {
     }
 }
 
-async fn run_serve(connect_timeout: f64, call_timeout: f64, max_frame: usize) -> i32 {
-    let dir = match broker::dir::ensure_runtime_dir(&broker::dir::runtime_dir_path()) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("tabwire serve: {e}");
-            return 1;
+async fn run_serve(args: ServeArgs) -> i32 {
+    let mode = match args.backend {
+        BackendChoice::Auto => Mode::Auto,
+        BackendChoice::Extension => Mode::Extension,
+        BackendChoice::Cdp => Mode::Cdp,
+    };
+    let call_timeout = Duration::from_secs_f64(args.call_timeout.max(0.1));
+
+    // The socket for the native host exists unless only CDP is wanted.
+    let mut socket = None;
+    let mut ext = None;
+    if mode != Mode::Cdp {
+        let dir = match broker::dir::ensure_runtime_dir(&broker::dir::runtime_dir_path()) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("tabwire serve: {e}");
+                return 1;
+            }
+        };
+        broker::remove_stale_sockets(&dir).await;
+        let listening = match broker::listen(&dir) {
+            Ok(s) => Arc::new(s),
+            Err(e) => {
+                eprintln!("tabwire serve: could not listen in {}: {e}", dir.display());
+                return 1;
+            }
+        };
+        tracing::info!(socket = %listening.path.display(), "serve listening for the native host");
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        ext = Some(ExtensionBackend::start(
+            listening.clone(),
+            ExtensionOptions {
+                server_id: format!("{}-{started}", std::process::id()),
+                connect_timeout: Duration::from_secs_f64(args.connect_timeout.max(0.0)),
+                call_timeout,
+                max_frame: args.max_frame,
+            },
+        ));
+        socket = Some(listening);
+    }
+    let direct = match args.cdp_url {
+        Some(url) => DirectConfig::Attach(url),
+        None => DirectConfig::Launch(LaunchOptions {
+            browser_path: args.browser_path,
+            extra_args: args.browser_args,
+            headless: args.headless,
+            profile_dir: None,
+        }),
+    };
+    let backend = Arc::new(AutoBackend::new(
+        mode,
+        ext,
+        direct,
+        Duration::from_secs_f64(args.extension_grace.max(0.0)),
+        call_timeout,
+    ));
+    let session = Session::new(backend.clone());
+    let remove_socket = || {
+        if let Some(s) = &socket {
+            let _ = std::fs::remove_file(&s.path);
         }
     };
-    broker::remove_stale_sockets(&dir).await;
-    let socket = match broker::listen(&dir) {
-        Ok(s) => Arc::new(s),
-        Err(e) => {
-            eprintln!("tabwire serve: could not listen in {}: {e}", dir.display());
-            return 1;
-        }
-    };
-    tracing::info!(socket = %socket.path.display(), "serve listening for the native host");
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_nanos();
-    let backend = ExtensionBackend::start(
-        socket.clone(),
-        ExtensionOptions {
-            server_id: format!("{}-{started}", std::process::id()),
-            connect_timeout: Duration::from_secs_f64(connect_timeout.max(0.0)),
-            call_timeout: Duration::from_secs_f64(call_timeout.max(0.1)),
-            max_frame,
-        },
-    );
-    let session = Session::new(Arc::new(backend));
     let service = match TabwireServer::new(session)
         .serve(rmcp::transport::stdio())
         .await
@@ -184,7 +242,7 @@ async fn run_serve(connect_timeout: f64, call_timeout: f64, max_frame: usize) ->
         Ok(s) => s,
         Err(e) => {
             tracing::error!(error = %e, "MCP session did not start");
-            let _ = std::fs::remove_file(&socket.path);
+            remove_socket();
             return 1;
         }
     };
@@ -196,7 +254,8 @@ async fn run_serve(connect_timeout: f64, call_timeout: f64, max_frame: usize) ->
         }
         _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
     }
-    let _ = std::fs::remove_file(&socket.path);
+    remove_socket();
+    backend.shutdown().await;
     0
 }
 

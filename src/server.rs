@@ -94,8 +94,16 @@ impl ServerHandler for TabwireServer {
                 self.session.clone(),
             ))
         });
+        let session = self.session.clone();
+        let needs_browser = tool.needs_browser;
+        let run = async move {
+            if needs_browser {
+                session.backend().prepare().await?;
+            }
+            tool.call(session, args).await
+        };
         let outcome = tokio::select! {
-            r = tool.call(self.session.clone(), args) => r,
+            r = run => r,
             _ = context.ct.cancelled() => Err(ToolError("cancelled by the client".into())),
         };
         if let Some(t) = ticker {
@@ -131,11 +139,7 @@ async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, session: 
     let started = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(PROGRESS_EVERY).await;
-        let message = if session.backend().is_connected() {
-            "waiting for the browser"
-        } else {
-            "waiting for the tabwire browser extension to connect"
-        };
+        let message = session.backend().progress_message();
         let param = ProgressNotificationParam::new(token.clone(), started.elapsed().as_secs_f64())
             .with_message(message);
         if peer.notify_progress(param).await.is_err() {

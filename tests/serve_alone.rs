@@ -14,7 +14,12 @@ use serde_json::{json, Value};
 #[tokio::test]
 async fn without_extension_a_call_reports_progress_then_a_clear_error() {
     let sb = Sandbox::new();
-    let mcp = Mcp::start(&sb, "lonely", &["--connect-timeout", "2.5"]).await;
+    let mcp = Mcp::start(
+        &sb,
+        "lonely",
+        &["--backend", "extension", "--connect-timeout", "2.5"],
+    )
+    .await;
     let r = mcp.call_with_progress("browser_snapshot", json!({})).await;
     assert_eq!(r.is_error, Some(true));
     let text = text_of(&r);

@@ -37,6 +37,8 @@ pub struct ExtensionOptions {
 /// One native-host connection.
 struct Link {
     tx: mpsc::Sender<Vec<u8>>,
+    /// The extension's version, from its hello answer.
+    version: std::sync::OnceLock<String>,
     pending: Pending,
     closed: AtomicBool,
 }
@@ -81,6 +83,25 @@ impl ExtensionBackend {
         });
         tokio::spawn(accept_loop(socket, inner.clone()));
         Self { inner }
+    }
+
+    /// True when a native host with a live extension is connected.
+    pub fn is_connected(&self) -> bool {
+        self.inner.active_link().is_some()
+    }
+
+    /// Waits up to `limit` for the extension; true if it is connected.
+    pub async fn wait_connected(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let notified = self.inner.link_added.notified();
+            if self.is_connected() {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return self.is_connected();
+            }
+        }
     }
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, BackendError> {
@@ -227,6 +248,7 @@ async fn run_link(
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     let link = Arc::new(Link {
         tx,
+        version: std::sync::OnceLock::new(),
         pending: Mutex::new(HashMap::new()),
         closed: AtomicBool::new(false),
     });
@@ -251,6 +273,9 @@ async fn run_link(
             match inner.request(&link, method::HELLO, params).await {
                 Ok(info) => {
                     tracing::info!(extension = %info, "extension answered hello");
+                    let _ = link
+                        .version
+                        .set(info["version"].as_str().unwrap_or("?").to_string());
                     inner.links.lock().expect("links lock").push(link);
                     inner.link_added.notify_waiters();
                 }
@@ -370,8 +395,22 @@ impl Backend for ExtensionBackend {
             })
     }
 
-    fn is_connected(&self) -> bool {
-        self.inner.active_link().is_some()
+    fn progress_message(&self) -> String {
+        if self.is_connected() {
+            "waiting for the browser".into()
+        } else {
+            "waiting for the tabwire browser extension to connect".into()
+        }
+    }
+
+    async fn status(&self) -> String {
+        match self.inner.active_link() {
+            Some(link) => format!(
+                "your browser through the tabwire extension {}",
+                link.version.get().map(String::as_str).unwrap_or("?")
+            ),
+            None => "the tabwire extension (not connected)".into(),
+        }
     }
 
     fn subscribe(&self) -> broadcast::Receiver<TabEvent> {

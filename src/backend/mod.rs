@@ -5,6 +5,8 @@
 //! implement the same trait. Tab lifecycle is the only part where the two
 //! genuinely differ, so it is part of the trait; everything else is CDP.
 
+pub mod auto;
+pub mod direct;
 pub mod extension;
 
 use async_trait::async_trait;
@@ -52,6 +54,9 @@ pub enum BackendError {
     Cdp { method: String, message: String },
     #[error("the browser did not answer {what} within {secs} s (a dialog may be blocking the page, or the tab is busy)")]
     Timeout { what: String, secs: u64 },
+    /// A handle from a backend that no longer serves this client.
+    #[error("{0}")]
+    Stale(String),
     #[error("{0}")]
     Other(String),
 }
@@ -67,8 +72,16 @@ pub trait Backend: Send + Sync {
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
     /// Sends one CDP command to the tab's main target.
     async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError>;
-    /// Whether the browser is reachable right now (for progress and status).
-    fn is_connected(&self) -> bool;
+    /// What a slow call is waiting for, for progress notifications.
+    fn progress_message(&self) -> String;
     /// Events from this client's tabs.
     fn subscribe(&self) -> broadcast::Receiver<TabEvent>;
+    /// One line saying which browser serves calls and how it is reached.
+    async fn status(&self) -> String;
+    /// Called before each tool call: a switching backend picks its browser here.
+    async fn prepare(&self) -> Result<(), BackendError> {
+        Ok(())
+    }
+    /// Releases the browser (closes one tabwire launched) before exit.
+    async fn shutdown(&self) {}
 }

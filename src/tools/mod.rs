@@ -12,6 +12,7 @@ mod navigate;
 mod screenshot;
 pub mod session;
 pub mod snapshot;
+mod status;
 mod tabs;
 
 use std::future::Future;
@@ -44,6 +45,8 @@ pub struct ToolDef {
     pub title: &'static str,
     pub description: &'static str,
     pub kind: Kind,
+    /// Whether the call needs a browser chosen (and started) first.
+    pub needs_browser: bool,
     schema: Arc<JsonObject>,
     handler: Handler,
 }
@@ -68,6 +71,7 @@ impl ToolDef {
             title,
             description,
             kind,
+            needs_browser: true,
             schema: Arc::new(schema_for::<A>()),
             handler: Arc::new(move |session, args| {
                 let handler = handler.clone();
@@ -81,6 +85,12 @@ impl ToolDef {
                 })
             }),
         }
+    }
+
+    /// Marks a tool that works without a browser (it never starts one).
+    pub fn without_browser(mut self) -> Self {
+        self.needs_browser = false;
+        self
     }
 
     /// The MCP description of this tool.
@@ -129,6 +139,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(input::tools());
     tools.extend(screenshot::tools());
     tools.extend(evaluate::tools());
+    tools.extend(status::tools());
     tools
 }
 
@@ -200,6 +211,7 @@ mod tests {
                 "browser_type",
                 "browser_take_screenshot",
                 "browser_evaluate",
+                "browser_status",
             ]
         );
     }

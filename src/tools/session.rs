@@ -168,13 +168,16 @@ impl Session {
 
     /// A closed tab reported by an error needs no second notice later.
     fn tab_error(&self, tab: TabId, e: BackendError) -> ToolError {
-        if matches!(e, BackendError::NoSuchTab) {
+        if matches!(e, BackendError::NoSuchTab | BackendError::Stale(_)) {
             let mut st = self.state();
             if st.current == Some(tab) {
                 st.current = None;
             }
             if st.closed_notice == Some(tab) {
                 st.closed_notice = None;
+            }
+            if st.snapshot.as_ref().is_some_and(|m| m.tab == tab) {
+                st.snapshot = None;
             }
         }
         e.into()

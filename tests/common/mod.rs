@@ -43,6 +43,11 @@ impl Sandbox {
         Self { tmp, runtime, udd }
     }
 
+    /// tabwire's data dir for this test (fallback browser profiles).
+    pub fn data_dir(&self) -> PathBuf {
+        self.tmp.path().join("data")
+    }
+
     pub fn log(&self, name: &str) -> PathBuf {
         self.tmp.path().join(format!("{name}.log"))
     }
@@ -137,6 +142,7 @@ impl Mcp {
         cmd.arg("serve")
             .args(args)
             .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+            .env("TABWIRE_DATA_DIR", sb.data_dir())
             .env("RUST_LOG", "tabwire=debug");
         let log = std::fs::File::create(sb.log(&format!("serve-{client_name}"))).unwrap();
         let (transport, _) = TokioChildProcess::builder(cmd)
@@ -359,4 +365,62 @@ pub fn read_socket_frame(conn: &mut std::os::unix::net::UnixStream) -> Value {
     let mut body = vec![0u8; u32::from_le_bytes(len) as usize];
     conn.read_exact(&mut body).expect("read frame body");
     serde_json::from_slice(&body).expect("frame is JSON")
+}
+
+/// Serve flags that make the CDP fallback launch this machine's Chromium
+/// headless, quietly, with no network chatter.
+pub fn cdp_launch_args() -> Vec<String> {
+    vec![
+        "--browser-path".into(),
+        chromium_path().display().to_string(),
+        "--headless".into(),
+        "--browser-arg=--disable-background-networking".into(),
+        "--browser-arg=--disable-component-update".into(),
+        "--browser-arg=--disable-sync".into(),
+    ]
+}
+
+/// Inet sockets held by `pids`: (table, /proc/net line) for each.
+pub fn inet_sockets(pids: &[i32]) -> Vec<(String, String)> {
+    let mut inodes = std::collections::HashSet::new();
+    for pid in pids {
+        for fd in std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                let l = link.to_string_lossy().to_string();
+                if let Some(n) = l.strip_prefix("socket:[").and_then(|s| s.strip_suffix(']')) {
+                    inodes.insert(n.to_string());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for table in ["tcp", "tcp6", "udp", "udp6"] {
+        let text = std::fs::read_to_string(format!("/proc/net/{table}")).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let cols: Vec<_> = line.split_whitespace().collect();
+            if cols.len() > 9 && inodes.contains(cols[9]) {
+                out.push((table.to_string(), line.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// TCP sockets in LISTEN state (state 0A) among [`inet_sockets`].
+pub fn tcp_listeners(pids: &[i32]) -> Vec<String> {
+    inet_sockets(pids)
+        .into_iter()
+        .filter(|(t, l)| t.starts_with("tcp") && l.split_whitespace().nth(3) == Some("0A"))
+        .map(|(_, l)| l)
+        .collect()
+}
+
+/// Chromium processes started on behalf of this sandbox (they inherit its env).
+pub fn sandbox_browsers(sb: &Sandbox) -> Vec<i32> {
+    let needle = format!("TABWIRE_RUNTIME_DIR={}", sb.runtime.display());
+    processes_matching(|cmd, env| cmd.contains("chrom") && env.split('\0').any(|kv| kv == needle))
 }

@@ -1,7 +1,10 @@
-//! End to end through the real thing: a real MCP client → `tabwire serve` →
-//! the native host (spawned by a real headless Chromium, registered by
-//! `tabwire install`) → the real MV3 extension → `chrome.debugger` → a page
-//! of a local site.
+//! End to end with real parts: a real MCP client → `tabwire serve` → a real
+//! headless Chromium, reached two ways with the same scenario code:
+//!
+//! - `extension::*` — through the native host (spawned by Chromium, registered
+//!   by `tabwire install`) and the real MV3 extension (`chrome.debugger`);
+//! - `cdp::*` — through the CDP fallback: serve launches Chromium itself over
+//!   `--remote-debugging-pipe`.
 
 mod common;
 
@@ -9,36 +12,78 @@ use base64::Engine as _;
 use common::*;
 use serde_json::json;
 
-/// Browser, site and sandbox for one scenario.
-struct World {
-    sb: Sandbox,
-    _browser: Chromium,
-    site: site::Site,
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Via {
+    Extension,
+    Cdp,
 }
 
-fn world() -> World {
+/// Browser (for the extension path), site and sandbox for one scenario.
+struct World {
+    sb: Sandbox,
+    _browser: Option<Chromium>,
+    site: site::Site,
+    via: Via,
+}
+
+fn world(via: Via) -> World {
     let sb = Sandbox::new();
-    let browser = Chromium::launch(&sb);
+    let browser = (via == Via::Extension).then(|| Chromium::launch(&sb));
     World {
         sb,
         _browser: browser,
         site: site::Site::start(),
+        via,
     }
 }
 
 async fn client(w: &World, name: &str) -> Mcp {
-    Mcp::start(
-        &w.sb,
-        name,
-        &["--backend", "extension", "--connect-timeout", "30"],
-    )
-    .await
+    let args: Vec<String> = match w.via {
+        Via::Extension => ["--backend", "extension", "--connect-timeout", "30"]
+            .map(String::from)
+            .to_vec(),
+        Via::Cdp => [
+            vec!["--backend".to_string(), "cdp".to_string()],
+            cdp_launch_args(),
+        ]
+        .concat(),
+    };
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Mcp::start(&w.sb, name, &args).await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn form_round_trip_snapshot_type_click_screenshot() {
-    let _serial = BROWSER_LOCK.lock().await;
-    let w = world();
+/// One test per scenario and backend, sharing the scenario code.
+macro_rules! on_both_backends {
+    ($($scenario:ident),* $(,)?) => {
+        mod extension {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let _serial = super::BROWSER_LOCK.lock().await;
+                    super::$scenario(super::world(super::Via::Extension)).await
+                }
+            )*
+        }
+        mod cdp {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let _serial = super::BROWSER_LOCK.lock().await;
+                    super::$scenario(super::world(super::Via::Cdp)).await
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    form_round_trip_snapshot_type_click_screenshot,
+    two_clients_see_only_their_own_tabs,
+    bad_input_gets_clear_in_band_errors_and_serving_goes_on,
+    no_tabwire_process_listens_on_the_network,
+);
+
+async fn form_round_trip_snapshot_type_click_screenshot(w: World) {
     let mcp = client(&w, "Form Tester").await;
 
     let snap = mcp
@@ -78,36 +123,46 @@ async fn form_round_trip_snapshot_type_click_screenshot() {
         .unwrap_err();
     assert!(stale.contains("stale"), "{stale}");
 
-    // A screenshot is a PNG of the viewport's size.
-    let viewport = mcp
-        .ok(
-            "browser_evaluate",
-            json!({"function": "() => [Math.round(innerWidth * devicePixelRatio), Math.round(innerHeight * devicePixelRatio)]"}),
-        )
-        .await;
-    let dims: Vec<u32> =
-        serde_json::from_str(viewport.trim_start_matches("Result (page data):\n")).unwrap();
-    let shot = mcp.call("browser_take_screenshot", json!({})).await;
-    assert_ne!(shot.is_error, Some(true), "{}", text_of(&shot));
-    let image = shot
-        .content
-        .iter()
-        .find_map(|c| c.as_image())
-        .expect("an image block");
-    assert_eq!(image.mime_type, "image/png");
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(&image.data)
-        .unwrap();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    let w_px = u32::from_be_bytes(png[16..20].try_into().unwrap());
-    let h_px = u32::from_be_bytes(png[20..24].try_into().unwrap());
-    assert_eq!(vec![w_px, h_px], dims);
+    // A screenshot is a PNG of the viewport's size. The viewport may still
+    // change right after the debugger attaches (Chrome's infobar), so the
+    // size is read before and after, and only a stable reading counts.
+    let viewport = || async {
+        let v = mcp
+            .ok(
+                "browser_evaluate",
+                json!({"function": "() => [Math.round(innerWidth * devicePixelRatio), Math.round(innerHeight * devicePixelRatio)]"}),
+            )
+            .await;
+        serde_json::from_str::<Vec<u32>>(v.trim_start_matches("Result (page data):\n")).unwrap()
+    };
+    let mut checked = false;
+    for _ in 0..5 {
+        let before = viewport().await;
+        let shot = mcp.call("browser_take_screenshot", json!({})).await;
+        let after = viewport().await;
+        assert_ne!(shot.is_error, Some(true), "{}", text_of(&shot));
+        let image = shot
+            .content
+            .iter()
+            .find_map(|c| c.as_image())
+            .expect("an image block");
+        assert_eq!(image.mime_type, "image/png");
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(&image.data)
+            .unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let w_px = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        let h_px = u32::from_be_bytes(png[20..24].try_into().unwrap());
+        if before == after {
+            assert_eq!(vec![w_px, h_px], before);
+            checked = true;
+            break;
+        }
+    }
+    assert!(checked, "the viewport never held still");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_clients_see_only_their_own_tabs() {
-    let _serial = BROWSER_LOCK.lock().await;
-    let w = world();
+async fn two_clients_see_only_their_own_tabs(w: World) {
     let a = client(&w, "Client A").await;
     let b = client(&w, "Client B").await;
 
@@ -156,10 +211,7 @@ async fn two_clients_see_only_their_own_tabs() {
     assert!(err.contains("no tab at index 1"), "{err}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bad_input_gets_clear_in_band_errors_and_serving_goes_on() {
-    let _serial = BROWSER_LOCK.lock().await;
-    let w = world();
+async fn bad_input_gets_clear_in_band_errors_and_serving_goes_on(w: World) {
     let mcp = client(&w, "Careless").await;
 
     let unknown = mcp.text("browser_fly", json!({})).await.unwrap_err();
@@ -228,54 +280,42 @@ async fn eventually_err(mcp: &Mcp) -> String {
     panic!("closing the tab was never reported");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_tabwire_process_listens_on_the_network() {
-    let _serial = BROWSER_LOCK.lock().await;
-    let w = world();
+async fn no_tabwire_process_listens_on_the_network(w: World) {
     let mcp = client(&w, "Auditor").await;
     mcp.ok("browser_navigate", json!({"url": w.site.url("/page/net")}))
         .await;
 
-    // Serve and the Chromium-spawned host are both running now.
-    let pids = processes_matching(|cmd, _| cmd.split('\0').next() == Some(BIN));
-    assert!(
-        pids.len() >= 2,
-        "expected serve and native-host, found {pids:?}"
-    );
-    let host_running = processes_matching(|cmd, _| cmd.contains(EXTENSION_ORIGIN));
-    assert!(!host_running.is_empty(), "native host not found");
-
-    let mut inodes = std::collections::HashSet::new();
-    for pid in &pids {
-        for fd in std::fs::read_dir(format!("/proc/{pid}/fd"))
-            .unwrap()
-            .flatten()
-        {
-            if let Ok(link) = std::fs::read_link(fd.path()) {
-                let l = link.to_string_lossy().to_string();
-                if let Some(n) = l.strip_prefix("socket:[").and_then(|s| s.strip_suffix(']')) {
-                    inodes.insert(n.to_string());
-                }
-            }
+    let tabwire = processes_matching(|cmd, _| cmd.split('\0').next() == Some(BIN));
+    match w.via {
+        // serve, and the host Chromium spawned for the extension.
+        Via::Extension => {
+            assert!(
+                tabwire.len() >= 2,
+                "expected serve and native-host, found {tabwire:?}"
+            );
+            let hosts = processes_matching(|cmd, _| cmd.contains(EXTENSION_ORIGIN));
+            assert!(!hosts.is_empty(), "native host not found");
+        }
+        // serve, and the Chromium it launched over a pipe: no port at all.
+        Via::Cdp => {
+            let browsers = sandbox_browsers(&w.sb);
+            assert!(!browsers.is_empty(), "the launched Chromium was not found");
+            let listeners = tcp_listeners(&browsers);
+            assert!(
+                listeners.is_empty(),
+                "the launched browser listens: {listeners:?}"
+            );
         }
     }
+    let held = inet_sockets(&tabwire);
     assert!(
-        !inodes.is_empty(),
-        "tabwire processes hold no sockets at all?"
+        held.is_empty(),
+        "tabwire processes hold inet sockets: {held:?}"
     );
-    for table in ["tcp", "tcp6", "udp", "udp6"] {
-        let text = std::fs::read_to_string(format!("/proc/net/{table}")).unwrap_or_default();
-        for line in text.lines().skip(1) {
-            let cols: Vec<_> = line.split_whitespace().collect();
-            if cols.len() > 9 {
-                assert!(
-                    !inodes.contains(cols[9]),
-                    "a tabwire process owns an inet socket in /proc/net/{table}: {line}"
-                );
-            }
-        }
-    }
 
+    if w.via == Via::Cdp {
+        return; // no runtime dir is needed when only CDP is used
+    }
     use std::os::unix::fs::PermissionsExt;
     let dir_mode = std::fs::metadata(&w.sb.runtime)
         .unwrap()
@@ -297,7 +337,7 @@ async fn no_tabwire_process_listens_on_the_network() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn extension_hides_other_servers_tabs_and_reassembles_big_messages() {
     let _serial = BROWSER_LOCK.lock().await;
-    let w = world();
+    let w = world(Via::Extension);
     let mut a = RawServe::accept(&w.sb, 4_000_001).await;
     let mut b = RawServe::accept(&w.sb, 4_000_002).await;
 

@@ -1,0 +1,517 @@
+//! The direct CDP backend: tabwire talks CDP to a browser itself, either one
+//! it launched (over a pipe, no port) or one it attached to (`--cdp-url`).
+//!
+//! Messages are handled as raw JSON, so an event or field newer than what
+//! tabwire knows never breaks the connection. Tabs are page targets; each is
+//! driven through its own flattened session (`Target.attachToTarget`).
+
+pub mod launch;
+pub mod transport;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, oneshot};
+
+use super::{Backend, BackendError, TabEvent, TabId, TabInfo};
+use transport::Transport;
+
+/// Direct-backend tab ids live far above Chrome's tab ids, so a handle from
+/// one backend can never name a tab of the other.
+pub const TAB_ID_BASE: TabId = 1 << 40;
+
+type Reply = Result<Value, (i64, String)>;
+
+#[derive(Default)]
+struct Targets {
+    /// Page targets in creation order.
+    order: Vec<String>,
+    info: HashMap<String, (String, String)>, // targetId → (url, title)
+    tab_of: HashMap<String, TabId>,
+    target_of: HashMap<TabId, String>,
+    session_of: HashMap<TabId, String>,
+    tab_of_session: HashMap<String, TabId>,
+    active: Option<TabId>,
+    /// The blank tab a launched browser starts with, until something uses
+    /// it: the first "new tab" adopts it instead of opening a second one.
+    spare: Option<TabId>,
+}
+
+struct Inner {
+    tx: tokio::sync::mpsc::UnboundedSender<String>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    next_id: AtomicU64,
+    next_tab: AtomicU64,
+    targets: Mutex<Targets>,
+    attach_lock: tokio::sync::Mutex<()>,
+    events: broadcast::Sender<TabEvent>,
+    call_timeout: Duration,
+    closed: std::sync::atomic::AtomicBool,
+}
+
+/// How this backend reached its browser.
+pub enum Origin {
+    /// Launched by tabwire; closed when tabwire is done with it.
+    Launched {
+        child: tokio::sync::Mutex<tokio::process::Child>,
+        _temp_profile: Option<tempfile::TempDir>,
+    },
+    /// Someone else's browser; never closed by tabwire.
+    Attached { url: String },
+}
+
+pub struct DirectBackend {
+    inner: Arc<Inner>,
+    origin: Origin,
+    version: String,
+}
+
+impl DirectBackend {
+    /// Launches a browser (see [`launch`]) and connects over its pipe.
+    pub async fn launch(
+        opts: &launch::LaunchOptions,
+        call_timeout: Duration,
+    ) -> Result<Self, String> {
+        let program = launch::find_browser(opts.browser_path.as_deref())?;
+        let (profile, temp) = launch::choose_profile(opts)?;
+        let args = launch::browser_args(opts, &profile);
+        tracing::info!(browser = %program.display(), profile = %profile.display(), "launching browser for the CDP fallback");
+        let (child, transport) = transport::spawn_with_pipe(&program, &args)?;
+        let origin = Origin::Launched {
+            child: tokio::sync::Mutex::new(child),
+            _temp_profile: temp,
+        };
+        Self::connect(transport, origin, call_timeout).await
+    }
+
+    /// Attaches to a running browser at `url` (ws:// or http://).
+    pub async fn attach(url: &str, call_timeout: Duration) -> Result<Self, String> {
+        let ws = transport::resolve_ws_url(url).await?;
+        let transport = transport::connect_websocket(&ws).await?;
+        Self::connect(
+            transport,
+            Origin::Attached {
+                url: url.to_string(),
+            },
+            call_timeout,
+        )
+        .await
+    }
+
+    async fn connect(
+        transport: Transport,
+        origin: Origin,
+        call_timeout: Duration,
+    ) -> Result<Self, String> {
+        let (events, _) = broadcast::channel(1024);
+        let inner = Arc::new(Inner {
+            tx: transport.tx,
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            next_tab: AtomicU64::new(0),
+            targets: Mutex::new(Targets::default()),
+            attach_lock: tokio::sync::Mutex::new(()),
+            events,
+            call_timeout,
+            closed: std::sync::atomic::AtomicBool::new(false),
+        });
+        tokio::spawn(read_loop(transport.rx, inner.clone()));
+        // Starting a browser can take a few seconds on a cold machine.
+        let version = tokio::time::timeout(
+            Duration::from_secs(30),
+            inner.send(None, "Browser.getVersion", json!({})),
+        )
+        .await
+        .map_err(|_| "the browser did not answer within 30 s".to_string())?
+        .map_err(|e| format!("the browser did not answer: {e}"))?;
+        let found = inner
+            .send(None, "Target.getTargets", json!({}))
+            .await
+            .map_err(|e| e.to_string())?;
+        for t in found["targetInfos"].as_array().into_iter().flatten() {
+            inner.target_seen(t);
+        }
+        inner
+            .send(None, "Target.setDiscoverTargets", json!({"discover": true}))
+            .await
+            .map_err(|e| e.to_string())?;
+        if matches!(origin, Origin::Launched { .. }) {
+            let mut t = inner.targets.lock().expect("targets lock");
+            if let [only] = t.order.as_slice() {
+                let blank = t
+                    .info
+                    .get(only)
+                    .is_some_and(|(url, _)| url == "about:blank");
+                if blank {
+                    let tab = t.tab_of[only];
+                    t.spare = Some(tab);
+                    t.active = Some(tab);
+                }
+            }
+        }
+        Ok(Self {
+            inner,
+            origin,
+            version: version["product"].as_str().unwrap_or("unknown").to_string(),
+        })
+    }
+
+    /// "launched Chromium 156 …" / "attached to …", for status lines.
+    pub fn describe(&self) -> String {
+        match &self.origin {
+            Origin::Launched { .. } => {
+                format!("tabwire's own {} (launched, CDP pipe)", self.version)
+            }
+            Origin::Attached { url } => format!("{} at {url} (attached)", self.version),
+        }
+    }
+
+    pub fn is_alive(&self) -> bool {
+        !self.inner.closed.load(Ordering::SeqCst)
+    }
+}
+
+impl Inner {
+    async fn send(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, BackendError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(BackendError::NotConnected(
+                "the browser connection is closed (the browser exited)".into(),
+            ));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            msg["sessionId"] = json!(s);
+        }
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().expect("pending lock").insert(id, tx);
+        if self.tx.send(msg.to_string()).is_err() {
+            self.pending.lock().expect("pending lock").remove(&id);
+            return Err(BackendError::NotConnected(
+                "the browser connection is closed".into(),
+            ));
+        }
+        match tokio::time::timeout(self.call_timeout, rx).await {
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err((_, message)))) => Err(classify(method, message)),
+            Ok(Err(_)) => Err(BackendError::NotConnected(
+                "the browser connection closed during the call".into(),
+            )),
+            Err(_) => {
+                self.pending.lock().expect("pending lock").remove(&id);
+                Err(BackendError::Timeout {
+                    what: method.into(),
+                    secs: self.call_timeout.as_secs(),
+                })
+            }
+        }
+    }
+
+    /// Records a target from `Target.getTargets` / `targetCreated` / `targetInfoChanged`.
+    fn target_seen(&self, info: &Value) {
+        if info["type"] != "page" {
+            return;
+        }
+        let Some(id) = info["targetId"].as_str() else {
+            return;
+        };
+        let mut t = self.targets.lock().expect("targets lock");
+        if !t.tab_of.contains_key(id) {
+            let tab = TAB_ID_BASE + self.next_tab.fetch_add(1, Ordering::SeqCst) as TabId;
+            t.tab_of.insert(id.to_string(), tab);
+            t.target_of.insert(tab, id.to_string());
+            t.order.push(id.to_string());
+        }
+        t.info.insert(
+            id.to_string(),
+            (
+                info["url"].as_str().unwrap_or("").to_string(),
+                info["title"].as_str().unwrap_or("").to_string(),
+            ),
+        );
+    }
+
+    fn target_gone(&self, target: &str) -> Option<TabId> {
+        let mut t = self.targets.lock().expect("targets lock");
+        let tab = t.tab_of.remove(target)?;
+        t.target_of.remove(&tab);
+        t.info.remove(target);
+        t.order.retain(|x| x != target);
+        if let Some(s) = t.session_of.remove(&tab) {
+            t.tab_of_session.remove(&s);
+        }
+        if t.active == Some(tab) {
+            t.active = None;
+        }
+        if t.spare == Some(tab) {
+            t.spare = None;
+        }
+        Some(tab)
+    }
+
+    fn target(&self, tab: TabId) -> Result<String, BackendError> {
+        self.targets
+            .lock()
+            .expect("targets lock")
+            .target_of
+            .get(&tab)
+            .cloned()
+            .ok_or(BackendError::NoSuchTab)
+    }
+
+    async fn session(&self, tab: TabId) -> Result<String, BackendError> {
+        if let Some(s) = self
+            .targets
+            .lock()
+            .expect("targets lock")
+            .session_of
+            .get(&tab)
+        {
+            return Ok(s.clone());
+        }
+        let _guard = self.attach_lock.lock().await;
+        if let Some(s) = self
+            .targets
+            .lock()
+            .expect("targets lock")
+            .session_of
+            .get(&tab)
+        {
+            return Ok(s.clone());
+        }
+        let target = self.target(tab)?;
+        let r = self
+            .send(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": target, "flatten": true}),
+            )
+            .await?;
+        let session = r["sessionId"]
+            .as_str()
+            .ok_or_else(|| BackendError::Other("attachToTarget returned no session".into()))?
+            .to_string();
+        let mut t = self.targets.lock().expect("targets lock");
+        t.session_of.insert(tab, session.clone());
+        t.tab_of_session.insert(session.clone(), tab);
+        Ok(session)
+    }
+}
+
+/// Maps CDP error text to the backend's error kinds.
+fn classify(method: &str, message: String) -> BackendError {
+    if message.contains("No target with given id")
+        || message.contains("Session with given id not found")
+    {
+        BackendError::NoSuchTab
+    } else {
+        BackendError::Cdp {
+            method: method.into(),
+            message,
+        }
+    }
+}
+
+/// Routes every message from the browser; unknown shapes are skipped.
+async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: Arc<Inner>) {
+    while let Some(text) = rx.recv().await {
+        let msg: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "ignoring a CDP message that is not JSON");
+                continue;
+            }
+        };
+        if let Some(id) = msg["id"].as_u64() {
+            if let Some(waiter) = inner.pending.lock().expect("pending lock").remove(&id) {
+                let reply = match msg.get("error") {
+                    Some(e) => Err((
+                        e["code"].as_i64().unwrap_or(0),
+                        e["message"].as_str().unwrap_or("CDP error").to_string(),
+                    )),
+                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+                };
+                let _ = waiter.send(reply);
+            }
+            continue;
+        }
+        let method = msg["method"].as_str().unwrap_or("");
+        let params = &msg["params"];
+        if let Some(session) = msg["sessionId"].as_str() {
+            let tab = inner
+                .targets
+                .lock()
+                .expect("targets lock")
+                .tab_of_session
+                .get(session)
+                .copied();
+            if let Some(tab) = tab {
+                let _ = inner.events.send(TabEvent::Cdp {
+                    tab,
+                    method: method.to_string(),
+                    params: params.clone(),
+                });
+            }
+            continue;
+        }
+        match method {
+            "Target.targetCreated" | "Target.targetInfoChanged" => {
+                inner.target_seen(&params["targetInfo"])
+            }
+            "Target.targetDestroyed" => {
+                if let Some(tab) = params["targetId"]
+                    .as_str()
+                    .and_then(|t| inner.target_gone(t))
+                {
+                    let _ = inner.events.send(TabEvent::Closed { tab });
+                }
+            }
+            "Target.detachedFromTarget" => {
+                let mut t = inner.targets.lock().expect("targets lock");
+                if let Some(tab) = params["sessionId"]
+                    .as_str()
+                    .and_then(|s| t.tab_of_session.remove(s))
+                {
+                    t.session_of.remove(&tab);
+                    drop(t);
+                    let _ = inner.events.send(TabEvent::Detached {
+                        tab,
+                        reason: "detached".into(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    tracing::info!("browser connection closed");
+    inner.closed.store(true, Ordering::SeqCst);
+    for (_, w) in inner.pending.lock().expect("pending lock").drain() {
+        let _ = w.send(Err((0, "browser connection closed".into())));
+    }
+}
+
+#[async_trait]
+impl Backend for DirectBackend {
+    async fn list_tabs(&self) -> Result<Vec<TabInfo>, BackendError> {
+        let t = self.inner.targets.lock().expect("targets lock");
+        Ok(t.order
+            .iter()
+            .filter_map(|id| {
+                let tab = *t.tab_of.get(id)?;
+                let (url, title) = t.info.get(id).cloned().unwrap_or_default();
+                Some(TabInfo {
+                    tab_id: tab,
+                    url,
+                    title,
+                    active: t.active == Some(tab),
+                })
+            })
+            .collect())
+    }
+
+    async fn new_tab(&self, url: &str, _group: &str) -> Result<TabInfo, BackendError> {
+        let spare = self
+            .inner
+            .targets
+            .lock()
+            .expect("targets lock")
+            .spare
+            .take();
+        if let Some(tab) = spare {
+            if url != "about:blank" {
+                self.cdp(tab, "Page.navigate", json!({"url": url})).await?;
+            }
+            return Ok(TabInfo {
+                tab_id: tab,
+                url: url.into(),
+                title: String::new(),
+                active: true,
+            });
+        }
+        let r = self
+            .inner
+            .send(None, "Target.createTarget", json!({"url": url}))
+            .await?;
+        let id = r["targetId"]
+            .as_str()
+            .ok_or_else(|| BackendError::Other("createTarget returned no target".into()))?;
+        self.inner
+            .target_seen(&json!({"type": "page", "targetId": id, "url": url, "title": ""}));
+        let mut t = self.inner.targets.lock().expect("targets lock");
+        let tab = t.tab_of[id];
+        t.active = Some(tab);
+        Ok(TabInfo {
+            tab_id: tab,
+            url: url.into(),
+            title: String::new(),
+            active: true,
+        })
+    }
+
+    async fn close_tab(&self, tab: TabId) -> Result<(), BackendError> {
+        let target = self.inner.target(tab)?;
+        self.inner
+            .send(None, "Target.closeTarget", json!({"targetId": target}))
+            .await?;
+        self.inner.target_gone(&target);
+        Ok(())
+    }
+
+    async fn select_tab(&self, tab: TabId) -> Result<(), BackendError> {
+        let target = self.inner.target(tab)?;
+        self.inner
+            .send(None, "Target.activateTarget", json!({"targetId": target}))
+            .await?;
+        self.inner.targets.lock().expect("targets lock").active = Some(tab);
+        Ok(())
+    }
+
+    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError> {
+        {
+            let mut t = self.inner.targets.lock().expect("targets lock");
+            if t.spare == Some(tab) {
+                t.spare = None; // in use now: no longer free to adopt
+            }
+        }
+        let session = self.inner.session(tab).await?;
+        self.inner.send(Some(&session), method, params).await
+    }
+
+    fn progress_message(&self) -> String {
+        "waiting for the browser".into()
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
+        self.inner.events.subscribe()
+    }
+
+    async fn status(&self) -> String {
+        self.describe()
+    }
+
+    async fn shutdown(&self) {
+        if let Origin::Launched { child, .. } = &self.origin {
+            let _ = tokio::time::timeout(
+                Duration::from_secs(2),
+                self.inner.send(None, "Browser.close", json!({})),
+            )
+            .await;
+            let mut child = child.lock().await;
+            if tokio::time::timeout(Duration::from_secs(3), child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.kill().await;
+            }
+        }
+    }
+}

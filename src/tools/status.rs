@@ -1,0 +1,32 @@
+//! `browser_status`: which browser serves this client, and why.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Kind, Response, Session, ToolDef};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct StatusArgs {}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "browser_status",
+        "Browser status",
+        Kind::ReadOnly,
+        "Report which browser serves your calls (the user's browser through the tabwire \
+         extension, or tabwire's own browser over CDP), why it was chosen, and whether the \
+         extension is connected. Use it when calls fail with connection errors or tabs \
+         seem to have changed. Does not start a browser.",
+        |s: Session, _: StatusArgs| async move {
+            let current = match s.current_tab() {
+                Some(_) => "yes",
+                None => "none yet",
+            };
+            Ok(Response::text(format!(
+                "{}\nCurrent tab: {current}",
+                s.backend().status().await
+            )))
+        },
+    )
+    .without_browser()]
+}
