@@ -249,7 +249,17 @@ pub struct Chromium {
 }
 
 impl Chromium {
+    /// Chromium with the extension loaded and the host registered.
     pub fn launch(sb: &Sandbox) -> Self {
+        let ext = [
+            format!("--load-extension={EXTENSION_DIR}"),
+            format!("--disable-extensions-except={EXTENSION_DIR}"),
+        ];
+        Self::launch_with(sb, &ext)
+    }
+
+    /// Chromium with arbitrary extra flags (and the host registered).
+    pub fn launch_with(sb: &Sandbox, extra: &[String]) -> Self {
         let status = Command::new(BIN)
             .args(["install", "--browser", "chromium", "--user-data-dir"])
             .arg(&sb.udd)
@@ -270,8 +280,7 @@ impl Chromium {
                 "--disable-default-apps",
             ])
             .arg(format!("--user-data-dir={}", sb.udd.display()))
-            .arg(format!("--load-extension={EXTENSION_DIR}"))
-            .arg(format!("--disable-extensions-except={EXTENSION_DIR}"))
+            .args(extra)
             .arg("about:blank")
             .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
             .env("RUST_LOG", "tabwire=debug")
@@ -286,6 +295,10 @@ impl Chromium {
 
     pub fn pid(&self) -> i32 {
         self.child.id() as i32
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 }
 

@@ -57,7 +57,7 @@ struct Inner {
 pub enum Origin {
     /// Launched by tabwire; closed when tabwire is done with it.
     Launched {
-        child: tokio::sync::Mutex<tokio::process::Child>,
+        child: Box<tokio::sync::Mutex<tokio::process::Child>>,
         _temp_profile: Option<tempfile::TempDir>,
     },
     /// Someone else's browser; never closed by tabwire.
@@ -82,7 +82,7 @@ impl DirectBackend {
         tracing::info!(browser = %program.display(), profile = %profile.display(), "launching browser for the CDP fallback");
         let (child, transport) = transport::spawn_with_pipe(&program, &args)?;
         let origin = Origin::Launched {
-            child: tokio::sync::Mutex::new(child),
+            child: Box::new(tokio::sync::Mutex::new(child)),
             _temp_profile: temp,
         };
         Self::connect(transport, origin, call_timeout).await

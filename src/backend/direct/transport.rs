@@ -122,37 +122,70 @@ pub async fn resolve_ws_url(url: &str) -> Result<String, String> {
 }
 
 /// A minimal HTTP/1.1 GET (the DevTools HTTP endpoint is local and tiny).
+/// Chrome may keep the connection open, so the body is read by its length.
 async fn http_get(host: &str, path: &str) -> Result<String, String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(host)
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let fetch = async {
+        let mut s = tokio::net::TcpStream::connect(host)
+            .await
+            .map_err(|e| format!("could not reach {host}: {e}"))?;
+        let req = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut r = BufReader::new(s);
+        let mut status = String::new();
+        r.read_line(&mut status).await.map_err(|e| e.to_string())?;
+        if !status.contains(" 200 ") {
+            return Err(format!("{host}{path} answered {}", status.trim()));
+        }
+        let mut length = None;
+        loop {
+            let mut line = String::new();
+            if r.read_line(&mut line).await.map_err(|e| e.to_string())? == 0 {
+                break;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = line.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse::<usize>().ok();
+                }
+            }
+        }
+        let mut body = Vec::new();
+        match length {
+            Some(n) => {
+                body.resize(n.min(1 << 20), 0);
+                r.read_exact(&mut body).await.map_err(|e| e.to_string())?;
+            }
+            None => {
+                r.take(1 << 20)
+                    .read_to_end(&mut body)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), fetch)
         .await
-        .map_err(|e| format!("could not reach {host}: {e}"))?;
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut resp = Vec::new();
-    s.read_to_end(&mut resp).await.map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&resp);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or("malformed HTTP response")?;
-    if !head.starts_with("HTTP/1.1 200") && !head.starts_with("HTTP/1.0 200") {
-        return Err(format!(
-            "{host}{path} answered {}",
-            head.lines().next().unwrap_or("")
-        ));
-    }
-    Ok(body.to_string())
+        .map_err(|_| format!("{host}{path} did not answer within 10 s"))?
 }
 
 /// Connects to a browser's DevTools WebSocket.
 pub async fn connect_websocket(url: &str) -> Result<Transport, String> {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
-    let (ws, _) = tokio_tungstenite::connect_async(url)
-        .await
-        .map_err(|e| format!("could not connect to {url}: {e}"))?;
+    let (ws, _) = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        tokio_tungstenite::connect_async(url),
+    )
+    .await
+    .map_err(|_| format!("{url} did not accept a WebSocket within 10 s"))?
+    .map_err(|e| format!("could not connect to {url}: {e}"))?;
     let (mut sink, mut stream) = ws.split();
     let (tx, mut out) = mpsc::unbounded_channel::<String>();
     let (inc, rx) = mpsc::unbounded_channel::<String>();

@@ -1,0 +1,246 @@
+//! Backend choice and the CDP fallback's lifecycle, with real Chromium:
+//! auto mode with and without the extension, an extension arriving
+//! mid-session, attaching with --cdp-url, SIGKILL of serve, and a stale
+//! profile lock.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+fn auto_args(grace: &str) -> Vec<String> {
+    [
+        vec![
+            "--backend".into(),
+            "auto".into(),
+            "--extension-grace".into(),
+            grace.into(),
+        ],
+        cdp_launch_args(),
+    ]
+    .concat()
+}
+
+async fn start(sb: &Sandbox, name: &str, args: &[String]) -> Mcp {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Mcp::start(sb, name, &args).await
+}
+
+/// Fills and submits the test form; returns the echoed line.
+async fn submit_form(mcp: &Mcp, site: &site::Site, name: &str) -> String {
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/form")}))
+        .await;
+    let field = find_ref(&snap, "textbox", "Name");
+    let submit = find_ref(&snap, "button", "Send order");
+    mcp.ok("browser_type", json!({"target": field, "text": name}))
+        .await;
+    mcp.ok("browser_click", json!({"target": submit})).await;
+    mcp.ok(
+        "browser_evaluate",
+        json!({"function": "() => document.querySelector('#echo').textContent"}),
+    )
+    .await
+}
+
+/// Pid of the serve process of this sandbox.
+fn serve_pid(sb: &Sandbox) -> i32 {
+    let needle = format!("TABWIRE_RUNTIME_DIR={}", sb.runtime.display());
+    let pids = processes_matching(|cmd, env| {
+        cmd.split('\0').next() == Some(BIN)
+            && cmd.split('\0').nth(1) == Some("serve")
+            && env.split('\0').any(|kv| kv == needle)
+    });
+    assert_eq!(pids.len(), 1, "expected one serve, found {pids:?}");
+    pids[0]
+}
+
+/// Chromium processes serve launched over a pipe for this sandbox.
+fn launched_browsers(sb: &Sandbox) -> Vec<i32> {
+    let needle = format!("TABWIRE_RUNTIME_DIR={}", sb.runtime.display());
+    processes_matching(|cmd, env| {
+        cmd.contains("--remote-debugging-pipe") && env.split('\0').any(|kv| kv == needle)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_without_extension_falls_back_to_cdp_and_completes_the_form() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let mcp = start(&sb, "fallback", &auto_args("1")).await;
+    let echo = submit_form(&mcp, &site, "Grace Hopper").await;
+    assert!(echo.contains("name=Grace Hopper"), "{echo}");
+    let status = mcp.ok("browser_status", json!({})).await;
+    assert!(status.contains("falling back to CDP"), "{status}");
+    assert!(status.contains("launched, CDP pipe"), "{status}");
+    assert!(!launched_browsers(&sb).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_with_extension_connected_uses_the_extension() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let _browser = Chromium::launch(&sb);
+    let site = site::Site::start();
+    // A long grace: the extension connects within it on this cold start.
+    let mcp = start(&sb, "prefers-extension", &auto_args("20")).await;
+    let echo = submit_form(&mcp, &site, "Ada").await;
+    assert!(echo.contains("name=Ada"), "{echo}");
+    let status = mcp.ok("browser_status", json!({})).await;
+    assert!(status.contains("through the tabwire extension"), "{status}");
+    assert!(
+        launched_browsers(&sb).is_empty(),
+        "no fallback browser may be launched"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_connecting_mid_session_takes_over_and_old_handles_go_stale() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let mcp = start(&sb, "switcher", &auto_args("0.5")).await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/before")}))
+        .await;
+    let link = find_ref(&snap, "link", "Go to form");
+    assert!(mcp
+        .ok("browser_status", json!({}))
+        .await
+        .contains("CDP pipe"));
+
+    let _browser = Chromium::launch(&sb);
+    for _ in 0..200 {
+        if mcp
+            .ok("browser_status", json!({}))
+            .await
+            .contains("Extension: connected")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The fallback tab's ref is a handle of the other backend now.
+    let stale = mcp
+        .text("browser_click", json!({"target": link}))
+        .await
+        .unwrap_err();
+    assert!(stale.contains("list") && stale.contains("again"), "{stale}");
+
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(!list.contains("/page/before"), "{list}");
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/after")}))
+        .await;
+    assert!(snap.contains("after"), "{snap}");
+    let status = mcp.ok("browser_status", json!({})).await;
+    assert!(status.contains("through the tabwire extension"), "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cdp_url_attaches_and_leaves_the_browser_running() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let mut browser = Chromium::launch_with(&sb, &["--remote-debugging-port=0".to_string()]);
+    let port_file = sb.udd.join("DevToolsActivePort");
+    let port = eventually(20, "DevToolsActivePort", || {
+        std::fs::read_to_string(&port_file)
+            .ok()
+            .and_then(|t| t.lines().next().map(str::to_string))
+            .filter(|p| !p.is_empty())
+    })
+    .await;
+    let url = format!("http://127.0.0.1:{port}");
+    let mcp = Mcp::start(&sb, "attacher", &["--backend", "cdp", "--cdp-url", &url]).await;
+    let echo = submit_form(&mcp, &site, "Attached").await;
+    assert!(echo.contains("name=Attached"), "{echo}");
+    assert!(mcp
+        .ok("browser_status", json!({}))
+        .await
+        .contains("(attached)"));
+
+    mcp.client.cancel().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        browser.is_running(),
+        "tabwire must never close a browser it did not launch"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_of_serve_leaves_no_launched_browser_behind() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let args = [
+        vec!["--backend".to_string(), "cdp".to_string()],
+        cdp_launch_args(),
+    ]
+    .concat();
+    let mcp = start(&sb, "doomed", &args).await;
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/x")}))
+        .await;
+    assert!(!launched_browsers(&sb).is_empty());
+
+    unsafe { libc::kill(serve_pid(&sb), libc::SIGKILL) };
+    eventually(5, "the launched browser to exit", || {
+        launched_browsers(&sb).is_empty().then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_profile_lock_from_a_killed_run_is_recovered() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let profile = sb.data_dir().join("profiles/default");
+    std::fs::create_dir_all(&profile).unwrap();
+    // A lock whose owner is long gone (pid far above the kernel's max).
+    std::os::unix::fs::symlink("somehost-999999999", profile.join("SingletonLock")).unwrap();
+    let args = [
+        vec!["--backend".to_string(), "cdp".to_string()],
+        cdp_launch_args(),
+    ]
+    .concat();
+    let mcp = start(&sb, "recovering", &args).await;
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": site.url("/page/recovered")}),
+        )
+        .await;
+    assert!(snap.contains("recovered"), "{snap}");
+    let lock = std::fs::read_link(profile.join("SingletonLock")).unwrap();
+    assert!(!lock.to_string_lossy().ends_with("-999999999"), "{lock:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_stdin_ends_serve_and_closes_the_browser_it_launched() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let args = [
+        vec!["--backend".to_string(), "cdp".to_string()],
+        cdp_launch_args(),
+    ]
+    .concat();
+    let mcp = start(&sb, "tidy", &args).await;
+    mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(!launched_browsers(&sb).is_empty());
+    let pid = serve_pid(&sb);
+
+    mcp.client.cancel().await.unwrap(); // closes serve's stdin
+    eventually(3, "serve to exit", || {
+        let alive = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        alive.is_empty().then_some(())
+    })
+    .await;
+    assert!(
+        launched_browsers(&sb).is_empty(),
+        "the launched browser must be closed"
+    );
+}
