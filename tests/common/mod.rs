@@ -268,28 +268,35 @@ impl Chromium {
         assert!(status.success(), "tabwire install failed");
         let log = std::fs::File::create(sb.log("chromium")).unwrap();
         use std::os::unix::process::CommandExt;
-        let child = Command::new(chromium_path())
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-default-apps",
-            ])
-            .arg(format!("--user-data-dir={}", sb.udd.display()))
-            .args(extra)
-            .arg("about:blank")
-            .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
-            .env("RUST_LOG", "tabwire=debug")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .process_group(0)
-            .spawn()
-            .expect("launch chromium");
+        let mut cmd = Command::new(chromium_path());
+        cmd.args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+        ])
+        .arg(format!("--user-data-dir={}", sb.udd.display()))
+        .args(extra)
+        .arg("about:blank")
+        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+        .env("RUST_LOG", "tabwire=debug")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .process_group(0);
+        // If the test process dies without running Drop (SIGKILL), take the
+        // browser down with it.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().expect("launch chromium");
         Self { child }
     }
 
