@@ -268,25 +268,19 @@ impl Inner {
             .ok_or(BackendError::NoSuchTab)
     }
 
+    fn cached_session(&self, tab: TabId) -> Option<String> {
+        let t = self.targets.lock().expect("targets lock");
+        t.session_of.get(&tab).cloned()
+    }
+
+    /// The tab's CDP session, attaching once (concurrent callers wait).
     async fn session(&self, tab: TabId) -> Result<String, BackendError> {
-        if let Some(s) = self
-            .targets
-            .lock()
-            .expect("targets lock")
-            .session_of
-            .get(&tab)
-        {
-            return Ok(s.clone());
+        if let Some(s) = self.cached_session(tab) {
+            return Ok(s);
         }
         let _guard = self.attach_lock.lock().await;
-        if let Some(s) = self
-            .targets
-            .lock()
-            .expect("targets lock")
-            .session_of
-            .get(&tab)
-        {
-            return Ok(s.clone());
+        if let Some(s) = self.cached_session(tab) {
+            return Ok(s);
         }
         let target = self.target(tab)?;
         let r = self
