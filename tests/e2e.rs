@@ -81,7 +81,287 @@ on_both_backends!(
     two_clients_see_only_their_own_tabs,
     bad_input_gets_clear_in_band_errors_and_serving_goes_on,
     no_tabwire_process_listens_on_the_network,
+    history_waiting_and_reading,
+    keys_options_hover_and_whole_forms,
+    dialogs_are_reported_instead_of_hanging_and_can_be_handled,
+    console_output_and_viewport,
 );
+
+/// The value `browser_evaluate` returned, parsed.
+async fn eval_json(mcp: &Mcp, function: &str) -> serde_json::Value {
+    let out = mcp
+        .ok("browser_evaluate", json!({"function": function}))
+        .await;
+    serde_json::from_str(out.trim_start_matches("Result (page data):\n"))
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+async fn history_waiting_and_reading(w: World) {
+    let mcp = client(&w, "Reader").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/page/one")}))
+        .await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/page/two")}))
+        .await;
+    let back = mcp.ok("browser_navigate_back", json!({})).await;
+    assert!(back.contains("Page: one"), "{back}");
+    let fwd = mcp.ok("browser_navigate_forward", json!({})).await;
+    assert!(fwd.contains("Page: two"), "{fwd}");
+    let err = mcp
+        .text("browser_navigate_forward", json!({}))
+        .await
+        .unwrap_err();
+    assert!(err.contains("no next page"), "{err}");
+    let reloaded = mcp.ok("browser_reload", json!({})).await;
+    assert!(
+        reloaded.contains("navigated") && reloaded.contains("Page: two"),
+        "{reloaded}"
+    );
+
+    // Text that shows up later, waited for by condition, not by time.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/later")}))
+        .await;
+    let waited = mcp
+        .ok("browser_wait_for", json!({"text": "Loaded later"}))
+        .await;
+    assert!(waited.contains("Done waiting"), "{waited}");
+    mcp.ok("browser_wait_for", json!({"textGone": "Loading…"}))
+        .await;
+    mcp.ok("browser_wait_for", json!({"selector": "#done"}))
+        .await;
+    let timeout = mcp
+        .text(
+            "browser_wait_for",
+            json!({"selector": "#never", "timeout": 0.3}),
+        )
+        .await
+        .unwrap_err();
+    assert!(timeout.contains("timed out"), "{timeout}");
+    let both = mcp
+        .text("browser_wait_for", json!({"text": "a", "selector": "b"}))
+        .await
+        .unwrap_err();
+    assert!(both.contains("only one"), "{both}");
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(
+        text.contains("Loaded later") && !text.contains("Loading…"),
+        "{text}"
+    );
+    let part = mcp.ok("browser_get_text", json!({"target": "#done"})).await;
+    assert!(part.ends_with("Loaded later"), "{part}");
+
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/links")}))
+        .await;
+    let all = mcp.ok("browser_extract_links", json!({})).await;
+    assert!(all.contains("201 links"), "{}", &all[..200]);
+    assert!(
+        all.contains(&format!("- [Item 7]({})", w.site.url("/page/item-7"))),
+        "link lines"
+    );
+    let own = mcp
+        .ok("browser_extract_links", json!({"sameOrigin": true}))
+        .await;
+    assert!(own.contains("200 links") && !own.contains("example.org"));
+    let some = mcp
+        .ok(
+            "browser_extract_links",
+            json!({"include": "item-1", "exclude": "item-10"}),
+        )
+        .await;
+    // item-1, item-11..19, item-100..199 minus item-10x: 1 + 9 + 90 = 100
+    assert!(some.contains("100 links"), "{}", &some[..200]);
+}
+
+async fn keys_options_hover_and_whole_forms(w: World) {
+    let mcp = client(&w, "Hands").await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/keys")}))
+        .await;
+    let field = find_ref(&snap, "textbox", "Keys");
+    mcp.ok("browser_click", json!({"target": field})).await;
+    for key in ["a", "Shift+B", "Enter", "Control+a", "ArrowLeft"] {
+        mcp.ok("browser_press_key", json!({"key": key})).await;
+    }
+    let log = eval_json(&mcp, "() => document.querySelector('#log').textContent").await;
+    assert_eq!(log, "[a][Shift+B][Enter][Ctrl+a][ArrowLeft]");
+    let bad = mcp
+        .text("browser_press_key", json!({"key": "Hyper+q"}))
+        .await
+        .unwrap_err();
+    assert!(bad.contains("unknown modifier"), "{bad}");
+
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/hover")}))
+        .await;
+    mcp.ok(
+        "browser_hover",
+        json!({"target": find_ref(&snap, "button", "Menu")}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#tip').textContent").await,
+        "Menu open"
+    );
+
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    let color = find_ref(&snap, "combobox", "Color");
+    let wrong = mcp
+        .text(
+            "browser_select_option",
+            json!({"target": color, "values": ["Purple"]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        wrong.contains("no option \"Purple\"") && wrong.contains("\"Blue\""),
+        "{wrong}"
+    );
+    let picked = mcp
+        .ok(
+            "browser_select_option",
+            json!({"target": color, "values": ["Blue"]}),
+        )
+        .await;
+    assert!(picked.contains("Selected Blue"), "{picked}");
+
+    let filled = mcp
+        .ok(
+            "browser_fill_form",
+            json!({"fields": [
+                {"target": find_ref(&snap, "textbox", "Name"), "type": "textbox", "value": "Grace", "name": "Name"},
+                {"target": "#color", "type": "combobox", "value": "red"},
+                {"target": find_ref(&snap, "checkbox", "Subscribe"), "type": "checkbox", "value": "true"},
+                {"target": "#level", "type": "slider", "value": "7"},
+                {"target": "input[value=M]", "type": "radio", "value": "true"},
+            ]}),
+        )
+        .await;
+    assert!(filled.contains("Filled Name"), "{filled}");
+    let bad_field = mcp
+        .text(
+            "browser_fill_form",
+            json!({"fields": [{"target": "#level", "type": "checkbox", "value": "maybe"}]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(bad_field.contains("not true or false"), "{bad_field}");
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&snap, "button", "Send order")}),
+    )
+    .await;
+    let echo = eval_json(&mcp, "() => document.querySelector('#echo').textContent").await;
+    assert_eq!(echo, "name=Grace;color=red;subscribe=on;level=7;size=M");
+}
+
+async fn dialogs_are_reported_instead_of_hanging_and_can_be_handled(w: World) {
+    let mcp = client(&w, "Dialogs").await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/dialog")}))
+        .await;
+
+    let opened = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&snap, "button", "Alert")}),
+        )
+        .await;
+    assert!(
+        opened.contains("alert dialog is open: \"Hello there\""),
+        "{opened}"
+    );
+    // While it is open, page tools explain instead of hanging.
+    let blocked = mcp.text("browser_snapshot", json!({})).await.unwrap_err();
+    assert!(blocked.contains("browser_handle_dialog"), "{blocked}");
+    let handled = mcp
+        .ok("browser_handle_dialog", json!({"accept": true}))
+        .await;
+    assert!(handled.contains("Accepted the alert dialog"), "{handled}");
+    let none = mcp
+        .text("browser_handle_dialog", json!({"accept": true}))
+        .await
+        .unwrap_err();
+    assert!(none.contains("no dialog"), "{none}");
+
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&snap, "button", "Confirm")}),
+    )
+    .await;
+    mcp.ok("browser_handle_dialog", json!({"accept": false}))
+        .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#result').textContent").await,
+        "cancelled"
+    );
+
+    let asked = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&snap, "button", "Prompt")}),
+        )
+        .await;
+    assert!(asked.contains("prompt dialog"), "{asked}");
+    mcp.ok(
+        "browser_handle_dialog",
+        json!({"accept": true, "promptText": "Zed"}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#result').textContent").await,
+        "answer:Zed"
+    );
+}
+
+async fn console_output_and_viewport(w: World) {
+    let mcp = client(&w, "Console").await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/console")}))
+        .await;
+    let all = mcp.ok("browser_console_messages", json!({})).await;
+    for line in [
+        "[log] hello log",
+        "[warning] careful",
+        "[error] broken thing",
+    ] {
+        assert!(all.contains(line), "{line} missing in {all}");
+    }
+    let errors = mcp
+        .ok("browser_console_messages", json!({"level": "error"}))
+        .await;
+    assert!(
+        errors.contains("broken thing") && !errors.contains("careful"),
+        "{errors}"
+    );
+    let broke = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&snap, "button", "Break")}),
+        )
+        .await;
+    assert!(
+        broke.contains("New console errors") && broke.contains("boom"),
+        "{broke}"
+    );
+
+    let resized = mcp
+        .ok("browser_resize", json!({"width": 500, "height": 400}))
+        .await;
+    assert!(
+        resized.contains("[500,400]") || resized.contains("[\n  500"),
+        "{resized}"
+    );
+    assert_eq!(eval_json(&mcp, "() => innerWidth").await, 500);
+    let bad = mcp
+        .text("browser_resize", json!({"width": 5, "height": 400}))
+        .await
+        .unwrap_err();
+    assert!(bad.contains("out of range"), "{bad}");
+
+    let closed = mcp.ok("browser_close", json!({})).await;
+    assert!(closed.contains("Closed the tab"), "{closed}");
+}
 
 async fn form_round_trip_snapshot_type_click_screenshot(w: World) {
     let mcp = client(&w, "Form Tester").await;

@@ -1,32 +1,99 @@
-//! `browser_click` and `browser_type`: trusted input through CDP `Input.*`.
+//! Acting on elements with trusted input (CDP `Input.*`): click, hover,
+//! type, press a key, choose options, fill a form.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::session::Element;
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::session::{Element, Outcome};
+use super::{keys, Kind, Response, Session, ToolDef, ToolError};
 use crate::backend::TabId;
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    Left,
+    Right,
+    Middle,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct ClickArgs {
-    /// The element to click: a ref from the latest browser_snapshot (like "e12") or a CSS selector.
+    /// Element: snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// Optional human-readable description of the element, for the log and for the user.
+    /// What the element is, for the log (optional).
+    pub element: Option<String>,
+    /// Mouse button (default left).
+    pub button: Option<MouseButton>,
+    /// Double-click instead of a single click.
+    #[serde(default, rename = "doubleClick")]
+    pub double_click: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct HoverArgs {
+    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    pub target: String,
+    /// What the element is, for the log (optional).
     pub element: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TypeArgs {
-    /// The field to type into: a ref from the latest browser_snapshot (like "e12") or a CSS selector.
+    /// Element: snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// The text to enter. It replaces the field's current content.
+    /// Text to enter (replaces the content).
     pub text: String,
-    /// Press Enter after typing, e.g. to submit a search or a form (default false).
+    /// Press Enter afterwards.
     #[serde(default)]
     pub submit: bool,
-    /// Optional human-readable description of the element, for the log and for the user.
+    /// What the element is, for the log (optional).
     pub element: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PressKeyArgs {
+    /// Character or key name (Enter, Tab, Escape, ArrowDown, PageDown, F5), with optional modifiers: Control+A, Shift+Tab.
+    pub key: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SelectArgs {
+    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    pub target: String,
+    /// Values or labels to select.
+    pub values: Vec<String>,
+    /// What the element is, for the log (optional).
+    pub element: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldType {
+    Textbox,
+    Checkbox,
+    Radio,
+    Combobox,
+    Slider,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FormField {
+    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    pub target: String,
+    /// Field kind.
+    #[serde(rename = "type")]
+    pub kind: FieldType,
+    /// textbox: text; checkbox/radio: true or false; combobox: option value or label; slider: number.
+    pub value: String,
+    /// Field name for the report (optional).
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FillFormArgs {
+    /// Fields, filled in order.
+    pub fields: Vec<FormField>,
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -35,19 +102,50 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_click",
             "Click",
             Kind::Action,
-            "Click an element with a real (trusted) mouse click at its center, after scrolling \
-             it into view. `target` is a ref from the latest browser_snapshot or a CSS \
-             selector. Waits for a navigation the click starts. Returns what happened and the \
-             page title and URL. If the ref is stale, take a new snapshot and retry.",
+            "Trusted mouse click at the element's center (scrolled into view). Waits for a navigation it starts; reports navigation, dialogs and console errors.",
             |s: Session, a: ClickArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
-                let (_, navigated) = s.settle(tab, || click(&s, tab, el)).await?;
+                let button = match a.button {
+                    None | Some(MouseButton::Left) => "left",
+                    Some(MouseButton::Right) => "right",
+                    Some(MouseButton::Middle) => "middle",
+                };
+                let clicks = if a.double_click { 2 } else { 1 };
+                let outcome = s.settle(tab, || click(&s, tab, el, button, clicks)).await?;
+                let verb = if a.double_click {
+                    "Double-clicked"
+                } else {
+                    "Clicked"
+                };
                 done(
                     &s,
                     tab,
-                    format!("Clicked {}", describe(&a.target, &a.element)),
-                    navigated,
+                    format!("{verb} {}", describe(&a.target, &a.element)),
+                    &outcome,
+                )
+                .await
+            },
+        ),
+        ToolDef::new(
+            "browser_hover",
+            "Hover",
+            Kind::Action,
+            "Move the mouse over an element (e.g. to open a menu); snapshot afterwards to see the result.",
+            |s: Session, a: HoverArgs| async move {
+                let tab = s.tab().await?;
+                let el = s.element(tab, &a.target).await?;
+                let outcome = s
+                    .settle(tab, || async {
+                        let (x, y) = center(&s, tab, el).await?;
+                        mouse(&s, tab, "mouseMoved", x, y, None, 0).await
+                    })
+                    .await?;
+                done(
+                    &s,
+                    tab,
+                    format!("Hovered {}", describe(&a.target, &a.element)),
+                    &outcome,
                 )
                 .await
             },
@@ -56,19 +154,15 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_type",
             "Type text",
             Kind::Action,
-            "Type text into an editable element (text box, text area, contenteditable), \
-             replacing what it contains, and optionally press Enter to submit. `target` is a \
-             ref from the latest browser_snapshot or a CSS selector. Returns what happened and \
-             the page title and URL. If the element is not editable or the ref is stale, the \
-             error says so; take a new snapshot and retry.",
+            "Replace the text of an input, textarea or contenteditable; `submit` then presses Enter. Reports like browser_click.",
             |s: Session, a: TypeArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
-                let (_, navigated) = s
+                let outcome = s
                     .settle(tab, || async {
-                        fill(&s, tab, el, &a.text).await?;
+                        fill_text(&s, tab, el, &a.text).await?;
                         if a.submit {
-                            press_enter(&s, tab).await?;
+                            press(&s, tab, "Enter").await?;
                         }
                         Ok(())
                     })
@@ -79,7 +173,68 @@ pub fn tools() -> Vec<ToolDef> {
                     describe(&a.target, &a.element),
                     if a.submit { " and pressed Enter" } else { "" }
                 );
-                done(&s, tab, what, navigated).await
+                done(&s, tab, what, &outcome).await
+            },
+        ),
+        ToolDef::new(
+            "browser_press_key",
+            "Press a key",
+            Kind::Action,
+            "Press a key or combination in the focused element, e.g. \"Enter\", \"Escape\", \"ArrowDown\", \"Control+A\". Use browser_type for text.",
+            |s: Session, a: PressKeyArgs| async move {
+                let tab = s.tab().await?;
+                keys::parse(&a.key).map_err(ToolError)?;
+                let outcome = s.settle(tab, || press(&s, tab, &a.key)).await?;
+                done(&s, tab, format!("Pressed {}", a.key), &outcome).await
+            },
+        ),
+        ToolDef::new(
+            "browser_select_option",
+            "Select option",
+            Kind::Action,
+            "Select options of a <select> by value or label (fires input and change). If none matches, the error lists the available options.",
+            |s: Session, a: SelectArgs| async move {
+                let tab = s.tab().await?;
+                let el = s.element(tab, &a.target).await?;
+                let mut chosen = Vec::new();
+                let outcome = s
+                    .settle(tab, || async {
+                        chosen = select_options(&s, tab, el, &a.values).await?;
+                        Ok(())
+                    })
+                    .await?;
+                let what = format!(
+                    "Selected {} in {}",
+                    chosen.join(", "),
+                    describe(&a.target, &a.element)
+                );
+                done(&s, tab, what, &outcome).await
+            },
+        ),
+        ToolDef::new(
+            "browser_fill_form",
+            "Fill form",
+            Kind::Action,
+            "Fill several fields at once; stops at the first failure; does not submit.",
+            |s: Session, a: FillFormArgs| async move {
+                let tab = s.tab().await?;
+                let mut filled = Vec::new();
+                let outcome = s
+                    .settle(tab, || async {
+                        for f in &a.fields {
+                            fill_field(&s, tab, f).await.map_err(|e| {
+                                ToolError(format!(
+                                    "field {} failed after {} filled: {e}",
+                                    f.name.as_deref().unwrap_or(&f.target),
+                                    filled.len()
+                                ))
+                            })?;
+                            filled.push(f.name.clone().unwrap_or_else(|| f.target.clone()));
+                        }
+                        Ok(())
+                    })
+                    .await?;
+                done(&s, tab, format!("Filled {}", filled.join(", ")), &outcome).await
             },
         ),
     ]
@@ -92,19 +247,19 @@ fn describe(target: &str, element: &Option<String>) -> String {
     }
 }
 
-async fn done(
+/// The result of an action: what was done, what changed, where we are.
+pub(super) async fn done(
     s: &Session,
     tab: TabId,
     what: String,
-    navigated: bool,
+    outcome: &Outcome,
 ) -> Result<Response, ToolError> {
-    let page = s.page_line(tab).await?;
-    let nav = if navigated {
-        "\nThe page navigated: refs from earlier snapshots are stale; call browser_snapshot."
-    } else {
-        ""
+    // While a dialog blocks the page, its title and URL cannot be read.
+    let page = match outcome.dialog {
+        Some(_) => String::new(),
+        None => format!("\n{}", s.page_line(tab).await?),
     };
-    Ok(Response::text(format!("{what}.{nav}\n{page}")))
+    Ok(Response::text(format!("{what}.{}{page}", outcome.report())))
 }
 
 /// Center of the element's first box in viewport coordinates.
@@ -122,61 +277,60 @@ async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), Tool
         .cdp(tab, "DOM.getContentQuads", json!({"backendNodeId": id}))
         .await
         .map_err(|_| {
-            ToolError(
-                "the element is not rendered (hidden or detached), so it cannot be clicked".into(),
-            )
+            ToolError("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
         })?;
     let q = quads["quads"][0]
         .as_array()
         .filter(|q| q.len() == 8)
         .ok_or_else(|| {
-            ToolError(
-                "the element has no visible box (it may be hidden); it cannot be clicked".into(),
-            )
+            ToolError("the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
         })?;
-    let xs: Vec<f64> = q.iter().step_by(2).filter_map(|v| v.as_f64()).collect();
+    let xs: Vec<f64> = q.iter().step_by(2).filter_map(Value::as_f64).collect();
     let ys: Vec<f64> = q
         .iter()
         .skip(1)
         .step_by(2)
-        .filter_map(|v| v.as_f64())
+        .filter_map(Value::as_f64)
         .collect();
     Ok((xs.iter().sum::<f64>() / 4.0, ys.iter().sum::<f64>() / 4.0))
 }
 
-async fn click(s: &Session, tab: TabId, el: Element) -> Result<(), ToolError> {
+async fn mouse(
+    s: &Session,
+    tab: TabId,
+    kind: &str,
+    x: f64,
+    y: f64,
+    button: Option<&str>,
+    clicks: i64,
+) -> Result<(), ToolError> {
+    let mut ev = json!({"type": kind, "x": x, "y": y});
+    if let Some(b) = button {
+        ev["button"] = json!(b);
+        ev["clickCount"] = json!(clicks);
+    }
+    s.cdp(tab, "Input.dispatchMouseEvent", ev).await.map(|_| ())
+}
+
+async fn click(
+    s: &Session,
+    tab: TabId,
+    el: Element,
+    button: &str,
+    clicks: i64,
+) -> Result<(), ToolError> {
     let (x, y) = center(s, tab, el).await?;
-    for (kind, count) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 1)] {
-        let mut ev = json!({"type": kind, "x": x, "y": y});
-        if count > 0 {
-            ev["button"] = json!("left");
-            ev["clickCount"] = json!(count);
-        }
-        s.cdp(tab, "Input.dispatchMouseEvent", ev).await?;
+    mouse(s, tab, "mouseMoved", x, y, None, 0).await?;
+    for n in 1..=clicks {
+        mouse(s, tab, "mousePressed", x, y, Some(button), n).await?;
+        mouse(s, tab, "mouseReleased", x, y, Some(button), n).await?;
     }
     Ok(())
 }
 
 /// Focuses the element, selects its content and replaces it with `text`.
-async fn fill(s: &Session, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
-    let id = el.backend_node_id;
-    let node = s
-        .cdp(tab, "DOM.resolveNode", json!({"backendNodeId": id}))
-        .await?;
-    let object_id = node["object"]["objectId"].as_str().unwrap_or_default();
-    // Focus and select in one round trip; report what kind of element it is.
-    let r = s
-        .cdp(
-            tab,
-            "Runtime.callFunctionOn",
-            json!({
-                "objectId": object_id,
-                "returnByValue": true,
-                "functionDeclaration": SELECT_FOR_TYPING,
-            }),
-        )
-        .await?;
-    if r["result"]["value"] != json!(true) {
+async fn fill_text(s: &Session, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
+    if s.call_on(tab, el, SELECT_FOR_TYPING, Value::Null).await? != json!(true) {
         return Err(ToolError(
             "the element is not editable (not a text field, text area or contenteditable); \
              check the snapshot for the right field"
@@ -184,24 +338,13 @@ async fn fill(s: &Session, tab: TabId, el: Element, text: &str) -> Result<(), To
         ));
     }
     if text.is_empty() {
-        s.cdp(
-            tab,
-            "Input.dispatchKeyEvent",
-            json!({"type": "keyDown", "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46}),
-        )
-        .await?;
-        s.cdp(
-            tab,
-            "Input.dispatchKeyEvent",
-            json!({"type": "keyUp", "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46}),
-        )
-        .await?;
+        press(s, tab, "Delete").await
     } else {
         // insertText handles any Unicode, unlike per-key events.
         s.cdp(tab, "Input.insertText", json!({"text": text}))
-            .await?;
+            .await
+            .map(|_| ())
     }
-    Ok(())
 }
 
 const SELECT_FOR_TYPING: &str = "function() {
@@ -216,14 +359,93 @@ const SELECT_FOR_TYPING: &str = "function() {
   return true;
 }";
 
-async fn press_enter(s: &Session, tab: TabId) -> Result<(), ToolError> {
-    let key = json!({"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13});
-    let mut down = key.clone();
-    down["type"] = json!("keyDown");
-    down["text"] = json!("\r");
-    let mut up = key;
-    up["type"] = json!("keyUp");
-    s.cdp(tab, "Input.dispatchKeyEvent", down).await?;
-    s.cdp(tab, "Input.dispatchKeyEvent", up).await?;
+/// Presses a key spec such as "Enter" or "Control+A".
+pub(super) async fn press(s: &Session, tab: TabId, spec: &str) -> Result<(), ToolError> {
+    let key = keys::parse(spec).map_err(ToolError)?;
+    for ev in key.events() {
+        s.cdp(tab, "Input.dispatchKeyEvent", ev).await?;
+    }
     Ok(())
 }
+
+async fn select_options(
+    s: &Session,
+    tab: TabId,
+    el: Element,
+    values: &[String],
+) -> Result<Vec<String>, ToolError> {
+    let r = s.call_on(tab, el, SELECT_OPTIONS, json!(values)).await?;
+    if let Some(err) = r["error"].as_str() {
+        return Err(ToolError(err.to_string()));
+    }
+    Ok(r["selected"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect())
+}
+
+const SELECT_OPTIONS: &str = "function(wanted) {
+  if (!(this instanceof HTMLSelectElement)) return {error: 'the element is not a <select>; use browser_click for custom drop-downs'};
+  const opts = [...this.options];
+  const picked = [];
+  for (const w of wanted) {
+    const o = opts.find(o => o.value === w) || opts.find(o => o.label.trim() === w.trim());
+    if (!o) return {error: `no option ${JSON.stringify(w)}; available: ${opts.map(o => JSON.stringify(o.label)).join(', ')}`};
+    picked.push(o);
+  }
+  if (!this.multiple && picked.length > 1) return {error: 'this <select> allows only one option'};
+  this.focus();
+  for (const o of opts) o.selected = picked.includes(o);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: picked.map(o => o.label)};
+}";
+
+async fn fill_field(s: &Session, tab: TabId, f: &FormField) -> Result<(), ToolError> {
+    let el = s.element(tab, &f.target).await?;
+    match f.kind {
+        FieldType::Textbox => fill_text(s, tab, el, &f.value).await,
+        FieldType::Combobox => select_options(s, tab, el, std::slice::from_ref(&f.value))
+            .await
+            .map(|_| ()),
+        FieldType::Checkbox | FieldType::Radio => {
+            let want = match f.value.to_ascii_lowercase().as_str() {
+                "true" | "on" | "yes" | "1" | "checked" => true,
+                "false" | "off" | "no" | "0" | "unchecked" => false,
+                other => return Err(ToolError(format!("value {other:?} is not true or false"))),
+            };
+            let is = s
+                .call_on(
+                    tab,
+                    el,
+                    "function() { return !!this.checked; }",
+                    Value::Null,
+                )
+                .await?;
+            if is != json!(want) {
+                click(s, tab, el, "left", 1).await?;
+            }
+            Ok(())
+        }
+        FieldType::Slider => {
+            let r = s.call_on(tab, el, SET_SLIDER, json!(f.value)).await?;
+            match r["error"].as_str() {
+                Some(e) => Err(ToolError(e.to_string())),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+const SET_SLIDER: &str = "function(v) {
+  if (!(this instanceof HTMLInputElement) || this.type !== 'range') return {error: 'the element is not a slider (input type=range)'};
+  const n = Number(v);
+  if (!Number.isFinite(n)) return {error: `value ${JSON.stringify(v)} is not a number`};
+  this.focus();
+  this.value = String(n);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {};
+}";

@@ -6,14 +6,20 @@
 //! [`Response`]; failures are [`ToolError`]s, rendered as in-band `isError`
 //! results so the model can read them and recover.
 
+mod dialog;
 mod evaluate;
 mod input;
+mod keys;
 mod navigate;
+pub mod page_events;
+mod read;
 mod screenshot;
 pub mod session;
 pub mod snapshot;
 mod status;
 mod tabs;
+mod viewport;
+mod wait;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -97,7 +103,7 @@ impl ToolDef {
     pub fn to_mcp(&self) -> Tool {
         Tool::new(self.name, self.description, self.schema.clone())
             .with_title(self.title)
-            .with_annotations(annotations(self.kind, self.title))
+            .with_annotations(annotations(self.kind))
     }
 
     pub async fn call(&self, session: Session, args: Value) -> Result<Response, ToolError> {
@@ -105,13 +111,11 @@ impl ToolDef {
     }
 }
 
-/// The single mapping from a tool's kind to MCP hints.
-fn annotations(kind: Kind, title: &str) -> ToolAnnotations {
-    let base = ToolAnnotations::with_title(title).open_world(true);
-    match kind {
-        Kind::ReadOnly => base.read_only(true).destructive(false),
-        Kind::Action => base.read_only(false).destructive(true),
-    }
+/// The single mapping from a tool's kind to MCP hints. Only the read-only
+/// hint is sent: MCP's defaults (destructive, open world) already describe
+/// an action on a real web page, and `tools/list` stays small.
+fn annotations(kind: Kind) -> ToolAnnotations {
+    ToolAnnotations::new().read_only(kind == Kind::ReadOnly)
 }
 
 fn schema_for<A: JsonSchema>() -> JsonObject {
@@ -124,10 +128,72 @@ fn schema_for<A: JsonSchema>() -> JsonObject {
     // Keep tools/list lean: the model needs the shape, not the metadata.
     obj.remove("$schema");
     obj.remove("title");
+    let defs = obj.remove("$defs").unwrap_or(Value::Null);
+    let mut value = Value::Object(obj);
+    compact(&mut value, &defs);
+    let Value::Object(mut obj) = value else {
+        unreachable!("compacting keeps an object an object")
+    };
     obj.entry("type").or_insert_with(|| Value::from("object"));
     obj.entry("properties")
         .or_insert_with(|| Value::Object(JsonObject::new()));
     obj
+}
+
+/// Inlines `$ref`s, drops machine-only keywords (`format`, `minimum: 0`)
+/// and turns `["string", "null"]` into `"string"` (optional fields are the
+/// ones missing from `required`).
+fn compact(v: &mut Value, defs: &Value) {
+    match v {
+        Value::Object(map) => {
+            if let Some(target) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .and_then(|name| defs.get(name))
+            {
+                let mut inlined = target.clone();
+                if let (Value::Object(inl), Some(desc)) = (&mut inlined, map.get("description")) {
+                    inl.insert("description".into(), desc.clone());
+                }
+                *v = inlined;
+                compact(v, defs);
+                return;
+            }
+            map.remove("format");
+            if map.get("minimum") == Some(&Value::from(0)) {
+                map.remove("minimum");
+            }
+            if let Some(Value::Array(types)) = map.get("type") {
+                let real: Vec<_> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if real.len() == 1 {
+                    map.insert("type".into(), real[0].clone());
+                }
+            }
+            if let Some(Value::Array(any)) = map.get("anyOf") {
+                let real: Vec<_> = any
+                    .iter()
+                    .filter(|t| t.get("type") != Some(&Value::from("null")))
+                    .cloned()
+                    .collect();
+                if real.len() == 1 {
+                    let desc = map.get("description").cloned();
+                    let mut one = real[0].clone();
+                    if let (Value::Object(o), Some(d)) = (&mut one, desc) {
+                        o.insert("description".into(), d);
+                    }
+                    *v = one;
+                    compact(v, defs);
+                    return;
+                }
+            }
+            for child in map.values_mut() {
+                compact(child, defs);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| compact(i, defs)),
+        _ => {}
+    }
 }
 
 /// Every tool, in the order `tools/list` shows them.
@@ -135,9 +201,13 @@ pub fn all_tools() -> Vec<ToolDef> {
     let mut tools = Vec::new();
     tools.extend(tabs::tools());
     tools.extend(navigate::tools());
+    tools.extend(wait::tools());
     tools.extend(snapshot::tools());
+    tools.extend(read::tools());
     tools.extend(input::tools());
+    tools.extend(dialog::tools());
     tools.extend(screenshot::tools());
+    tools.extend(viewport::tools());
     tools.extend(evaluate::tools());
     tools.extend(status::tools());
     tools
@@ -205,11 +275,25 @@ mod tests {
             names,
             [
                 "browser_tabs",
+                "browser_close",
                 "browser_navigate",
+                "browser_navigate_back",
+                "browser_navigate_forward",
+                "browser_reload",
+                "browser_wait_for",
                 "browser_snapshot",
+                "browser_get_text",
+                "browser_extract_links",
+                "browser_console_messages",
                 "browser_click",
+                "browser_hover",
                 "browser_type",
+                "browser_press_key",
+                "browser_select_option",
+                "browser_fill_form",
+                "browser_handle_dialog",
                 "browser_take_screenshot",
+                "browser_resize",
                 "browser_evaluate",
                 "browser_status",
             ]
@@ -239,10 +323,21 @@ mod tests {
 
     #[test]
     fn kinds_map_to_hints() {
-        let ro = annotations(Kind::ReadOnly, "x");
-        assert_eq!(ro.read_only_hint, Some(true));
-        assert_eq!(ro.destructive_hint, Some(false));
-        let act = annotations(Kind::Action, "x");
-        assert_eq!(act.read_only_hint, Some(false));
+        assert_eq!(annotations(Kind::ReadOnly).read_only_hint, Some(true));
+        assert_eq!(annotations(Kind::Action).read_only_hint, Some(false));
+    }
+
+    #[test]
+    fn schemas_are_compacted() {
+        for t in all_tools() {
+            let text = serde_json::to_string(&*t.to_mcp().input_schema).unwrap();
+            for gone in ["$ref", "$defs", "\"null\"", "format"] {
+                assert!(
+                    !text.contains(gone),
+                    "{} schema still has {gone}: {text}",
+                    t.name
+                );
+            }
+        }
     }
 }

@@ -4,11 +4,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{snapshot, Kind, Response, Session, ToolDef, ToolError};
+use super::{input::done, snapshot, Kind, Response, Session, ToolDef, ToolError};
+use crate::backend::TabId;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateArgs {
-    /// The absolute URL to load, e.g. "https://example.com/login".
+    /// Absolute URL.
     pub url: String,
 }
 
@@ -17,16 +18,73 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_navigate",
         "Navigate to a URL",
         Kind::Action,
-        "Load a URL in the current tab (a tab is opened for you if you have none) and wait for \
-         the page to load. Returns the page title and URL and a snapshot of the page with refs \
-         you can pass to browser_click and browser_type. If the URL cannot be loaded, the error \
-         says why (DNS, refused connection, …); check the URL and retry.",
+        "Load a URL in the current tab (opening one if needed) and wait for the load. Returns title, URL and a snapshot with refs. Load errors (DNS, refused, ...) are reported.",
         |s: Session, a: NavigateArgs| async move {
             let tab = s.tab().await?;
             go(&s, tab, &a.url).await?;
             Ok(Response::text(snapshot::take(&s, tab).await?))
         },
+    ),
+    ToolDef::new(
+        "browser_navigate_back",
+        "Go back",
+        Kind::Action,
+        "Go back in the current tab's history and wait for the load.",
+        |s: Session, _: NoArgs| async move { history_step(s, -1).await },
+    ),
+    ToolDef::new(
+        "browser_navigate_forward",
+        "Go forward",
+        Kind::Action,
+        "Go forward in the current tab's history and wait for the load.",
+        |s: Session, _: NoArgs| async move { history_step(s, 1).await },
+    ),
+    ToolDef::new(
+        "browser_reload",
+        "Reload",
+        Kind::Action,
+        "Reload the current page and wait for the load; earlier refs go stale.",
+        |s: Session, _: NoArgs| async move {
+            let tab = s.tab().await?;
+            let outcome = s
+                .settle(tab, || async {
+                    s.cdp(tab, "Page.reload", json!({})).await.map(|_| ())
+                })
+                .await?;
+            done(&s, tab, "Reloaded the page".into(), &outcome).await
+        },
     )]
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+/// Moves `delta` entries through the tab's session history.
+async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
+    let tab: TabId = s.tab().await?;
+    let h = s.cdp(tab, "Page.getNavigationHistory", json!({})).await?;
+    let index = h["currentIndex"].as_i64().unwrap_or(0) + delta;
+    let entries = h["entries"].as_array().cloned().unwrap_or_default();
+    let Some(entry) = usize::try_from(index).ok().and_then(|i| entries.get(i)) else {
+        let which = if delta < 0 { "previous" } else { "next" };
+        return Err(ToolError(format!(
+            "there is no {which} page in this tab's history; use browser_navigate with a URL"
+        )));
+    };
+    let id = entry["id"].clone();
+    let outcome = s
+        .settle(tab, || async {
+            s.cdp(tab, "Page.navigateToHistoryEntry", json!({"entryId": id}))
+                .await
+                .map(|_| ())
+        })
+        .await?;
+    let what = if delta < 0 {
+        "Went back"
+    } else {
+        "Went forward"
+    };
+    done(&s, tab, what.into(), &outcome).await
 }
 
 /// Navigates `tab` to `url` and waits until the new document has loaded.

@@ -11,7 +11,7 @@ const MAX_FULL_PAGE_HEIGHT: f64 = 16_384.0;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ScreenshotArgs {
-    /// Capture the whole scrollable page instead of just the visible viewport (default false).
+    /// Capture the whole scrollable page.
     #[serde(default, rename = "fullPage")]
     pub full_page: bool,
 }
@@ -21,9 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_take_screenshot",
         "Take a screenshot",
         Kind::ReadOnly,
-        "Take a PNG screenshot of the current tab's viewport (or the whole page with \
-         fullPage). Use it to see layout or visual state; to read text or find elements to act \
-         on, browser_snapshot is cheaper and gives refs. Returns an image.",
+        "PNG of the viewport, or of the whole page with fullPage (very tall pages are cut). To read a page or find elements, browser_snapshot is cheaper.",
         |s: Session, a: ScreenshotArgs| async move {
             let tab = s.tab().await?;
             let mut params = json!({"format": "png"});

@@ -9,13 +9,22 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
+use super::page_events::{ConsoleEntry, Dialog, PageEvents};
 use super::ToolError;
 use crate::backend::{Backend, BackendError, TabEvent, TabId};
+
+/// Commands that still work (or are needed) while a dialog blocks the page;
+/// everything else (even `Page.getFrameTree`) hangs until it is handled.
+const DIALOG_SAFE: &[&str] = &[
+    "Page.handleJavaScriptDialog",
+    "Page.enable",
+    "Runtime.enable",
+];
 
 /// How long a navigation may take before the tool returns anyway.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long after an action a navigation may still start.
-const NAV_START_WINDOW: Duration = Duration::from_millis(300);
+const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 
 /// Marks which document the latest snapshot's refs belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +40,9 @@ struct State {
     /// call that needs a tab reports it once instead of silently moving on.
     closed_notice: Option<TabId>,
     snapshot: Option<SnapshotMark>,
-    page_domain_on: HashSet<TabId>,
+    /// Tabs whose Page and Runtime domains are on (events flow).
+    domains_on: HashSet<TabId>,
+    events: PageEvents,
 }
 
 struct Inner {
@@ -44,6 +55,38 @@ struct Inner {
 #[derive(Clone)]
 pub struct Session {
     inner: Arc<Inner>,
+}
+
+/// What an action did to the page, for the tool's report.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub navigated: bool,
+    /// A dialog the action opened (it blocks the page until handled).
+    pub dialog: Option<Dialog>,
+    /// Console errors logged while the action ran.
+    pub new_errors: Vec<ConsoleEntry>,
+}
+
+impl Outcome {
+    /// Lines to append to an action's result, in a fixed order.
+    pub fn report(&self) -> String {
+        let mut out = String::new();
+        if self.navigated {
+            out.push_str(
+                "\nThe page navigated: refs from earlier snapshots are stale; call browser_snapshot.",
+            );
+        }
+        if let Some(d) = &self.dialog {
+            out.push_str(&format!("\nNote: {}.", d.describe()));
+        }
+        if !self.new_errors.is_empty() {
+            out.push_str("\nNew console errors (page output):");
+            for e in self.new_errors.iter().take(5) {
+                out.push_str(&format!("\n  {}", e.text));
+            }
+        }
+        out
+    }
 }
 
 /// An element resolved from a ref or CSS selector.
@@ -99,16 +142,23 @@ impl Session {
                 let mut st = inner.state.lock().expect("state lock");
                 match event {
                     TabEvent::Closed { tab } => {
-                        st.page_domain_on.remove(&tab);
+                        st.domains_on.remove(&tab);
+                        st.events.forget(tab);
                         if st.current == Some(tab) {
                             st.current = None;
                             st.closed_notice = Some(tab);
                         }
                     }
                     TabEvent::Detached { tab, .. } => {
-                        st.page_domain_on.remove(&tab);
+                        st.domains_on.remove(&tab);
                     }
-                    TabEvent::Cdp { .. } => {}
+                    TabEvent::Cdp {
+                        tab,
+                        method,
+                        params,
+                    } => {
+                        st.events.record(tab, &method, &params);
+                    }
                 }
             }
         });
@@ -152,18 +202,44 @@ impl Session {
     /// Sends a CDP command, making sure the Page domain is on for the tab
     /// (navigation events drive [`Self::settle`]).
     pub async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
-        let on = self.state().page_domain_on.contains(&tab);
+        let on = self.state().domains_on.contains(&tab);
         if !on {
-            self.backend()
-                .cdp(tab, "Page.enable", json!({}))
-                .await
-                .map_err(|e| self.tab_error(tab, e))?;
-            self.state().page_domain_on.insert(tab);
+            // Page events drive waiting and dialogs; Runtime events feed the
+            // console log.
+            for domain in ["Page.enable", "Runtime.enable"] {
+                self.backend()
+                    .cdp(tab, domain, json!({}))
+                    .await
+                    .map_err(|e| self.tab_error(tab, e))?;
+            }
+            self.state().domains_on.insert(tab);
+        }
+        if !DIALOG_SAFE.contains(&method) {
+            if let Some(d) = self.dialog(tab) {
+                return Err(ToolError(d.describe()));
+            }
         }
         self.backend()
             .cdp(tab, method, params)
             .await
             .map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// The JavaScript dialog blocking `tab`, if any.
+    pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
+        self.state().events.dialog(tab)
+    }
+
+    /// Forgets `tab`'s dialog once a tool has handled it.
+    pub fn dialog_handled(&self, tab: TabId) {
+        self.state()
+            .events
+            .record(tab, "Page.javascriptDialogClosed", &Value::Null);
+    }
+
+    /// The console output recorded for `tab`.
+    pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
+        self.state().events.console(tab)
     }
 
     /// A closed tab reported by an error needs no second notice later.
@@ -190,6 +266,45 @@ impl Session {
                 tab,
                 "Runtime.evaluate",
                 json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await?;
+        if let Some(ex) = r.get("exceptionDetails") {
+            return Err(ToolError(format!(
+                "page script threw: {}",
+                exception_text(ex)
+            )));
+        }
+        Ok(r["result"]["value"].clone())
+    }
+
+    /// Calls `function` (a JS function declaration) with the element as
+    /// `this` and `arg` as its argument; returns the JSON result.
+    pub async fn call_on(
+        &self,
+        tab: TabId,
+        el: Element,
+        function: &str,
+        arg: Value,
+    ) -> Result<Value, ToolError> {
+        let node = self
+            .cdp(
+                tab,
+                "DOM.resolveNode",
+                json!({"backendNodeId": el.backend_node_id}),
+            )
+            .await?;
+        let object_id = node["object"]["objectId"].as_str().unwrap_or_default();
+        let r = self
+            .cdp(
+                tab,
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": object_id,
+                    "functionDeclaration": function,
+                    "arguments": [{"value": arg}],
+                    "returnByValue": true,
+                    "awaitPromise": true,
+                }),
             )
             .await?;
         if let Some(ex) = r.get("exceptionDetails") {
@@ -285,22 +400,39 @@ impl Session {
             .ok_or_else(|| ToolError(format!("could not resolve {target:?} to a DOM node")))
     }
 
-    /// Runs `action`, then waits for a navigation it started (if any) to load.
-    /// Returns true when the page navigated.
-    pub async fn settle<F, Fut, T>(&self, tab: TabId, action: F) -> Result<(T, bool), ToolError>
+    /// Runs `action`, then waits for a navigation it started (if any) to
+    /// load. A dialog the action opens ends the wait at once (the page is
+    /// blocked until it is handled) and is reported in the outcome.
+    pub async fn settle<F, Fut>(&self, tab: TabId, action: F) -> Result<Outcome, ToolError>
     where
         F: FnOnce() -> Fut,
-        Fut: std::future::Future<Output = Result<T, ToolError>>,
+        Fut: std::future::Future<Output = Result<(), ToolError>>,
     {
         // Subscribe before acting so no event can slip past.
         let mut events = self.backend().subscribe();
-        let out = action().await?;
+        let mut dialogs = self.backend().subscribe();
+        let console_before = self.state().events.console_len(tab);
+        let opened = next_event(&mut dialogs, tab, is_dialog_opening);
+        tokio::pin!(opened);
+        let mut outcome = Outcome::default();
+        tokio::select! {
+            r = action() => r?,
+            Some(params) = &mut opened => {
+                // Record it now: the event watcher may not have run yet.
+                let mut st = self.state();
+                st.events.record(tab, "Page.javascriptDialogOpening", &params);
+                outcome.dialog = st.events.dialog(tab);
+                return Ok(outcome);
+            }
+        }
         let started = tokio::time::timeout(
             NAV_START_WINDOW,
             next_event(&mut events, tab, is_navigation_start),
         )
         .await
-        .unwrap_or(false);
+        .ok()
+        .flatten()
+        .is_some();
         if started {
             // The old document still answers until the new one commits:
             // wait for the commit (or the end of a load that never commits,
@@ -311,8 +443,16 @@ impl Session {
             )
             .await;
             self.wait_for_load(tab, None).await?;
+            outcome.navigated = true;
         }
-        Ok((out, started))
+        outcome.dialog = self.dialog(tab);
+        let console = self.console(tab);
+        outcome.new_errors = console
+            .into_iter()
+            .skip(console_before)
+            .filter(|e| e.level == "error")
+            .collect();
+        Ok(outcome)
     }
 
     /// Polls until the page has loaded (bounded by [`LOAD_TIMEOUT`]). With
@@ -352,25 +492,30 @@ impl Session {
     }
 }
 
-/// Waits for the first event of `tab` that `pred` accepts; false if the
-/// tab closes or the event stream ends first.
+/// Waits for the first event of `tab` that `pred` accepts and returns its
+/// params; None if the tab closes or the event stream ends first.
 async fn next_event(
     events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
     tab: TabId,
     pred: fn(&str, &Value) -> bool,
-) -> bool {
+) -> Option<Value> {
     loop {
         match events.recv().await {
             Ok(TabEvent::Cdp {
                 tab: t,
                 method,
                 params,
-            }) if t == tab && pred(&method, &params) => return true,
-            Ok(TabEvent::Closed { tab: t }) if t == tab => return false,
-            Err(RecvError::Closed) => return false,
+            }) if t == tab && pred(&method, &params) => return Some(params),
+            Ok(TabEvent::Closed { tab: t }) if t == tab => return None,
+            Err(RecvError::Closed) => return None,
             _ => {}
         }
     }
+}
+
+/// A JavaScript dialog opened.
+fn is_dialog_opening(method: &str, _params: &Value) -> bool {
+    method == "Page.javascriptDialogOpening"
 }
 
 /// An action asked the page to navigate.

@@ -13,10 +13,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_status",
         "Browser status",
         Kind::ReadOnly,
-        "Report which browser serves your calls (the user's browser through the tabwire \
-         extension, or tabwire's own browser over CDP), why it was chosen, and whether the \
-         extension is connected. Use it when calls fail with connection errors or tabs \
-         seem to have changed. Does not start a browser.",
+        "Which browser serves your calls (the extension or tabwire's own over CDP), why, and whether the extension is connected. Does not start a browser.",
         |s: Session, _: StatusArgs| async move {
             let current = match s.current_tab() {
                 Some(_) => "yes",

@@ -17,11 +17,11 @@ pub enum TabAction {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TabsArgs {
-    /// What to do: "list" your tabs, open a "new" one, "select" one to act on, or "close" one.
+    /// What to do.
     pub action: TabAction,
-    /// Tab index as shown by action "list". Required for "select"; for "close" it defaults to the current tab.
+    /// Tab index from "list"; needed by select; close defaults to the current tab.
     pub index: Option<usize>,
-    /// URL to open, for action "new" (default: a blank page).
+    /// URL for "new" (default about:blank).
     pub url: Option<String>,
 }
 
@@ -30,11 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_tabs",
         "Manage tabs",
         Kind::Action,
-        "List, open, select or close your browser tabs. You only see tabs you opened (or that \
-         the user shared with you); other tabs in the browser are not reachable. Returns the \
-         tab list with indexes, marking the current tab that page tools act on. Use \"new\" to \
-         open a tab (optionally at `url`), \"select\" with `index` to switch, \"close\" to close \
-         one. If a page tool reports that its tab was closed, call this with \"list\".",
+        "List, open, select or close your tabs. You only see tabs you opened or the user shared with you. Returns the tab list; page tools act on the (current) one.",
         |s: Session, a: TabsArgs| async move {
             match a.action {
                 TabAction::List => {}
@@ -68,8 +64,25 @@ pub fn tools() -> Vec<ToolDef> {
             }
             Ok(Response::text(render_list(&s).await?))
         },
+    ),
+    ToolDef::new(
+        "browser_close",
+        "Close tab",
+        Kind::Action,
+        "Close the current tab (the browser stays open). Returns your remaining tabs.",
+        |s: Session, _: CloseArgs| async move {
+            let Some(tab) = s.current_tab() else {
+                return Err(ToolError("there is no current tab to close".into()));
+            };
+            s.backend().close_tab(tab).await?;
+            s.set_current(None);
+            Ok(Response::text(format!("Closed the tab.\n{}", render_list(&s).await?)))
+        },
     )]
 }
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CloseArgs {}
 
 async fn nth(s: &Session, index: usize) -> Result<TabInfo, ToolError> {
     let tabs = s.backend().list_tabs().await?;

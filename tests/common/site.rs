@@ -59,10 +59,12 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
                     .map(|(_, v)| decode(v))
             };
             let echo = format!(
-                "name={};color={};subscribe={}",
+                "name={};color={};subscribe={};level={};size={}",
                 get("name").unwrap_or_default(),
                 get("color").unwrap_or_default(),
-                get("subscribe").unwrap_or_else(|| "off".into())
+                get("subscribe").unwrap_or_else(|| "off".into()),
+                get("level").unwrap_or_default(),
+                get("size").unwrap_or_default(),
             );
             (
                 "200 OK",
@@ -71,6 +73,21 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
                     escape(&echo)
                 ),
             )
+        }
+        "/dialog" => ("200 OK", DIALOG.to_string()),
+        "/keys" => ("200 OK", KEYS.to_string()),
+        "/later" => ("200 OK", LATER.to_string()),
+        "/hover" => ("200 OK", HOVER.to_string()),
+        "/console" => ("200 OK", CONSOLE.to_string()),
+        "/links" => {
+            let mut body = String::from(
+                "<!doctype html><meta charset=utf-8><title>Links</title><h1>Catalog</h1><ul>",
+            );
+            for i in 0..200 {
+                body.push_str(&format!("<li><a href=\"/page/item-{i}\">Item {i}</a></li>"));
+            }
+            body.push_str("</ul><a href=\"https://example.org/elsewhere\">Elsewhere</a><a href=\"/page/item-0\">Item 0 again</a>");
+            ("200 OK", body)
         }
         p if p.starts_with("/page/") => {
             let name = escape(&decode(&p[6..]));
@@ -92,6 +109,11 @@ const FORM: &str = r#"<!doctype html><meta charset=utf-8><title>Order form</titl
   <label>Name <input name="name" id="name"></label>
   <label>Color <select name="color" id="color"><option value="red">Red</option><option value="blue">Blue</option></select></label>
   <label><input type="checkbox" name="subscribe" id="subscribe"> Subscribe</label>
+  <label>Level <input type="range" name="level" id="level" min="0" max="10" value="5"></label>
+  <fieldset><legend>Size</legend>
+    <label><input type="radio" name="size" value="S"> Small</label>
+    <label><input type="radio" name="size" value="M"> Medium</label>
+  </fieldset>
   <button type="submit">Send order</button>
 </form>"#;
 
@@ -124,3 +146,32 @@ fn escape(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
+
+const DIALOG: &str = r#"<!doctype html><meta charset=utf-8><title>Dialogs</title>
+<button onclick="alert('Hello there')">Alert</button>
+<button onclick="document.querySelector('#result').textContent = confirm('Proceed?') ? 'confirmed' : 'cancelled'">Confirm</button>
+<button onclick="document.querySelector('#result').textContent = 'answer:' + prompt('Your name?', 'nobody')">Prompt</button>
+<p id=result>none</p>"#;
+
+const KEYS: &str = r#"<!doctype html><meta charset=utf-8><title>Keys</title>
+<label>Keys <input id=k></label><p id=log></p>
+<script>document.querySelector('#k').addEventListener('keydown', e => {
+  const mods = (e.ctrlKey ? 'Ctrl+' : '') + (e.shiftKey ? 'Shift+' : '');
+  document.querySelector('#log').textContent += '[' + mods + e.key + ']';
+});</script>"#;
+
+const LATER: &str = r#"<!doctype html><meta charset=utf-8><title>Later</title>
+<p id=spinner>Loading…</p>
+<script>setTimeout(() => {
+  document.querySelector('#spinner').remove();
+  const p = document.createElement('p'); p.id = 'done'; p.textContent = 'Loaded later';
+  document.body.append(p);
+}, 400);</script>"#;
+
+const HOVER: &str = r#"<!doctype html><meta charset=utf-8><title>Hover</title>
+<button id=menu onmouseover="document.querySelector('#tip').textContent = 'Menu open'">Menu</button>
+<p id=tip>closed</p>"#;
+
+const CONSOLE: &str = r#"<!doctype html><meta charset=utf-8><title>Console</title>
+<script>console.log('hello log'); console.warn('careful'); console.error('broken thing');</script>
+<button onclick="null.boom()">Break</button>"#;

@@ -1,0 +1,50 @@
+//! `browser_handle_dialog`: accept or dismiss an alert, confirm or prompt.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Kind, Session, ToolDef, ToolError};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DialogArgs {
+    /// true = OK, false = Cancel.
+    pub accept: bool,
+    /// Answer for a prompt dialog.
+    #[serde(rename = "promptText")]
+    pub prompt_text: Option<String>,
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "browser_handle_dialog",
+        "Handle a dialog",
+        Kind::Action,
+        "Accept or dismiss the alert/confirm/prompt that blocks the page. Tools report such dialogs; the page is unusable until it is handled.",
+        |s: Session, a: DialogArgs| async move {
+            let tab = s.tab().await?;
+            let Some(d) = s.dialog(tab) else {
+                return Err(ToolError("no dialog is open on the current page".into()));
+            };
+            let mut params = json!({"accept": a.accept});
+            if let Some(t) = &a.prompt_text {
+                params["promptText"] = json!(t);
+            }
+            let outcome = s
+                .settle(tab, || async {
+                    s.cdp(tab, "Page.handleJavaScriptDialog", params).await?;
+                    s.dialog_handled(tab);
+                    Ok(())
+                })
+                .await?;
+            let verb = if a.accept { "Accepted" } else { "Dismissed" };
+            super::input::done(
+                &s,
+                tab,
+                format!("{verb} the {} dialog \"{}\"", d.kind, d.message),
+                &outcome,
+            )
+            .await
+        },
+    )]
+}

@@ -1,0 +1,185 @@
+//! Key names ("Enter", "Control+A", "ArrowDown") → CDP key events.
+
+use serde_json::{json, Value};
+
+/// One key press as CDP `Input.dispatchKeyEvent` parameters (without type).
+#[derive(Debug, PartialEq)]
+pub struct KeyPress {
+    pub key: String,
+    pub code: String,
+    pub key_code: i64,
+    /// Text the key inserts (none for named keys or with Ctrl/Alt/Meta).
+    pub text: Option<String>,
+    /// CDP modifier bits: Alt 1, Control 2, Meta 4, Shift 8.
+    pub modifiers: i64,
+}
+
+impl KeyPress {
+    /// keyDown and keyUp events for this press.
+    pub fn events(&self) -> [Value; 2] {
+        let mut down = json!({
+            "type": if self.text.is_some() { "keyDown" } else { "rawKeyDown" },
+            "key": self.key, "code": self.code,
+            "windowsVirtualKeyCode": self.key_code, "modifiers": self.modifiers,
+        });
+        if let Some(t) = &self.text {
+            down["text"] = json!(t);
+            down["unmodifiedText"] = json!(t);
+        }
+        let up = json!({
+            "type": "keyUp", "key": self.key, "code": self.code,
+            "windowsVirtualKeyCode": self.key_code, "modifiers": self.modifiers,
+        });
+        [down, up]
+    }
+}
+
+/// Named keys: (name, code, keyCode, text).
+const NAMED: &[(&str, &str, i64, Option<&str>)] = &[
+    ("Enter", "Enter", 13, Some("\r")),
+    ("Tab", "Tab", 9, None),
+    ("Escape", "Escape", 27, None),
+    ("Backspace", "Backspace", 8, None),
+    ("Delete", "Delete", 46, None),
+    ("ArrowUp", "ArrowUp", 38, None),
+    ("ArrowDown", "ArrowDown", 40, None),
+    ("ArrowLeft", "ArrowLeft", 37, None),
+    ("ArrowRight", "ArrowRight", 39, None),
+    ("Home", "Home", 36, None),
+    ("End", "End", 35, None),
+    ("PageUp", "PageUp", 33, None),
+    ("PageDown", "PageDown", 34, None),
+    ("Insert", "Insert", 45, None),
+    (" ", "Space", 32, Some(" ")),
+];
+
+/// Parses "Key" or "Mod+Mod+Key". Errors name what was not understood.
+pub fn parse(spec: &str) -> Result<KeyPress, String> {
+    let spec = spec.trim();
+    if spec.is_empty() {
+        return Err("empty key name".into());
+    }
+    // "+" alone (or as the last part, "Shift++") is the plus key.
+    let (mods, key) = match spec.strip_suffix("++") {
+        Some(m) => (m, "+"),
+        None => match spec.rsplit_once('+') {
+            Some((m, k)) if !k.is_empty() => (m, k),
+            _ => ("", spec),
+        },
+    };
+    let mut modifiers = 0;
+    for m in mods.split('+').filter(|m| !m.is_empty()) {
+        modifiers |= match m.to_ascii_lowercase().as_str() {
+            "alt" | "option" => 1,
+            "control" | "ctrl" => 2,
+            "meta" | "cmd" | "command" | "super" => 4,
+            "shift" => 8,
+            other => {
+                return Err(format!(
+                    "unknown modifier {other:?} (use Control, Shift, Alt or Meta)"
+                ))
+            }
+        };
+    }
+    let key = if key.eq_ignore_ascii_case("space") {
+        " "
+    } else {
+        key
+    };
+    let blocks_text = modifiers & (1 | 2 | 4) != 0;
+    if let Some(&(name, code, kc, text)) = NAMED.iter().find(|(n, ..)| n.eq_ignore_ascii_case(key))
+    {
+        return Ok(KeyPress {
+            key: name.into(),
+            code: code.into(),
+            key_code: kc,
+            text: text.filter(|_| !blocks_text).map(str::to_string),
+            modifiers,
+        });
+    }
+    if let Some(n) = key
+        .strip_prefix(['F', 'f'])
+        .and_then(|n| n.parse::<i64>().ok())
+    {
+        if (1..=12).contains(&n) {
+            return Ok(KeyPress {
+                key: format!("F{n}"),
+                code: format!("F{n}"),
+                key_code: 111 + n,
+                text: None,
+                modifiers,
+            });
+        }
+    }
+    let mut chars = key.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return Err(format!(
+            "unknown key {key:?}: use a single character or a name like Enter, Tab, Escape, \
+             Backspace, ArrowDown, PageUp, F5"
+        ));
+    };
+    let shifted = modifiers & 8 != 0;
+    let (code, key_code) = if c.is_ascii_alphabetic() {
+        (
+            format!("Key{}", c.to_ascii_uppercase()),
+            c.to_ascii_uppercase() as i64,
+        )
+    } else if c.is_ascii_digit() {
+        (format!("Digit{c}"), c as i64)
+    } else {
+        (String::new(), 0)
+    };
+    let shown = if shifted && c.is_ascii_alphabetic() {
+        c.to_ascii_uppercase()
+    } else {
+        c
+    };
+    Ok(KeyPress {
+        key: shown.to_string(),
+        code,
+        key_code,
+        text: (!blocks_text).then(|| shown.to_string()),
+        modifiers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_keys_and_modifiers() {
+        let k = parse("Enter").unwrap();
+        assert_eq!(
+            (k.key.as_str(), k.key_code, k.text.as_deref()),
+            ("Enter", 13, Some("\r"))
+        );
+        let k = parse("Control+a").unwrap();
+        assert_eq!((k.code.as_str(), k.modifiers, k.text), ("KeyA", 2, None));
+        let k = parse("Shift+Tab").unwrap();
+        assert_eq!((k.key.as_str(), k.modifiers), ("Tab", 8));
+        let k = parse("shift+x").unwrap();
+        assert_eq!(k.text.as_deref(), Some("X"));
+        assert_eq!(parse("F5").unwrap().key_code, 116);
+        assert_eq!(parse("Control++").unwrap().key, "+");
+        assert_eq!(parse("é").unwrap().text.as_deref(), Some("é"));
+    }
+
+    #[test]
+    fn nonsense_is_explained() {
+        assert!(parse("Hyper+a").unwrap_err().contains("unknown modifier"));
+        assert!(parse("Enterr").unwrap_err().contains("unknown key"));
+        assert!(parse("").is_err());
+    }
+
+    #[test]
+    fn text_keys_send_keydown_with_text_and_named_keys_rawkeydown() {
+        let [down, up] = parse("a").unwrap().events();
+        assert_eq!(down["type"], "keyDown");
+        assert_eq!(down["text"], "a");
+        assert_eq!(up["type"], "keyUp");
+        let [down, _] = parse("ArrowDown").unwrap().events();
+        assert_eq!(down["type"], "rawKeyDown");
+        assert!(down.get("text").is_none());
+    }
+}

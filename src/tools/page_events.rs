@@ -1,0 +1,198 @@
+//! What pages said while nobody was asking: open JavaScript dialogs and
+//! console output, recorded per tab from CDP events so tools can report
+//! them (a dialog blocks every page command until it is handled).
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::backend::TabId;
+
+/// Console entries kept per tab (oldest dropped first).
+const CONSOLE_KEEP: usize = 200;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dialog {
+    /// alert, confirm, prompt or beforeunload.
+    pub kind: String,
+    pub message: String,
+}
+
+impl Dialog {
+    /// The sentence tools use to report a blocking dialog.
+    pub fn describe(&self) -> String {
+        format!(
+            "a {} dialog is open: \"{}\". The page is blocked until it is handled: call \
+             browser_handle_dialog (accept true or false{})",
+            self.kind,
+            self.message,
+            if self.kind == "prompt" {
+                ", promptText for the answer"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConsoleEntry {
+    /// log, info, warning, error, debug …
+    pub level: String,
+    pub text: String,
+}
+
+#[derive(Default)]
+pub struct PageEvents {
+    dialogs: HashMap<TabId, Dialog>,
+    console: HashMap<TabId, VecDeque<ConsoleEntry>>,
+}
+
+impl PageEvents {
+    /// Folds one CDP event of `tab` into the record.
+    pub fn record(&mut self, tab: TabId, method: &str, params: &Value) {
+        match method {
+            "Page.javascriptDialogOpening" => {
+                self.dialogs.insert(
+                    tab,
+                    Dialog {
+                        kind: params["type"].as_str().unwrap_or("alert").to_string(),
+                        message: params["message"].as_str().unwrap_or("").to_string(),
+                    },
+                );
+            }
+            "Page.javascriptDialogClosed" => {
+                self.dialogs.remove(&tab);
+            }
+            "Runtime.consoleAPICalled" => {
+                let text = params["args"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(remote_object_text)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let level = match params["type"].as_str().unwrap_or("log") {
+                    "warning" => "warning",
+                    "error" | "assert" => "error",
+                    "debug" => "debug",
+                    "info" => "info",
+                    _ => "log",
+                };
+                self.push(tab, level, text);
+            }
+            "Runtime.exceptionThrown" => {
+                let text = super::session::exception_text(&params["exceptionDetails"]);
+                self.push(tab, "error", format!("uncaught {text}"));
+            }
+            _ => {}
+        }
+    }
+
+    fn push(&mut self, tab: TabId, level: &str, text: String) {
+        let log = self.console.entry(tab).or_default();
+        if log.len() == CONSOLE_KEEP {
+            log.pop_front();
+        }
+        log.push_back(ConsoleEntry {
+            level: level.to_string(),
+            text,
+        });
+    }
+
+    pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
+        self.dialogs.get(&tab).cloned()
+    }
+
+    pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
+        self.console
+            .get(&tab)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Entries after the first `from` (for "new console errors" reports).
+    pub fn console_len(&self, tab: TabId) -> usize {
+        self.console.get(&tab).map_or(0, VecDeque::len)
+    }
+
+    pub fn forget(&mut self, tab: TabId) {
+        self.dialogs.remove(&tab);
+        self.console.remove(&tab);
+    }
+}
+
+/// A console argument as text: primitives by value, objects by description.
+fn remote_object_text(arg: &Value) -> String {
+    match &arg["value"] {
+        Value::String(s) => s.clone(),
+        Value::Null => arg["description"]
+            .as_str()
+            .or(arg["unserializableValue"].as_str())
+            .unwrap_or(if arg["type"] == "undefined" {
+                "undefined"
+            } else {
+                "null"
+            })
+            .to_string(),
+        v => v.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn dialogs_open_and_close() {
+        let mut ev = PageEvents::default();
+        ev.record(
+            1,
+            "Page.javascriptDialogOpening",
+            &json!({"type": "confirm", "message": "Sure?"}),
+        );
+        let d = ev.dialog(1).unwrap();
+        assert!(d.describe().contains("confirm dialog is open: \"Sure?\""));
+        assert_eq!(ev.dialog(2), None);
+        ev.record(1, "Page.javascriptDialogClosed", &json!({"result": true}));
+        assert_eq!(ev.dialog(1), None);
+    }
+
+    #[test]
+    fn console_keeps_levels_text_and_a_bounded_history() {
+        let mut ev = PageEvents::default();
+        ev.record(
+            1,
+            "Runtime.consoleAPICalled",
+            &json!({"type": "warning", "args": [{"type": "string", "value": "low"}, {"type": "number", "value": 3}]}),
+        );
+        ev.record(
+            1,
+            "Runtime.exceptionThrown",
+            &json!({"exceptionDetails": {"exception": {"description": "Error: x\n at y"}}}),
+        );
+        assert_eq!(
+            ev.console(1),
+            vec![
+                ConsoleEntry {
+                    level: "warning".into(),
+                    text: "low 3".into()
+                },
+                ConsoleEntry {
+                    level: "error".into(),
+                    text: "uncaught Error: x".into()
+                },
+            ]
+        );
+        for i in 0..300 {
+            ev.record(
+                1,
+                "Runtime.consoleAPICalled",
+                &json!({"type": "log", "args": [{"type": "number", "value": i}]}),
+            );
+        }
+        assert_eq!(ev.console_len(1), CONSOLE_KEEP);
+        assert_eq!(ev.console(1).last().unwrap().text, "299");
+    }
+}

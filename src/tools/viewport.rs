@@ -1,0 +1,42 @@
+//! `browser_resize`: set the page's viewport size.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Kind, Response, Session, ToolDef, ToolError};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ResizeArgs {
+    /// CSS pixels, 100-4000.
+    pub width: u32,
+    /// CSS pixels, 100-4000.
+    pub height: u32,
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "browser_resize",
+        "Resize viewport",
+        Kind::Action,
+        "Set the viewport to width x height CSS pixels (e.g. 390 x 844 for a phone layout).",
+        |s: Session, a: ResizeArgs| async move {
+            for (what, v) in [("width", a.width), ("height", a.height)] {
+                if !(100..=4000).contains(&v) {
+                    return Err(ToolError(format!("{what} {v} is out of range (100–4000)")));
+                }
+            }
+            let tab = s.tab().await?;
+            s.cdp(
+                tab,
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": a.width, "height": a.height, "deviceScaleFactor": 0, "mobile": false}),
+            )
+            .await?;
+            let got = s.eval(tab, "[innerWidth, innerHeight]").await?;
+            Ok(Response::text(format!(
+                "Viewport is now {got} (width, height)."
+            )))
+        },
+    )]
+}

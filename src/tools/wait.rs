@@ -1,0 +1,112 @@
+//! `browser_wait_for`: wait until text appears or disappears, an element
+//! exists, or some time has passed.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Kind, Response, Session, ToolDef, ToolError};
+
+/// Longest wait one call may ask for (stays below the per-command timeout).
+const MAX_WAIT_SECS: f64 = 25.0;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WaitArgs {
+    /// Text to appear.
+    pub text: Option<String>,
+    /// Text to disappear.
+    #[serde(rename = "textGone")]
+    pub text_gone: Option<String>,
+    /// CSS selector to match.
+    pub selector: Option<String>,
+    /// Seconds to just wait (prefer a condition).
+    pub time: Option<f64>,
+    /// Give up after N s (default 10, max 25).
+    pub timeout: Option<f64>,
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![ToolDef::new(
+        "browser_wait_for",
+        "Wait for",
+        Kind::ReadOnly,
+        "Wait until `text` appears, `textGone` disappears or `selector` matches (re-checked on every DOM change), or for `time` seconds.",
+        |s: Session, a: WaitArgs| async move {
+            let tab = s.tab().await?;
+            if let Some(t) = a.time {
+                let secs = t.clamp(0.0, MAX_WAIT_SECS);
+                tokio::time::sleep(Duration::from_secs_f64(secs)).await;
+                if a.text.is_none() && a.text_gone.is_none() && a.selector.is_none() {
+                    return Ok(Response::text(format!("Waited {secs} s.")));
+                }
+            }
+            let (condition, what) = match (&a.text, &a.text_gone, &a.selector) {
+                (Some(t), None, None) => (
+                    format!("(document.body?.innerText ?? '').includes({})", json!(t)),
+                    format!("text {t:?} to appear"),
+                ),
+                (None, Some(t), None) => (
+                    format!("!(document.body?.innerText ?? '').includes({})", json!(t)),
+                    format!("text {t:?} to disappear"),
+                ),
+                (None, None, Some(sel)) => (
+                    format!("!!document.querySelector({})", json!(sel)),
+                    format!("an element matching {sel:?}"),
+                ),
+                (None, None, None) => {
+                    return Err(ToolError(
+                        "give one of text, textGone, selector or time".into(),
+                    ))
+                }
+                _ => {
+                    return Err(ToolError(
+                        "give only one of text, textGone or selector per call".into(),
+                    ))
+                }
+            };
+            let limit = a.timeout.unwrap_or(10.0).clamp(0.1, MAX_WAIT_SECS);
+            let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(limit);
+            loop {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                let ms = left.as_millis() as u64;
+                // One round trip: the page resolves when the condition holds
+                // (re-checked on every DOM mutation) or when the time is up.
+                let r = s.eval(tab, &watch_expression(&condition, ms)).await;
+                match r {
+                    Ok(serde_json::Value::Bool(true)) => {
+                        return Ok(Response::text(format!(
+                            "Done waiting for {what}.\n{}",
+                            s.page_line(tab).await?
+                        )))
+                    }
+                    // A navigation destroys the page's context: look again in the new one.
+                    Err(e) if tokio::time::Instant::now() < deadline && !e.0.contains("dialog") => {
+                        tracing::debug!(error = %e, "wait interrupted; retrying");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Err(e) => return Err(e),
+                    Ok(_) => {
+                        return Err(ToolError(format!(
+                            "timed out after {limit} s waiting for {what}. Take a snapshot to see \
+                             the page as it is"
+                        )))
+                    }
+                }
+            }
+        },
+    )]
+}
+
+fn watch_expression(condition: &str, ms: u64) -> String {
+    format!(
+        "new Promise(resolve => {{
+  const check = () => {{ try {{ return {condition}; }} catch (e) {{ return false; }} }};
+  if (check()) return resolve(true);
+  const obs = new MutationObserver(() => {{ if (check()) {{ obs.disconnect(); resolve(true); }} }});
+  obs.observe(document, {{subtree: true, childList: true, characterData: true, attributes: true}});
+  setTimeout(() => {{ obs.disconnect(); resolve(check()); }}, {ms});
+}})"
+    )
+}
