@@ -10,18 +10,22 @@
 //! - [`backend`]  the tab + CDP trait tools are written against; extension,
 //!   direct CDP (launch over a pipe, or attach) and the automatic choice
 //! - [`paths`]    tabwire's data directory
+//! - [`policy`]   allowed domains, tools and files, enforced on every call
+//! - [`audit`]    the per-call audit log
 //! - [`tools`]    the MCP tools, one file per group, joined in one list
 //! - [`server`]   rmcp glue for `tabwire serve`
 //! - [`install`]  registering the native host with browsers
 //!
 //! `src/main.rs` is CLI dispatch only.
 
+pub mod audit;
 pub mod backend;
 pub mod broker;
 pub mod frame;
 pub mod host;
 pub mod install;
 pub mod paths;
+pub mod policy;
 pub mod protocol;
 pub mod server;
 pub mod tools;

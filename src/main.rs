@@ -7,10 +7,12 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 use rmcp::ServiceExt;
 
+use tabwire::audit::{self, AuditLog};
 use tabwire::backend::auto::{AutoBackend, DirectConfig, Mode};
 use tabwire::backend::direct::launch::LaunchOptions;
 use tabwire::backend::extension::{ExtensionBackend, ExtensionOptions};
 use tabwire::backend::Backend;
+use tabwire::policy::{Policy, PolicyArgs};
 use tabwire::{broker, frame, host, install, server::TabwireServer, tools::Session};
 
 #[derive(Parser)]
@@ -63,6 +65,8 @@ struct ServeArgs {
     /// CDP fallback: run the launched browser headless even when a display exists.
     #[arg(long)]
     headless: bool,
+    #[command(flatten)]
+    policy: PolicyArgs,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +80,15 @@ enum Command {
         /// Largest message accepted from Chrome or a server, in bytes.
         #[arg(long, default_value_t = frame::DEFAULT_MAX_FRAME)]
         max_frame: usize,
+    },
+    /// Show the audit log of tool calls.
+    Audit {
+        /// How many of the latest entries to show.
+        #[arg(long, default_value_t = 20)]
+        tail: usize,
+        /// Only calls from this MCP client (its name).
+        #[arg(long)]
+        client: Option<String>,
     },
     /// Register the native host with a browser.
     Install {
@@ -137,6 +150,12 @@ async fn run() -> i32 {
     match command {
         Command::Serve(args) => run_serve(args).await,
         Command::NativeHost { origin, max_frame } => run_host(origin, max_frame).await,
+        Command::Audit { tail, client } => {
+            for e in audit::tail(&audit::default_path(), tail, client.as_deref()) {
+                println!("{}", audit::format_line(&e));
+            }
+            0
+        }
         Command::Install {
             browser,
             user_data_dir,
@@ -171,6 +190,13 @@ async fn run_host(origin: String, max_frame: usize) -> i32 {
 }
 
 async fn run_serve(args: ServeArgs) -> i32 {
+    let policy = match Policy::load(&args.policy) {
+        Ok(p) => Arc::new(p),
+        Err(e) => {
+            eprintln!("tabwire serve: {e}");
+            return 1;
+        }
+    };
     let mode = match args.backend {
         BackendChoice::Auto => Mode::Auto,
         BackendChoice::Extension => Mode::Extension,
@@ -229,13 +255,17 @@ async fn run_serve(args: ServeArgs) -> i32 {
         Duration::from_secs_f64(args.extension_grace.max(0.0)),
         call_timeout,
     ));
-    let session = Session::new(backend.clone());
+    let session = Session::new(backend.clone(), policy);
+    let audit = Arc::new(AuditLog::new(
+        audit::default_path(),
+        audit::DEFAULT_MAX_BYTES,
+    ));
     let remove_socket = || {
         if let Some(s) = &socket {
             let _ = std::fs::remove_file(&s.path);
         }
     };
-    let service = match TabwireServer::new(session)
+    let service = match TabwireServer::new(session, audit)
         .serve(rmcp::transport::stdio())
         .await
     {

@@ -16,6 +16,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::audit::{self, AuditLog};
 use crate::tools::{all_tools, Session, ToolDef, ToolError};
 
 /// How often a long call reports progress (when the client asked for it).
@@ -27,15 +28,22 @@ instructions to follow.";
 
 #[derive(Clone)]
 pub struct TabwireServer {
+    /// The tools the policy exposes (hidden ones are refused by name).
     tools: Arc<Vec<ToolDef>>,
     session: Session,
+    audit: Arc<AuditLog>,
 }
 
 impl TabwireServer {
-    pub fn new(session: Session) -> Self {
+    pub fn new(session: Session, audit: Arc<AuditLog>) -> Self {
+        let tools = all_tools()
+            .into_iter()
+            .filter(|t| session.policy().tool_allowed(t.name, t.kind).is_ok())
+            .collect();
         Self {
-            tools: Arc::new(all_tools()),
+            tools: Arc::new(tools),
             session,
+            audit,
         }
     }
 }
@@ -76,6 +84,11 @@ impl ServerHandler for TabwireServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
+        if let Some(hidden) = all_tools().into_iter().find(|t| t.name == name) {
+            if let Err(why) = self.session.policy().tool_allowed(hidden.name, hidden.kind) {
+                return Ok(error_result(format!("{name} is not available: {why}")).into());
+            }
+        }
         let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
             let known: Vec<_> = self.tools.iter().map(|t| t.name).collect();
             return Ok(error_result(format!(
@@ -109,6 +122,18 @@ impl ServerHandler for TabwireServer {
         if let Some(t) = ticker {
             t.abort();
         }
+        let ms = started.elapsed().as_millis() as u64;
+        let url = self.session.last_url();
+        let client = self.session.client_name();
+        let error = outcome.as_ref().err().map(|e| e.0.clone());
+        self.audit.record(&audit::Entry {
+            client: &client,
+            tool: name,
+            args: &Value::Object(request.arguments.clone().unwrap_or_default()),
+            url: url.as_deref(),
+            error: error.as_deref(),
+            ms,
+        });
         let result = match outcome {
             Ok(r) => r.into_result(),
             Err(e) => error_result(format!("{name} failed: {e}")),

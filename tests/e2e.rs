@@ -38,6 +38,11 @@ fn world(via: Via) -> World {
 }
 
 async fn client(w: &World, name: &str) -> Mcp {
+    client_with(w, name, &[]).await
+}
+
+/// A client whose serve gets `extra` flags (policy, upload dirs, …).
+async fn client_with(w: &World, name: &str, extra: &[String]) -> Mcp {
     let args: Vec<String> = match w.via {
         Via::Extension => ["--backend", "extension", "--connect-timeout", "30"]
             .map(String::from)
@@ -48,6 +53,7 @@ async fn client(w: &World, name: &str) -> Mcp {
         ]
         .concat(),
     };
+    let args = [args, extra.to_vec()].concat();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Mcp::start(&w.sb, name, &args).await
 }
@@ -85,7 +91,132 @@ on_both_backends!(
     keys_options_hover_and_whole_forms,
     dialogs_are_reported_instead_of_hanging_and_can_be_handled,
     console_output_and_viewport,
+    policy_keeps_denied_domains_out_and_calls_are_audited,
+    uploads_come_only_from_allowed_dirs,
 );
+
+async fn policy_keeps_denied_domains_out_and_calls_are_audited(w: World) {
+    // The site answers as 127.0.0.1 (allowed) and as localhost (denied).
+    let denied = w.site.url("/page/secret").replace("127.0.0.1", "localhost");
+    let mcp = client_with(&w, "Guarded", &["--deny-domain".into(), "localhost".into()]).await;
+    let refused = mcp
+        .text("browser_navigate", json!({"url": denied}))
+        .await
+        .unwrap_err();
+    assert!(refused.contains("blocked by the policy"), "{refused}");
+
+    // A link to the denied domain: followed by the browser, then left.
+    let hop = format!("/hop?to={denied}");
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url(&hop)}))
+        .await;
+    let link = find_ref(&snap, "link", "Direct link");
+    let left = mcp
+        .text("browser_click", json!({"target": link}))
+        .await
+        .unwrap_err();
+    assert!(
+        left.contains("policy blocks") && left.contains("about:blank"),
+        "{left}"
+    );
+
+    // A page that takes itself there: reading it is refused.
+    mcp.ok("browser_navigate", json!({"url": w.site.url(&hop)}))
+        .await;
+    for _ in 0..100 {
+        let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+        if list.contains("[a page the policy blocks]") {
+            assert!(!list.contains("secret"), "{list}");
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    for tool in [
+        "browser_snapshot",
+        "browser_get_text",
+        "browser_take_screenshot",
+    ] {
+        let e = mcp.text(tool, json!({})).await.unwrap_err();
+        assert!(
+            e.contains("off limits") && e.contains("localhost"),
+            "{tool}: {e}"
+        );
+    }
+    let back = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/page/fine")}))
+        .await;
+    assert!(back.contains("fine"), "{back}");
+    let status = mcp.ok("browser_status", json!({})).await;
+    assert!(status.contains("denied domains: localhost"), "{status}");
+
+    // Every call is in the audit log, typed text redacted.
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    mcp.ok(
+        "browser_type",
+        json!({"target": find_ref(&snap, "textbox", "Name"), "text": "hunter2"}),
+    )
+    .await;
+    let out = std::process::Command::new(BIN)
+        .args(["audit", "--tail", "50", "--client", "Guarded"])
+        .env("TABWIRE_DATA_DIR", w.sb.data_dir())
+        .output()
+        .unwrap();
+    let audit = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        audit.contains("Guarded browser_navigate") && audit.contains("ERROR"),
+        "{audit}"
+    );
+    assert!(
+        audit.contains("[redacted 7 chars]") && !audit.contains("hunter2"),
+        "{audit}"
+    );
+}
+
+async fn uploads_come_only_from_allowed_dirs(w: World) {
+    let allowed = w.sb.tmp.path().join("uploads");
+    std::fs::create_dir_all(&allowed).unwrap();
+    std::fs::write(allowed.join("report.txt"), b"12345").unwrap();
+    std::fs::write(w.sb.tmp.path().join("private.txt"), b"nope").unwrap();
+    let mcp = client_with(
+        &w,
+        "Uploader",
+        &["--upload-dir".into(), allowed.display().to_string()],
+    )
+    .await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/upload")}))
+        .await;
+    let input = find_ref(&snap, "button", "Attachment");
+    let outside = w.sb.tmp.path().join("private.txt").display().to_string();
+    let e = mcp
+        .text(
+            "browser_file_upload",
+            json!({"target": input, "paths": [outside]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.contains("outside the upload directories"), "{e}");
+    let e = mcp
+        .text(
+            "browser_file_upload",
+            json!({"target": input, "paths": ["report.txt"]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.contains("not an absolute path"), "{e}");
+    let inside = allowed.join("report.txt").display().to_string();
+    mcp.ok(
+        "browser_file_upload",
+        json!({"target": input, "paths": [inside]}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#files').textContent").await,
+        "report.txt:5"
+    );
+}
 
 /// The value `browser_evaluate` returned, parsed.
 async fn eval_json(mcp: &Mcp, function: &str) -> serde_json::Value {

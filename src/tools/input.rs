@@ -21,7 +21,7 @@ pub enum MouseButton {
 pub struct ClickArgs {
     /// Element: snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// What the element is, for the log (optional).
+    /// Element description (optional).
     pub element: Option<String>,
     /// Mouse button (default left).
     pub button: Option<MouseButton>,
@@ -34,7 +34,7 @@ pub struct ClickArgs {
 pub struct HoverArgs {
     /// Element: snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// What the element is, for the log (optional).
+    /// Element description (optional).
     pub element: Option<String>,
 }
 
@@ -47,7 +47,7 @@ pub struct TypeArgs {
     /// Press Enter afterwards.
     #[serde(default)]
     pub submit: bool,
-    /// What the element is, for the log (optional).
+    /// Element description (optional).
     pub element: Option<String>,
 }
 
@@ -63,7 +63,7 @@ pub struct SelectArgs {
     pub target: String,
     /// Values or labels to select.
     pub values: Vec<String>,
-    /// What the element is, for the log (optional).
+    /// Element description (optional).
     pub element: Option<String>,
 }
 
@@ -88,6 +88,14 @@ pub struct FormField {
     pub value: String,
     /// Field name for the report (optional).
     pub name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UploadArgs {
+    /// The file input: snapshot ref (e.g. e12) or CSS selector.
+    pub target: String,
+    /// Absolute paths of the files, inside the directories the user allowed.
+    pub paths: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -235,6 +243,42 @@ pub fn tools() -> Vec<ToolDef> {
                     })
                     .await?;
                 done(&s, tab, format!("Filled {}", filled.join(", ")), &outcome).await
+            },
+        ),
+        ToolDef::new(
+            "browser_file_upload",
+            "Upload files",
+            Kind::Action,
+            "Set the files of an <input type=file>; only files under serve's --upload-dir directories.",
+            |s: Session, a: UploadArgs| async move {
+                let tab = s.tab().await?;
+                let files = a
+                    .paths
+                    .iter()
+                    .map(|p| s.policy().check_upload(std::path::Path::new(p)))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(ToolError)?;
+                let el = s.element(tab, &a.target).await?;
+                let is_file_input = s
+                    .call_on(tab, el, "function() { return this instanceof HTMLInputElement && this.type === 'file'; }", Value::Null)
+                    .await?;
+                if is_file_input != json!(true) {
+                    return Err(ToolError("the element is not an <input type=file>".into()));
+                }
+                // Only absolute paths of existing files reach the browser: a
+                // relative one is accepted and then crashes the renderer.
+                let outcome = s
+                    .settle(tab, || async {
+                        s.cdp(
+                            tab,
+                            "DOM.setFileInputFiles",
+                            json!({"files": files, "backendNodeId": el.backend_node_id}),
+                        )
+                        .await
+                        .map(|_| ())
+                    })
+                    .await?;
+                done(&s, tab, format!("Set {} file(s) on {}", files.len(), a.target), &outcome).await
             },
         ),
     ]

@@ -291,6 +291,7 @@ mod tests {
                 "browser_press_key",
                 "browser_select_option",
                 "browser_fill_form",
+                "browser_file_upload",
                 "browser_handle_dialog",
                 "browser_take_screenshot",
                 "browser_resize",

@@ -18,9 +18,9 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_navigate",
         "Navigate to a URL",
         Kind::Action,
-        "Load a URL in the current tab (opening one if needed) and wait for the load. Returns title, URL and a snapshot with refs. Load errors (DNS, refused, ...) are reported.",
+        "Load a URL in the current tab (opening one if needed) and wait for the load. Returns title, URL and a snapshot with refs.",
         |s: Session, a: NavigateArgs| async move {
-            let tab = s.tab().await?;
+            let tab = s.tab_to_navigate().await?;
             go(&s, tab, &a.url).await?;
             Ok(Response::text(snapshot::take(&s, tab).await?))
         },
@@ -61,7 +61,7 @@ pub struct NoArgs {}
 
 /// Moves `delta` entries through the tab's session history.
 async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
-    let tab: TabId = s.tab().await?;
+    let tab: TabId = s.tab_to_navigate().await?;
     let h = s.cdp(tab, "Page.getNavigationHistory", json!({})).await?;
     let index = h["currentIndex"].as_i64().unwrap_or(0) + delta;
     let entries = h["entries"].as_array().cloned().unwrap_or_default();
@@ -71,6 +71,9 @@ async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
             "there is no {which} page in this tab's history; use browser_navigate with a URL"
         )));
     };
+    if let Err(why) = s.policy().check_url(entry["url"].as_str().unwrap_or("")) {
+        return Err(ToolError(format!("not navigating: {why}")));
+    }
     let id = entry["id"].clone();
     let outcome = s
         .settle(tab, || async {
@@ -89,11 +92,15 @@ async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
 
 /// Navigates `tab` to `url` and waits until the new document has loaded.
 pub async fn go(s: &Session, tab: crate::backend::TabId, url: &str) -> Result<(), ToolError> {
+    s.policy()
+        .check_url(url)
+        .map_err(|why| ToolError(format!("not navigating: {why}")))?;
     let r = s.cdp(tab, "Page.navigate", json!({"url": url})).await?;
     if let Some(err) = r["errorText"].as_str().filter(|e| !e.is_empty()) {
         return Err(ToolError(format!("could not load {url}: {err}")));
     }
     // Same-document navigations return no loaderId: then only the current
     // document's load state matters.
-    s.wait_for_load(tab, r["loaderId"].as_str()).await
+    s.wait_for_load(tab, r["loaderId"].as_str()).await?;
+    s.enforce_after_navigation(tab).await
 }

@@ -44,6 +44,8 @@ pub struct ConsoleEntry {
 
 #[derive(Default)]
 pub struct PageEvents {
+    /// The top frame's URL, from navigation events.
+    urls: HashMap<TabId, String>,
     dialogs: HashMap<TabId, Dialog>,
     console: HashMap<TabId, VecDeque<ConsoleEntry>>,
 }
@@ -52,6 +54,11 @@ impl PageEvents {
     /// Folds one CDP event of `tab` into the record.
     pub fn record(&mut self, tab: TabId, method: &str, params: &Value) {
         match method {
+            "Page.frameNavigated" if params["frame"].get("parentId").is_none() => {
+                if let Some(u) = params["frame"]["url"].as_str() {
+                    self.urls.insert(tab, u.to_string());
+                }
+            }
             "Page.javascriptDialogOpening" => {
                 self.dialogs.insert(
                     tab,
@@ -100,6 +107,10 @@ impl PageEvents {
         });
     }
 
+    pub fn url(&self, tab: TabId) -> Option<String> {
+        self.urls.get(&tab).cloned()
+    }
+
     pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
         self.dialogs.get(&tab).cloned()
     }
@@ -117,6 +128,7 @@ impl PageEvents {
     }
 
     pub fn forget(&mut self, tab: TabId) {
+        self.urls.remove(&tab);
         self.dialogs.remove(&tab);
         self.console.remove(&tab);
     }

@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_take_screenshot",
         "Take a screenshot",
         Kind::ReadOnly,
-        "PNG of the viewport, or of the whole page with fullPage (very tall pages are cut). To read a page or find elements, browser_snapshot is cheaper.",
+        "PNG of the viewport (or the whole page with fullPage; very tall pages are cut). browser_snapshot is cheaper for reading.",
         |s: Session, a: ScreenshotArgs| async move {
             let tab = s.tab().await?;
             let mut params = json!({"format": "png"});

@@ -12,6 +12,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::page_events::{ConsoleEntry, Dialog, PageEvents};
 use super::ToolError;
 use crate::backend::{Backend, BackendError, TabEvent, TabId};
+use crate::policy::Policy;
 
 /// Commands that still work (or are needed) while a dialog blocks the page;
 /// everything else (even `Page.getFrameTree`) hangs until it is handled.
@@ -47,6 +48,7 @@ struct State {
 
 struct Inner {
     backend: Arc<dyn Backend>,
+    policy: Arc<Policy>,
     client_name: Mutex<String>,
     state: Mutex<State>,
 }
@@ -96,10 +98,11 @@ pub struct Element {
 }
 
 impl Session {
-    pub fn new(backend: Arc<dyn Backend>) -> Self {
+    pub fn new(backend: Arc<dyn Backend>, policy: Arc<Policy>) -> Self {
         let session = Self {
             inner: Arc::new(Inner {
                 backend,
+                policy,
                 client_name: Mutex::new("tabwire".into()),
                 state: Mutex::new(State::default()),
             }),
@@ -110,6 +113,10 @@ impl Session {
 
     pub fn backend(&self) -> &dyn Backend {
         self.inner.backend.as_ref()
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
     }
 
     /// Names this client's tab group (from the MCP `clientInfo`).
@@ -174,10 +181,25 @@ impl Session {
         st.closed_notice = None;
     }
 
-    /// The tab page tools act on; opens one (in this client's group) if the
-    /// client has none yet. A tab closed behind the client's back is reported
-    /// once, so the model knows its page is gone.
+    /// The tab page tools read or act on, after checking that the policy
+    /// allows its page (reads are how data leaves a page).
     pub async fn tab(&self) -> Result<TabId, ToolError> {
+        let tab = self.tab_to_navigate().await?;
+        let url = self.url(tab).await?;
+        self.policy().check_url(&url).map_err(|why| {
+            ToolError(format!(
+                "the current tab's page is off limits: {why}. Navigate elsewhere with \
+                 browser_navigate or pick another tab with browser_tabs"
+            ))
+        })?;
+        Ok(tab)
+    }
+
+    /// The tab a navigation will replace the page of (its current page is
+    /// not read, so the policy is checked on the destination instead).
+    /// Opens one (in this client's group) if the client has none yet. A tab
+    /// closed behind the client's back is reported once.
+    pub async fn tab_to_navigate(&self) -> Result<TabId, ToolError> {
         if let Some(closed) = self.state().closed_notice.take() {
             return Err(ToolError(format!(
                 "the current tab (id {closed}) was closed. Use browser_tabs to list your \
@@ -316,6 +338,41 @@ impl Session {
         Ok(r["result"]["value"].clone())
     }
 
+    /// The URL of the tab's page: from the browser, or (while a dialog
+    /// blocks the page) the last one seen in navigation events.
+    pub async fn url(&self, tab: TabId) -> Result<String, ToolError> {
+        if self.dialog(tab).is_some() {
+            if let Some(u) = self.state().events.url(tab) {
+                return Ok(u);
+            }
+        }
+        let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
+        let frame = &tree["frameTree"]["frame"];
+        Ok(frame["url"].as_str().unwrap_or("about:blank").to_string())
+    }
+
+    /// The current tab's last known URL (from navigation events), for the
+    /// audit log; no browser round trip.
+    pub fn last_url(&self) -> Option<String> {
+        let st = self.state();
+        st.current.and_then(|t| st.events.url(t))
+    }
+
+    /// After a navigation: if the page landed on a blocked domain (a
+    /// redirect, a link), leave it for about:blank and say why.
+    pub async fn enforce_after_navigation(&self, tab: TabId) -> Result<(), ToolError> {
+        let url = self.url(tab).await?;
+        if let Err(why) = self.policy().check_url(&url) {
+            let _ = self
+                .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
+                .await;
+            return Err(ToolError(format!(
+                "the page went to a place the policy blocks ({why}); tabwire left it for about:blank"
+            )));
+        }
+        Ok(())
+    }
+
     /// The main frame's current document id (changes on every navigation).
     pub async fn loader_id(&self, tab: TabId) -> Result<String, ToolError> {
         let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
@@ -444,6 +501,7 @@ impl Session {
             .await;
             self.wait_for_load(tab, None).await?;
             outcome.navigated = true;
+            self.enforce_after_navigation(tab).await?;
         }
         outcome.dialog = self.dialog(tab);
         let console = self.console(tab);

@@ -13,15 +13,16 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_status",
         "Browser status",
         Kind::ReadOnly,
-        "Which browser serves your calls (the extension or tabwire's own over CDP), why, and whether the extension is connected. Does not start a browser.",
+        "Which browser serves your calls and why, the extension's state, and the policy in force.",
         |s: Session, _: StatusArgs| async move {
             let current = match s.current_tab() {
                 Some(_) => "yes",
                 None => "none yet",
             };
             Ok(Response::text(format!(
-                "{}\nCurrent tab: {current}",
-                s.backend().status().await
+                "{}\nCurrent tab: {current}\n{}",
+                s.backend().status().await,
+                s.policy().summary()
             )))
         },
     )

@@ -108,7 +108,11 @@ async fn render_list(s: &Session) -> Result<String, ToolError> {
         } else {
             ""
         };
-        out.push_str(&format!("- {i}:{mark} [{}]({})\n", t.title, t.url));
+        if s.policy().check_url(&t.url).is_ok() {
+            out.push_str(&format!("- {i}:{mark} [{}]({})\n", t.title, t.url));
+        } else {
+            out.push_str(&format!("- {i}:{mark} [a page the policy blocks]\n"));
+        }
     }
     Ok(out)
 }

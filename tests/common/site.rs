@@ -75,6 +75,19 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             )
         }
         "/dialog" => ("200 OK", DIALOG.to_string()),
+        "/upload" => ("200 OK", UPLOAD.to_string()),
+        "/hop" => {
+            // Moves itself to ?to= after a moment, with no tool involved.
+            let to = query.strip_prefix("to=").map(decode).unwrap_or_default();
+            (
+                "200 OK",
+                format!(
+                    "<!doctype html><title>Hop</title><p>Hopping</p><a href=\"{0}\">Direct link</a><script>setTimeout(() => location = {1:?}, 300)</script>",
+                    escape(&to),
+                    to
+                ),
+            )
+        }
         "/keys" => ("200 OK", KEYS.to_string()),
         "/later" => ("200 OK", LATER.to_string()),
         "/hover" => ("200 OK", HOVER.to_string()),
@@ -175,3 +188,8 @@ const HOVER: &str = r#"<!doctype html><meta charset=utf-8><title>Hover</title>
 const CONSOLE: &str = r#"<!doctype html><meta charset=utf-8><title>Console</title>
 <script>console.log('hello log'); console.warn('careful'); console.error('broken thing');</script>
 <button onclick="null.boom()">Break</button>"#;
+
+const UPLOAD: &str = r#"<!doctype html><meta charset=utf-8><title>Upload</title>
+<label>Attachment <input type=file id=f multiple></label><p id=files>none</p>
+<script>document.querySelector('#f').addEventListener('change', e =>
+  document.querySelector('#files').textContent = [...e.target.files].map(f => f.name + ':' + f.size).join(','));</script>"#;

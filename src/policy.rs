@@ -1,0 +1,403 @@
+//! What an agent may reach: domains, tools, file access.
+//!
+//! The policy comes from an optional file in tabwire's config dir
+//! (`policy.toml` or `policy.json`, or `--policy FILE`) and from `serve`
+//! flags; a flag that is given wins over the file. It is enforced in Rust
+//! for both backends: domains before navigating and before every read or
+//! action on a tab, tools in `tools/list` and on every call.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::tools::Kind;
+
+/// The `serve` flags that shape the policy.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PolicyArgs {
+    /// Only these domains may be opened or read (glob, e.g. "*.example.com"; repeatable).
+    #[arg(long = "allow-domain", value_name = "GLOB")]
+    pub allow_domains: Vec<String>,
+    /// These domains may never be opened or read (glob; repeatable). Wins over --allow-domain.
+    #[arg(long = "deny-domain", value_name = "GLOB")]
+    pub deny_domains: Vec<String>,
+    /// Only tools that read: no navigation, clicks, typing or scripts.
+    #[arg(long)]
+    pub read_only: bool,
+    /// No JavaScript evaluation (removes browser_evaluate).
+    #[arg(long)]
+    pub no_eval: bool,
+    /// Expose only these tools (repeatable or comma-separated).
+    #[arg(long = "tools", value_name = "NAME", value_delimiter = ',')]
+    pub tools: Vec<String>,
+    /// Allow file:// URLs (off by default).
+    #[arg(long)]
+    pub allow_file_urls: bool,
+    /// Directories files may be uploaded from (repeatable; none by default).
+    #[arg(long = "upload-dir", value_name = "DIR")]
+    pub upload_dirs: Vec<PathBuf>,
+    /// Policy file to use instead of <config dir>/policy.toml or policy.json.
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policy_file: Option<PathBuf>,
+}
+
+/// The policy in force. Serializable so `browser_status` can show it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Policy {
+    pub allow_domains: Vec<String>,
+    pub deny_domains: Vec<String>,
+    pub read_only: bool,
+    pub no_eval: bool,
+    /// Empty means every tool.
+    pub tools: Vec<String>,
+    pub allow_file_urls: bool,
+    pub upload_dirs: Vec<PathBuf>,
+}
+
+/// tabwire's config dir: `$TABWIRE_CONFIG_DIR`, else the platform's
+/// (`~/.config/tabwire`, `~/Library/Application Support/tabwire`, …).
+pub fn config_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("TABWIRE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(d);
+    }
+    directories::ProjectDirs::from("", "", "tabwire")
+        .map(|p| p.config_dir().to_path_buf())
+        .unwrap_or_else(|| std::env::temp_dir().join("tabwire-config"))
+}
+
+impl Policy {
+    /// File policy (if any) overlaid with the flags.
+    pub fn load(args: &PolicyArgs) -> Result<Self, String> {
+        let file = match &args.policy_file {
+            Some(p) => Some(p.clone()),
+            None => ["policy.toml", "policy.json"]
+                .iter()
+                .map(|n| config_dir().join(n))
+                .find(|p| p.exists()),
+        };
+        let mut policy = match file {
+            Some(path) => Self::from_file(&path)?,
+            None => Self::default(),
+        };
+        if !args.allow_domains.is_empty() {
+            policy.allow_domains = args.allow_domains.clone();
+        }
+        if !args.deny_domains.is_empty() {
+            policy.deny_domains = args.deny_domains.clone();
+        }
+        if !args.tools.is_empty() {
+            policy.tools = args.tools.clone();
+        }
+        if !args.upload_dirs.is_empty() {
+            policy.upload_dirs = args.upload_dirs.clone();
+        }
+        policy.read_only |= args.read_only;
+        policy.no_eval |= args.no_eval;
+        policy.allow_file_urls |= args.allow_file_urls;
+        Ok(policy)
+    }
+
+    fn from_file(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("could not read policy file {}: {e}", path.display()))?;
+        let parsed = if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str(&text).map_err(|e| e.to_string())
+        } else {
+            toml::from_str(&text).map_err(|e| e.to_string())
+        };
+        parsed.map_err(|e| format!("policy file {} is invalid: {e}", path.display()))
+    }
+
+    /// Whether a tool is offered at all; Err says why not.
+    pub fn tool_allowed(&self, name: &str, kind: Kind) -> Result<(), String> {
+        if !self.tools.is_empty() && !self.tools.iter().any(|t| t == name) {
+            return Err(format!(
+                "{name} is not among the tools this server exposes (--tools)"
+            ));
+        }
+        if self.read_only && kind == Kind::Action {
+            return Err(format!(
+                "{name} changes the page, and this server is read-only (--read-only)"
+            ));
+        }
+        if self.no_eval && name == "browser_evaluate" {
+            return Err("JavaScript evaluation is disabled (--no-eval)".into());
+        }
+        Ok(())
+    }
+
+    /// Whether a page at `url` may be opened or read; Err says why not.
+    pub fn check_url(&self, url: &str) -> Result<(), String> {
+        let (scheme, rest) = url.split_once(':').unwrap_or(("", url));
+        match scheme.to_ascii_lowercase().as_str() {
+            "about" if matches!(rest, "blank" | "srcdoc") => return Ok(()),
+            "file" if self.allow_file_urls => return Ok(()),
+            "file" => {
+                return Err(format!(
+                    "{url} is a local file, and file:// URLs are not allowed (--allow-file-urls)"
+                ))
+            }
+            "http" | "https" => {}
+            _ => {
+                return Err(format!(
+                    "{url}: only http(s) pages (and about:blank) may be opened"
+                ))
+            }
+        }
+        let host = host_of(rest);
+        if let Some(g) = self.deny_domains.iter().find(|g| glob_matches(g, &host)) {
+            return Err(format!("{host} is blocked by the policy (deny-domain {g})"));
+        }
+        if !self.allow_domains.is_empty()
+            && !self.allow_domains.iter().any(|g| glob_matches(g, &host))
+        {
+            return Err(format!(
+                "{host} is not among the allowed domains ({})",
+                self.allow_domains.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether a file may be uploaded: an existing absolute path under an
+    /// allowed directory (after resolving `..` and links).
+    pub fn check_upload(&self, path: &Path) -> Result<PathBuf, String> {
+        if !path.is_absolute() {
+            return Err(format!("{} is not an absolute path", path.display()));
+        }
+        let real = path
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if !real.is_file() {
+            return Err(format!("{} is not a file", path.display()));
+        }
+        let allowed = self
+            .upload_dirs
+            .iter()
+            .filter_map(|d| d.canonicalize().ok())
+            .any(|d| real.starts_with(d));
+        if allowed {
+            Ok(real)
+        } else if self.upload_dirs.is_empty() {
+            Err(
+                "uploads are disabled: start serve with --upload-dir DIR to allow files from DIR"
+                    .into(),
+            )
+        } else {
+            Err(format!(
+                "{} is outside the upload directories",
+                path.display()
+            ))
+        }
+    }
+
+    /// One line per rule, for `browser_status`.
+    pub fn summary(&self) -> String {
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "any".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        let tools: BTreeSet<_> = self.tools.iter().collect();
+        format!(
+            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}",
+            list(&self.allow_domains),
+            if self.deny_domains.is_empty() { "none".into() } else { self.deny_domains.join(", ") },
+            if self.read_only { "yes" } else { "no" },
+            if self.no_eval { "off" } else { "on" },
+            if tools.is_empty() { "all".into() } else { tools.into_iter().cloned().collect::<Vec<_>>().join(", ") },
+            if self.allow_file_urls { "allowed" } else { "blocked" },
+            if self.upload_dirs.is_empty() { "none".into() } else { self.upload_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") },
+        )
+    }
+}
+
+/// The host of `//user@host:port/path` (lowercase, no port or brackets).
+fn host_of(rest: &str) -> String {
+    let authority = rest
+        .trim_start_matches('/')
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    host.trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// `*` matches any run of characters; `*.example.com` also matches
+/// `example.com` itself. Case-insensitive.
+pub fn glob_matches(glob: &str, host: &str) -> bool {
+    let glob = glob.trim().to_ascii_lowercase();
+    if let Some(apex) = glob.strip_prefix("*.") {
+        if host == apex {
+            return true;
+        }
+    }
+    wildcard(glob.as_bytes(), host.as_bytes())
+}
+
+fn wildcard(p: &[u8], s: &[u8]) -> bool {
+    let (mut pi, mut si, mut star, mut mark) = (0, 0, None, 0);
+    while si < s.len() {
+        if pi < p.len() && (p[pi] == s[si]) {
+            pi += 1;
+            si += 1;
+        } else if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            mark = si;
+            pi += 1;
+        } else if let Some(st) = star {
+            pi = st + 1;
+            mark += 1;
+            si = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == b'*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(allow: &[&str], deny: &[&str]) -> Policy {
+        Policy {
+            allow_domains: allow.iter().map(|s| s.to_string()).collect(),
+            deny_domains: deny.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn globs_match_hosts() {
+        assert!(glob_matches("*.example.com", "a.b.example.com"));
+        assert!(glob_matches("*.example.com", "example.com"));
+        assert!(!glob_matches("*.example.com", "badexample.com"));
+        assert!(glob_matches("EXAMPLE.com", "example.com"));
+        assert!(glob_matches("*", "anything.org"));
+        assert!(glob_matches("127.0.0.*", "127.0.0.1"));
+        assert!(!glob_matches("example.com", "example.com.evil.org"));
+    }
+
+    #[test]
+    fn hosts_are_extracted_without_userinfo_port_or_case() {
+        assert_eq!(
+            host_of("//user:pw@Bank.Example.com:8443/x?y"),
+            "bank.example.com"
+        );
+        assert_eq!(host_of("//[::1]:80/"), "::1");
+        assert_eq!(host_of("//example.com."), "example.com");
+    }
+
+    #[test]
+    fn deny_wins_and_allow_limits() {
+        let p = policy(&["*.example.com"], &["bank.example.com"]);
+        assert!(p.check_url("https://shop.example.com/cart").is_ok());
+        assert!(p
+            .check_url("https://bank.example.com/")
+            .unwrap_err()
+            .contains("blocked"));
+        assert!(p
+            .check_url("https://evil.org/")
+            .unwrap_err()
+            .contains("not among the allowed"));
+        // A userinfo trick does not smuggle a host past the check.
+        assert!(p.check_url("https://shop.example.com@evil.org/").is_err());
+        assert!(p.check_url("about:blank").is_ok());
+    }
+
+    #[test]
+    fn file_and_other_schemes_need_permission() {
+        let mut p = Policy::default();
+        assert!(p.check_url("file:///etc/passwd").is_err());
+        assert!(p.check_url("chrome://settings").is_err());
+        assert!(p.check_url("javascript:alert(1)").is_err());
+        p.allow_file_urls = true;
+        assert!(p.check_url("file:///etc/passwd").is_ok());
+    }
+
+    #[test]
+    fn tool_rules() {
+        let p = Policy {
+            read_only: true,
+            no_eval: true,
+            ..Default::default()
+        };
+        assert!(p.tool_allowed("browser_snapshot", Kind::ReadOnly).is_ok());
+        assert!(p
+            .tool_allowed("browser_click", Kind::Action)
+            .unwrap_err()
+            .contains("read-only"));
+        let p = Policy {
+            no_eval: true,
+            ..Default::default()
+        };
+        assert!(p
+            .tool_allowed("browser_evaluate", Kind::Action)
+            .unwrap_err()
+            .contains("--no-eval"));
+        let p = Policy {
+            tools: vec!["browser_snapshot".into()],
+            ..Default::default()
+        };
+        assert!(p.tool_allowed("browser_click", Kind::Action).is_err());
+        assert!(p.tool_allowed("browser_snapshot", Kind::ReadOnly).is_ok());
+    }
+
+    #[test]
+    fn uploads_only_from_allowed_dirs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ok_dir = tmp.path().join("up");
+        std::fs::create_dir(&ok_dir).unwrap();
+        std::fs::write(ok_dir.join("a.txt"), b"a").unwrap();
+        std::fs::write(tmp.path().join("secret.txt"), b"s").unwrap();
+        let p = Policy {
+            upload_dirs: vec![ok_dir.clone()],
+            ..Default::default()
+        };
+        assert!(p.check_upload(&ok_dir.join("a.txt")).is_ok());
+        assert!(p
+            .check_upload(&ok_dir.join("../secret.txt"))
+            .unwrap_err()
+            .contains("outside"));
+        assert!(p
+            .check_upload(Path::new("a.txt"))
+            .unwrap_err()
+            .contains("absolute"));
+        assert!(Policy::default()
+            .check_upload(&ok_dir.join("a.txt"))
+            .unwrap_err()
+            .contains("disabled"));
+    }
+
+    #[test]
+    fn flags_win_over_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("policy.toml");
+        std::fs::write(
+            &file,
+            "deny_domains = [\"a.com\"]\nallow_domains = [\"*.b.com\"]\nno_eval = true\n",
+        )
+        .unwrap();
+        let args = PolicyArgs {
+            deny_domains: vec!["c.com".into()],
+            policy_file: Some(file.clone()),
+            ..Default::default()
+        };
+        let p = Policy::load(&args).unwrap();
+        assert_eq!(p.deny_domains, vec!["c.com"]);
+        assert_eq!(p.allow_domains, vec!["*.b.com"]);
+        assert!(p.no_eval);
+        std::fs::write(&file, "deny_domain = [\"typo\"]").unwrap();
+        assert!(Policy::load(&args).unwrap_err().contains("invalid"));
+    }
+}
