@@ -138,7 +138,20 @@ pub struct Mcp {
 
 impl Mcp {
     pub async fn start(sb: &Sandbox, client_name: &str, args: &[&str]) -> Self {
+        Self::start_with_env(sb, client_name, args, &[]).await
+    }
+
+    /// Like [`Self::start`], with extra environment for serve.
+    pub async fn start_with_env(
+        sb: &Sandbox,
+        client_name: &str,
+        args: &[&str],
+        env: &[(&str, &Path)],
+    ) -> Self {
         let mut cmd = tokio::process::Command::new(BIN);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         cmd.arg("serve")
             .args(args)
             .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
