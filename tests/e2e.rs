@@ -93,7 +93,109 @@ on_both_backends!(
     console_output_and_viewport,
     policy_keeps_denied_domains_out_and_calls_are_audited,
     uploads_come_only_from_allowed_dirs,
+    html_scrolling_partial_snapshots_and_element_shots,
 );
+
+/// Width and height of a base64 PNG or JPEG image block.
+fn image_size(r: &rmcp::model::CallToolResult) -> (String, u32, u32) {
+    let img = r
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .expect("an image block");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&img.data)
+        .unwrap();
+    if bytes.starts_with(b"\x89PNG") {
+        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        return (img.mime_type.clone(), w, h);
+    }
+    assert_eq!(&bytes[..2], b"\xff\xd8", "neither PNG nor JPEG");
+    // Walk JPEG segments to the start-of-frame marker.
+    let mut i = 2;
+    while i + 9 < bytes.len() {
+        let (marker, len) = (
+            bytes[i + 1],
+            u16::from_be_bytes([bytes[i + 2], bytes[i + 3]]) as usize,
+        );
+        if (0xc0..=0xc2).contains(&marker) {
+            let h = u16::from_be_bytes([bytes[i + 5], bytes[i + 6]]) as u32;
+            let w = u16::from_be_bytes([bytes[i + 7], bytes[i + 8]]) as u32;
+            return (img.mime_type.clone(), w, h);
+        }
+        i += 2 + len;
+    }
+    panic!("no JPEG frame header");
+}
+
+async fn html_scrolling_partial_snapshots_and_element_shots(w: World) {
+    let mcp = client(&w, "Viewer").await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    let html = mcp
+        .ok("browser_get_html", json!({"target": "#color"}))
+        .await;
+    assert!(
+        html.contains("<select name=\"color\" id=\"color\">")
+            && html.contains("<option value=\"blue\">"),
+        "{html}"
+    );
+    let inner = mcp
+        .ok(
+            "browser_get_html",
+            json!({"target": "#color", "outer": false}),
+        )
+        .await;
+    assert!(
+        !inner.contains("<select") && inner.contains("<option"),
+        "{inner}"
+    );
+    let whole = mcp.ok("browser_get_html", json!({})).await;
+    assert!(whole.contains("<html") && whole.contains("Send order"));
+
+    // A subtree snapshot holds the form's fields and not the page heading.
+    let form = mcp.ok("browser_snapshot", json!({"target": "form"})).await;
+    assert!(
+        form.contains("textbox \"Name\"") && !form.contains("heading \"Order\""),
+        "{form}"
+    );
+    // Its refs work like any others.
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&form, "checkbox", "Subscribe")}),
+    )
+    .await;
+    let _ = snap;
+
+    let shot = mcp
+        .call(
+            "browser_take_screenshot",
+            json!({"target": "#color", "type": "jpeg", "quality": 50}),
+        )
+        .await;
+    let (mime, sw, sh) = image_size(&shot);
+    let bx = eval_json(&mcp, "() => { const r = document.querySelector('#color').getBoundingClientRect(); return [Math.round(r.width * devicePixelRatio), Math.round(r.height * devicePixelRatio)]; }").await;
+    assert_eq!(mime, "image/jpeg");
+    let (bw, bh) = (
+        bx[0].as_i64().unwrap() as i64,
+        bx[1].as_i64().unwrap() as i64,
+    );
+    assert!(
+        (sw as i64 - bw).abs() <= 1 && (sh as i64 - bh).abs() <= 1,
+        "shot {sw}x{sh} vs box {bw}x{bh}"
+    );
+
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/links")}))
+        .await;
+    let scrolled = mcp.ok("browser_scroll", json!({"deltaY": 600})).await;
+    assert!(scrolled.contains("Scrolled"), "{scrolled}");
+    let y = eval_json(&mcp, "() => scrollY").await;
+    assert!(y.as_f64().unwrap() > 100.0, "page did not scroll: {y}");
+    mcp.ok("browser_scroll", json!({"deltaY": -10000})).await;
+    assert_eq!(eval_json(&mcp, "() => scrollY").await, 0);
+}
 
 async fn policy_keeps_denied_domains_out_and_calls_are_audited(w: World) {
     // The site answers as 127.0.0.1 (allowed) and as localhost (denied).

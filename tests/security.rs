@@ -26,13 +26,29 @@ async fn read_only_no_eval_and_tools_flags_shape_what_is_offered() {
     assert!(tools.iter().any(|t| t.name == "browser_snapshot"));
     for t in &tools {
         let hint = t.annotations.as_ref().and_then(|a| a.read_only_hint);
-        assert_eq!(hint, Some(true), "{} is offered to a read-only client", t.name);
+        assert_eq!(
+            hint,
+            Some(true),
+            "{} is offered to a read-only client",
+            t.name
+        );
     }
-    let refused = ro.text("browser_click", json!({"target": "e1"})).await.unwrap_err();
-    assert!(refused.contains("not available") && refused.contains("read-only"), "{refused}");
+    assert!(!tools
+        .iter()
+        .any(|t| t.name == "browser_click" || t.name == "browser_navigate"));
+    let refused = ro
+        .text("browser_click", json!({"target": "e1"}))
+        .await
+        .unwrap_err();
+    assert!(
+        refused.contains("not available") && refused.contains("read-only"),
+        "{refused}"
+    );
 
     let no_eval = Mcp::start(&sb, "no-eval", &["--no-eval"]).await;
-    assert!(!tool_names(&no_eval).await.contains(&"browser_evaluate".to_string()));
+    assert!(!tool_names(&no_eval)
+        .await
+        .contains(&"browser_evaluate".to_string()));
     let refused = no_eval
         .text("browser_evaluate", json!({"function": "() => 1"}))
         .await
@@ -40,7 +56,10 @@ async fn read_only_no_eval_and_tools_flags_shape_what_is_offered() {
     assert!(refused.contains("--no-eval"), "{refused}");
 
     let few = Mcp::start(&sb, "few", &["--tools", "browser_snapshot,browser_status"]).await;
-    assert_eq!(tool_names(&few).await, ["browser_snapshot", "browser_status"]);
+    assert_eq!(
+        tool_names(&few).await,
+        ["browser_snapshot", "browser_status"]
+    );
 }
 
 #[tokio::test]
@@ -55,7 +74,10 @@ async fn the_policy_file_applies_and_a_broken_one_stops_serve() {
     .unwrap();
     let mcp = Mcp::start_with_env(&sb, "configured", &[], &[("TABWIRE_CONFIG_DIR", &config)]).await;
     let status = mcp.ok("browser_status", json!({})).await;
-    assert!(status.contains("denied domains: blocked.example") && status.contains("eval: off"), "{status}");
+    assert!(
+        status.contains("denied domains: blocked.example") && status.contains("eval: off"),
+        "{status}"
+    );
 
     std::fs::write(config.join("policy.toml"), "deny_domain = 3\n").unwrap();
     let out = Command::new(BIN)
@@ -66,7 +88,10 @@ async fn the_policy_file_applies_and_a_broken_one_stops_serve() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("policy file") && err.contains("invalid"), "{err}");
+    assert!(
+        err.contains("policy file") && err.contains("invalid"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -79,17 +104,33 @@ async fn another_user_cannot_reach_a_serve_socket() {
     // Let the other user walk up to the runtime dir itself.
     std::fs::set_permissions(sb.tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let _mcp = Mcp::start(&sb, "private", &[]).await;
-    let socket = std::fs::read_dir(&sb.runtime).unwrap().next().unwrap().unwrap().path();
+    let socket = std::fs::read_dir(&sb.runtime)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let probe = format!(
         "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect({:?})\n print('CONNECTED')\nexcept Exception as e:\n print('REFUSED', e)",
         socket.display().to_string()
     );
     let out = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", &probe])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "/usr/bin/python3",
+            "-c",
+            &probe,
+        ])
         .output()
         .expect("setpriv runs");
     let said = String::from_utf8_lossy(&out.stdout);
-    assert!(said.contains("REFUSED") && said.contains("Permission denied"), "{said} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        said.contains("REFUSED") && said.contains("Permission denied"),
+        "{said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -115,7 +156,12 @@ fn a_runtime_dir_owned_by_someone_else_is_refused() {
 #[tokio::test]
 async fn no_secret_is_kept_anywhere() {
     let sb = Sandbox::new();
-    let mcp = Mcp::start(&sb, "auditor", &["--backend", "extension", "--connect-timeout", "0.2"]).await;
+    let mcp = Mcp::start(
+        &sb,
+        "auditor",
+        &["--backend", "extension", "--connect-timeout", "0.2"],
+    )
+    .await;
     mcp.ok("browser_status", json!({})).await;
     let _ = mcp.text("browser_snapshot", json!({})).await;
     let pid = processes_matching(|cmd, env| {
@@ -124,16 +170,27 @@ async fn no_secret_is_kept_anywhere() {
     });
     assert_eq!(pid.len(), 1);
     let env = std::fs::read_to_string(format!("/proc/{}/environ", pid[0])).unwrap_or_default();
-    let pattern = ["token", "secret", "passw", "apikey", "api_key", "bearer", "pairing"];
+    let pattern = [
+        "token", "secret", "passw", "apikey", "api_key", "bearer", "pairing",
+    ];
     for kv in env.split('\0').filter(|kv| kv.starts_with("TABWIRE")) {
         let lower = kv.to_ascii_lowercase();
-        assert!(!pattern.iter().any(|p| lower.contains(p)), "secret-like variable: {kv}");
+        assert!(
+            !pattern.iter().any(|p| lower.contains(p)),
+            "secret-like variable: {kv}"
+        );
     }
     // Every file tabwire wrote: runtime dir, data dir (audit log), logs.
     let mut checked = 0;
-    for dir in [sb.runtime.clone(), sb.data_dir(), sb.tmp.path().to_path_buf()] {
+    for dir in [
+        sb.runtime.clone(),
+        sb.data_dir(),
+        sb.tmp.path().to_path_buf(),
+    ] {
         for entry in walk(&dir) {
-            let text = std::fs::read(&entry).map(|b| String::from_utf8_lossy(&b).to_ascii_lowercase()).unwrap_or_default();
+            let text = std::fs::read(&entry)
+                .map(|b| String::from_utf8_lossy(&b).to_ascii_lowercase())
+                .unwrap_or_default();
             let name = entry.display().to_string().to_ascii_lowercase();
             for p in pattern {
                 assert!(!name.contains(p), "secret-like file name {name}");
@@ -142,7 +199,10 @@ async fn no_secret_is_kept_anywhere() {
             checked += 1;
         }
     }
-    assert!(checked >= 2, "expected at least the audit log and the serve log");
+    assert!(
+        checked >= 2,
+        "expected at least the audit log and the serve log"
+    );
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

@@ -19,35 +19,35 @@ pub enum MouseButton {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ClickArgs {
-    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// Element description (optional).
+    /// What the element is (optional).
     pub element: Option<String>,
     /// Mouse button (default left).
     pub button: Option<MouseButton>,
-    /// Double-click instead of a single click.
+    /// Double-click.
     #[serde(default, rename = "doubleClick")]
     pub double_click: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct HoverArgs {
-    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// Element description (optional).
+    /// What the element is (optional).
     pub element: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TypeArgs {
-    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
     /// Text to enter (replaces the content).
     pub text: String,
     /// Press Enter afterwards.
     #[serde(default)]
     pub submit: bool,
-    /// Element description (optional).
+    /// What the element is (optional).
     pub element: Option<String>,
 }
 
@@ -59,11 +59,11 @@ pub struct PressKeyArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SelectArgs {
-    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
     /// Values or labels to select.
     pub values: Vec<String>,
-    /// Element description (optional).
+    /// What the element is (optional).
     pub element: Option<String>,
 }
 
@@ -79,7 +79,7 @@ pub enum FieldType {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FormField {
-    /// Element: snapshot ref (e.g. e12) or CSS selector.
+    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
     /// Field kind.
     #[serde(rename = "type")]
@@ -91,8 +91,20 @@ pub struct FormField {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct ScrollArgs {
+    /// Snapshot ref or CSS selector (default: the page).
+    pub target: Option<String>,
+    /// Pixels to the right (negative: left).
+    #[serde(rename = "deltaX")]
+    pub delta_x: Option<f64>,
+    /// Pixels down (negative: up); default most of a screen.
+    #[serde(rename = "deltaY")]
+    pub delta_y: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct UploadArgs {
-    /// The file input: snapshot ref (e.g. e12) or CSS selector.
+    /// Snapshot ref or CSS selector of the file input.
     pub target: String,
     /// Absolute paths of the files, inside the directories the user allowed.
     pub paths: Vec<String>,
@@ -139,7 +151,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_hover",
             "Hover",
             Kind::Action,
-            "Move the mouse over an element (e.g. to open a menu); snapshot afterwards to see the result.",
+            "Move the mouse over an element, e.g. to open a menu.",
             |s: Session, a: HoverArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
@@ -200,7 +212,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_select_option",
             "Select option",
             Kind::Action,
-            "Select options of a <select> by value or label (fires input and change). If none matches, the error lists the available options.",
+            "Select options of a <select> by value or label. If none matches, the error lists the options.",
             |s: Session, a: SelectArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
@@ -243,6 +255,41 @@ pub fn tools() -> Vec<ToolDef> {
                     })
                     .await?;
                 done(&s, tab, format!("Filled {}", filled.join(", ")), &outcome).await
+            },
+        ),
+        ToolDef::new(
+            "browser_scroll",
+            "Scroll",
+            Kind::Action,
+            "Scroll the page (or the element at `target`) with the mouse wheel. Returns the new scroll position.",
+            |s: Session, a: ScrollArgs| async move {
+                let tab = s.tab().await?;
+                let (x, y) = match &a.target {
+                    Some(t) => center(&s, tab, s.element(tab, t).await?).await?,
+                    None => {
+                        let v = s.eval(tab, "[innerWidth / 2, innerHeight / 2]").await?;
+                        (v[0].as_f64().unwrap_or(100.0), v[1].as_f64().unwrap_or(100.0))
+                    }
+                };
+                let dy = match a.delta_y {
+                    Some(d) => d,
+                    None if a.delta_x.is_some() => 0.0,
+                    None => s.eval(tab, "innerHeight * 0.8").await?.as_f64().unwrap_or(500.0),
+                };
+                let dx = a.delta_x.unwrap_or(0.0);
+                let before = s.eval(tab, "[scrollX, scrollY]").await?;
+                s.cdp(
+                    tab,
+                    "Input.dispatchMouseEvent",
+                    json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
+                )
+                .await?;
+                // The wheel scrolls asynchronously: wait (bounded) for the
+                // position to move, in the page, on animation frames.
+                let pos = s
+                    .eval(tab, &format!("new Promise(r => {{ const b = {before}; let n = 0; const t = () => (scrollX !== b[0] || scrollY !== b[1] || ++n > 30) ? r([scrollX, scrollY]) : requestAnimationFrame(t); t(); }})"))
+                    .await?;
+                Ok(Response::text(format!("Scrolled by ({dx}, {dy}); the page is now at {pos} (x, y).")))
             },
         ),
         ToolDef::new(

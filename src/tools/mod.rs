@@ -99,11 +99,14 @@ impl ToolDef {
         self
     }
 
-    /// The MCP description of this tool.
+    /// The MCP description of this tool. The title is left out: clients
+    /// show the name, and `tools/list` stays within its 10 KiB budget.
     pub fn to_mcp(&self) -> Tool {
-        Tool::new(self.name, self.description, self.schema.clone())
-            .with_title(self.title)
-            .with_annotations(annotations(self.kind))
+        let tool = Tool::new(self.name, self.description, self.schema.clone());
+        match annotations(self.kind) {
+            Some(a) => tool.with_annotations(a),
+            None => tool,
+        }
     }
 
     pub async fn call(&self, session: Session, args: Value) -> Result<Response, ToolError> {
@@ -111,11 +114,12 @@ impl ToolDef {
     }
 }
 
-/// The single mapping from a tool's kind to MCP hints. Only the read-only
-/// hint is sent: MCP's defaults (destructive, open world) already describe
-/// an action on a real web page, and `tools/list` stays small.
-fn annotations(kind: Kind) -> ToolAnnotations {
-    ToolAnnotations::new().read_only(kind == Kind::ReadOnly)
+/// The single mapping from a tool's kind to MCP hints. MCP's defaults (not
+/// read-only, destructive, open world) already describe an action on a
+/// real web page, so only read-only tools carry a hint and `tools/list`
+/// stays small.
+fn annotations(kind: Kind) -> Option<ToolAnnotations> {
+    (kind == Kind::ReadOnly).then(|| ToolAnnotations::new().read_only(true))
 }
 
 fn schema_for<A: JsonSchema>() -> JsonObject {
@@ -163,6 +167,17 @@ fn compact(v: &mut Value, defs: &Value) {
             map.remove("format");
             if map.get("minimum") == Some(&Value::from(0)) {
                 map.remove("minimum");
+            }
+            // Limits that only restate the Rust integer type.
+            if matches!(
+                map.get("maximum").and_then(Value::as_u64),
+                Some(255 | 65_535 | 4_294_967_295)
+            ) {
+                map.remove("maximum");
+            }
+            // `false` is what an absent flag means anyway.
+            if map.get("default") == Some(&Value::Bool(false)) {
+                map.remove("default");
             }
             if let Some(Value::Array(types)) = map.get("type") {
                 let real: Vec<_> = types.iter().filter(|t| *t != "null").cloned().collect();
@@ -283,6 +298,7 @@ mod tests {
                 "browser_wait_for",
                 "browser_snapshot",
                 "browser_get_text",
+                "browser_get_html",
                 "browser_extract_links",
                 "browser_console_messages",
                 "browser_click",
@@ -291,6 +307,7 @@ mod tests {
                 "browser_press_key",
                 "browser_select_option",
                 "browser_fill_form",
+                "browser_scroll",
                 "browser_file_upload",
                 "browser_handle_dialog",
                 "browser_take_screenshot",
@@ -324,8 +341,12 @@ mod tests {
 
     #[test]
     fn kinds_map_to_hints() {
-        assert_eq!(annotations(Kind::ReadOnly).read_only_hint, Some(true));
-        assert_eq!(annotations(Kind::Action).read_only_hint, Some(false));
+        assert_eq!(
+            annotations(Kind::ReadOnly).unwrap().read_only_hint,
+            Some(true)
+        );
+        // An action relies on MCP's defaults: not read-only, destructive.
+        assert!(annotations(Kind::Action).is_none());
     }
 
     #[test]

@@ -4,16 +4,30 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Kind, Response, Session, ToolDef};
+use super::{Kind, Response, Session, ToolDef, ToolError};
 
 /// Chromium cannot capture taller images reliably; taller pages are cut.
 const MAX_FULL_PAGE_HEIGHT: f64 = 16_384.0;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageType {
+    Png,
+    Jpeg,
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ScreenshotArgs {
     /// Capture the whole scrollable page.
     #[serde(default, rename = "fullPage")]
     pub full_page: bool,
+    /// Only this element: snapshot ref or CSS selector.
+    pub target: Option<String>,
+    /// png (default) or jpeg (smaller).
+    #[serde(rename = "type")]
+    pub kind: Option<ImageType>,
+    /// JPEG quality 0-100 (default 80).
+    pub quality: Option<u8>,
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -21,12 +35,34 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_take_screenshot",
         "Take a screenshot",
         Kind::ReadOnly,
-        "PNG of the viewport (or the whole page with fullPage; very tall pages are cut). browser_snapshot is cheaper for reading.",
+        "Image of the viewport, the whole page (fullPage; very tall pages are cut) or one element. browser_snapshot is cheaper for reading.",
         |s: Session, a: ScreenshotArgs| async move {
             let tab = s.tab().await?;
-            let mut params = json!({"format": "png"});
+            let (format, mime) = match a.kind {
+                Some(ImageType::Jpeg) => ("jpeg", "image/jpeg"),
+                _ => ("png", "image/png"),
+            };
+            let mut params = json!({"format": format});
+            if format == "jpeg" {
+                params["quality"] = json!(a.quality.unwrap_or(80).min(100));
+            }
             let mut note = String::from("Screenshot of the viewport.");
-            if a.full_page {
+            if let Some(t) = &a.target {
+                let el = s.element(tab, t).await?;
+                let _ = s
+                    .cdp(tab, "DOM.scrollIntoViewIfNeeded", json!({"backendNodeId": el.backend_node_id}))
+                    .await;
+                // Document coordinates, so the clip is right at any scroll offset.
+                let r = s
+                    .call_on(tab, el, "function() { const r = this.getBoundingClientRect(); return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }", serde_json::Value::Null)
+                    .await?;
+                if r["width"].as_f64().unwrap_or(0.0) < 1.0 || r["height"].as_f64().unwrap_or(0.0) < 1.0 {
+                    return Err(ToolError("the element has no visible box to capture".into()));
+                }
+                params["captureBeyondViewport"] = json!(true);
+                params["clip"] = json!({"x": r["x"], "y": r["y"], "width": r["width"], "height": r["height"], "scale": 1});
+                note = format!("Screenshot of {t}.");
+            } else if a.full_page {
                 let m = s.cdp(tab, "Page.getLayoutMetrics", json!({})).await?;
                 let w = m["cssContentSize"]["width"].as_f64().unwrap_or(0.0);
                 let h = m["cssContentSize"]["height"].as_f64().unwrap_or(0.0);
@@ -41,7 +77,7 @@ pub fn tools() -> Vec<ToolDef> {
             }
             let shot = s.cdp(tab, "Page.captureScreenshot", params).await?;
             let data = shot["data"].as_str().unwrap_or_default().to_string();
-            Ok(Response::text(note).with_image(data, "image/png"))
+            Ok(Response::text(note).with_image(data, mime))
         },
     )]
 }

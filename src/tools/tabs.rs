@@ -30,7 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_tabs",
         "Manage tabs",
         Kind::Action,
-        "List, open, select or close your tabs. You only see tabs you opened or the user shared with you. Returns the tab list; page tools act on the (current) one.",
+        "List, open, select or close your tabs (only tabs you opened or the user shared). Page tools act on the (current) one.",
         |s: Session, a: TabsArgs| async move {
             match a.action {
                 TabAction::List => {}
