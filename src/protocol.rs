@@ -215,6 +215,37 @@ mod tests {
         assert_eq!(id, EXTENSION_ID);
     }
 
+    /// Random bytes as an extension message: the host's routing parse
+    /// either succeeds or fails cleanly, and a successful parse's payload is
+    /// valid JSON that wraps back losslessly.
+    #[test]
+    fn random_envelopes_never_panic() {
+        let mut x: u64 = 7;
+        let alphabet = br#"{}[]":,c m 0123456789truefalsnul\"ab"#;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            let mut y = x;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    y = y.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    alphabet[(y >> 33) as usize % alphabet.len()]
+                })
+                .collect();
+            if let Ok(env) = serde_json::from_slice::<FromExtension>(&bytes) {
+                if let (Some(c), Some(m)) = (env.c, env.m) {
+                    let wrapped = wrap_for_extension(c, m);
+                    let back: FromExtension = serde_json::from_slice(&wrapped).unwrap();
+                    assert_eq!(back.m.unwrap().get(), m.get());
+                }
+            }
+            let _ = serde_json::from_slice::<Incoming>(&bytes);
+            let _ = serde_json::from_slice::<HostHello>(&bytes);
+        }
+    }
+
     #[test]
     fn origin_names_the_pinned_extension() {
         assert_eq!(
