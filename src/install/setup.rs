@@ -439,33 +439,43 @@ fn next_steps(
     say!(out);
     say!(out, "2. Add tabwire to your MCP client. The server command is:");
     say!(out, "     {} serve", binary.display());
-    say!(out, "   Or let tabwire edit the client's config (it shows the change and keeps a");
+    say!(out, "   Let tabwire edit the client's config (it shows the change, keeps a backup");
+    say!(out, "   and leaves other servers alone):");
     say!(
         out,
-        "   backup): tabwire install --client {}",
+        "     tabwire install --client {}",
         clients::CLIENTS
             .iter()
             .map(|c| c.id)
             .collect::<Vec<_>>()
             .join("|")
     );
+    if !configured.is_empty() {
+        let names: Vec<&str> = configured.iter().map(|c| c.name).collect();
+        say!(out, "   (done above for {})", names.join(", "));
+    }
+    say!(out, "   Or by hand:");
     for c in clients::CLIENTS {
-        let done = configured.iter().any(|d| d.id == c.id);
-        say!(out);
-        say!(
-            out,
-            "   {}{}",
-            c.name,
-            if done { " (configured above)" } else { "" }
-        );
         if let Some(cmd) = clients::cli_command(c, binary) {
-            say!(out, "     run: {cmd}");
-            say!(out, "     or add to {}:", clients::config_path(c, env).display());
-        } else {
-            say!(out, "     add to {}:", clients::config_path(c, env).display());
+            say!(out, "   - {}: {cmd}", c.name);
         }
-        for line in clients::snippet(c, binary).lines() {
-            say!(out, "       {line}");
+    }
+    // Clients that take the same text share one listing.
+    let mut groups: Vec<(String, Vec<&Client>)> = Vec::new();
+    for c in clients::CLIENTS.iter().filter(|c| c.id != "claude-code") {
+        let text = clients::snippet(c, binary);
+        match groups.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, members)) => members.push(c),
+            None => groups.push((text, vec![c])),
+        }
+    }
+    for (text, members) in &groups {
+        say!(out, "   - add to the config file of");
+        for c in members {
+            say!(out, "       {}: {}", c.name, clients::config_path(c, env).display());
+        }
+        for line in text.lines() {
+            say!(out, "         {line}");
         }
     }
     say!(out);
