@@ -148,6 +148,18 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
         return install_into_profile(opts, env, udd, &binary, out);
     }
     let clients = named_clients(&opts.clients)?;
+    // Refuse a config tabwire cannot edit before writing anything.
+    for c in &clients {
+        let config = clients::config_path(c, env);
+        if let Ok(existing) = std::fs::read_to_string(&config) {
+            if let Err(why) = clients::add(c, Some(&existing), &binary) {
+                return Err(InstallError::Other(format!(
+                    "not changing {}: {why}",
+                    config.display()
+                )));
+            }
+        }
+    }
     let targets = targets(opts, env)?;
     if targets.is_empty() {
         return Err(InstallError::Usage(format!(
@@ -180,10 +192,33 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
         );
     }
 
+    let steps = install_steps(&mut w, env, &binary, &targets, &clients, out);
+    // Whatever was written is recorded, even if a later step failed.
+    if !dry {
+        let text = w.record.to_text();
+        w.write(&record_path, &text)?;
+    }
+    let ext_dir = steps?;
+    let loaded_in: Vec<&Browser> = targets.iter().map(|(b, _)| *b).collect();
+    next_steps(env, &binary, &ext_dir, &loaded_in, &clients, out);
+    Ok(())
+}
+
+/// Registers the host, places the extension and edits client configs;
+/// returns the extension folder.
+fn install_steps(
+    w: &mut Writer,
+    env: &Env,
+    binary: &Path,
+    targets: &[(&'static Browser, String)],
+    clients: &[&'static Client],
+    out: &mut dyn Write,
+) -> Result<PathBuf, InstallError> {
+    let dry = w.dry_run;
     // Group browsers by where they read registrations: some share one.
     let mut by_location: BTreeMap<HostLocation, Vec<(&Browser, String)>> = BTreeMap::new();
     let mut no_location = Vec::new();
-    for (b, why) in &targets {
+    for (b, why) in targets {
         match browsers::host_location(b, env) {
             Some(loc) => by_location.entry(loc).or_default().push((b, why.clone())),
             None => no_location.push(*b),
@@ -191,7 +226,7 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
     }
     say!(out);
     say!(out, "Native messaging host {}:", crate::protocol::HOST_NAME);
-    let text = manifest::render(&binary);
+    let text = manifest::render(binary);
     let mut windows_manifest_written = false;
     for (loc, browsers) in &by_location {
         for (b, why) in browsers {
@@ -264,18 +299,10 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
     }
 
     // MCP clients named with --client.
-    for c in &clients {
-        configure_client(c, env, &binary, &mut w, out)?;
+    for c in clients {
+        configure_client(c, env, binary, w, out)?;
     }
-
-    if !dry {
-        let text = w.record.to_text();
-        w.write(&record_path, &text)?;
-    }
-
-    let loaded_in: Vec<&Browser> = targets.iter().map(|(b, _)| *b).collect();
-    next_steps(env, &binary, &ext_dir, &loaded_in, &clients, out);
-    Ok(())
+    Ok(ext_dir)
 }
 
 /// `--user-data-dir`: one manifest in one profile (custom profiles, tests).
