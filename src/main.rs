@@ -226,10 +226,7 @@ async fn run() -> i32 {
 
 /// Runs an install-family command with the real environment; errors go to
 /// stderr with exit status 1.
-fn with_env(
-    what: &str,
-    f: impl FnOnce(&install::Env) -> Result<(), install::InstallError>,
-) -> i32 {
+fn with_env(what: &str, f: impl FnOnce(&install::Env) -> Result<(), install::InstallError>) -> i32 {
     match install::Env::from_process().and_then(|env| f(&env)) {
         Ok(()) => 0,
         Err(e) => {

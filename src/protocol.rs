@@ -286,7 +286,10 @@ mod tests {
     #[test]
     fn status_query_and_reply_round_trip() {
         let q = serde_json::to_value(StatusQuery::new()).unwrap();
-        assert_eq!(q, serde_json::json!({"type": "status-query", "v": PROTOCOL_VERSION}));
+        assert_eq!(
+            q,
+            serde_json::json!({"type": "status-query", "v": PROTOCOL_VERSION})
+        );
         let first: FirstFrame = serde_json::from_value(q).unwrap();
         assert_eq!(first.kind, StatusQuery::KIND);
         let hello: FirstFrame =

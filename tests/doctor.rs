@@ -11,7 +11,10 @@ use serde_json::{json, Value};
 fn doctor_json(cmd: &mut std::process::Command) -> (i32, Value) {
     let out = cmd.args(["doctor", "--json"]).output().expect("run doctor");
     let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("doctor --json:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    eprintln!(
+        "doctor --json:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // stdout is the JSON document and nothing else.
     let v: Value = serde_json::from_str(&text).expect("doctor --json prints JSON only");
     (out.status.code().unwrap(), v)
@@ -36,8 +39,14 @@ fn fresh_home_fails_with_the_fix_then_passes_after_install() {
     assert_eq!(report["ok"], false);
     let m = check(&report, "manifest.chromium");
     assert_eq!(m["status"], "fail");
-    assert!(m["detail"].as_str().unwrap().contains("not registered"), "{m}");
-    assert!(m["fix"].as_str().unwrap().contains("tabwire install"), "{m}");
+    assert!(
+        m["detail"].as_str().unwrap().contains("not registered"),
+        "{m}"
+    );
+    assert!(
+        m["fix"].as_str().unwrap().contains("tabwire install"),
+        "{m}"
+    );
     assert_eq!(check(&report, "extension-files")["status"], "warn");
     assert_eq!(check(&report, "cdp-fallback")["status"], "ok");
 
@@ -57,7 +66,10 @@ fn fresh_home_fails_with_the_fix_then_passes_after_install() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("FAIL  host manifest for Chromium"), "{text}");
-    assert!(text.contains("fix: run `tabwire install --browser chromium`"), "{text}");
+    assert!(
+        text.contains("fix: run `tabwire install --browser chromium`"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -79,7 +91,12 @@ async fn reports_the_connected_extension_then_a_broken_host_binary() {
     let _serial = BROWSER_LOCK.lock().await;
     let sb = Sandbox::new();
     let _browser = Chromium::launch(&sb);
-    let mcp = Mcp::start(&sb, "Doctor Patient", &["--backend", "extension", "--connect-timeout", "30"]).await;
+    let mcp = Mcp::start(
+        &sb,
+        "Doctor Patient",
+        &["--backend", "extension", "--connect-timeout", "30"],
+    )
+    .await;
     // A call that needs the extension: it is connected once this returns.
     mcp.ok("browser_tabs", json!({"action": "list"})).await;
 
@@ -120,7 +137,13 @@ async fn reports_the_connected_extension_then_a_broken_host_binary() {
         .expect("a server check");
     assert_eq!(server["status"], "ok");
     assert_eq!(server["data"]["client"], "Doctor Patient");
-    assert!(server["detail"].as_str().unwrap().contains("Doctor Patient"), "{server}");
+    assert!(
+        server["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Doctor Patient"),
+        "{server}"
+    );
 
     let text = String::from_utf8_lossy(&run(&[]).stdout).into_owned();
     assert!(
@@ -130,14 +153,27 @@ async fn reports_the_connected_extension_then_a_broken_host_binary() {
 
     // Break the binary path in the manifest.
     let manifest = sb.udd.join("NativeMessagingHosts/com.tabwire.host.json");
-    std::fs::write(&manifest, expected_manifest(std::path::Path::new("/nonexistent/tabwire"))).unwrap();
+    std::fs::write(
+        &manifest,
+        expected_manifest(std::path::Path::new("/nonexistent/tabwire")),
+    )
+    .unwrap();
     let out = run(&["--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(1));
     let b = check(&report, "binary.chromium");
     assert_eq!(b["status"], "fail", "{b}");
-    assert!(b["detail"].as_str().unwrap().contains("/nonexistent/tabwire does not exist"), "{b}");
-    assert!(b["fix"].as_str().unwrap().contains("tabwire install"), "{b}");
+    assert!(
+        b["detail"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/tabwire does not exist"),
+        "{b}"
+    );
+    assert!(
+        b["fix"].as_str().unwrap().contains("tabwire install"),
+        "{b}"
+    );
     let text = String::from_utf8_lossy(&run(&[]).stdout).into_owned();
     assert!(text.contains("FAIL  host binary for Chromium"), "{text}");
     assert!(text.contains("1 problem(s) need fixing"), "{text}");

@@ -37,10 +37,35 @@ fn extension_folder() -> Vec<(String, Vec<u8>)> {
 /// as installed whatever HOME is (Linux table of absolute paths).
 fn system_browsers() -> Vec<&'static str> {
     let table: &[(&str, &[&str])] = &[
-        ("chrome", &["/opt/google/chrome/chrome", "/usr/bin/google-chrome-stable", "/usr/bin/google-chrome"]),
-        ("chrome-beta", &["/opt/google/chrome-beta/chrome", "/usr/bin/google-chrome-beta"]),
-        ("chrome-dev", &["/opt/google/chrome-unstable/chrome", "/usr/bin/google-chrome-unstable"]),
-        ("chrome-canary", &["/opt/google/chrome-canary/chrome", "/usr/bin/google-chrome-canary"]),
+        (
+            "chrome",
+            &[
+                "/opt/google/chrome/chrome",
+                "/usr/bin/google-chrome-stable",
+                "/usr/bin/google-chrome",
+            ],
+        ),
+        (
+            "chrome-beta",
+            &[
+                "/opt/google/chrome-beta/chrome",
+                "/usr/bin/google-chrome-beta",
+            ],
+        ),
+        (
+            "chrome-dev",
+            &[
+                "/opt/google/chrome-unstable/chrome",
+                "/usr/bin/google-chrome-unstable",
+            ],
+        ),
+        (
+            "chrome-canary",
+            &[
+                "/opt/google/chrome-canary/chrome",
+                "/usr/bin/google-chrome-canary",
+            ],
+        ),
         (
             "chromium",
             &[
@@ -51,12 +76,41 @@ fn system_browsers() -> Vec<&'static str> {
                 "/usr/bin/chromium-browser",
             ],
         ),
-        ("edge", &["/opt/microsoft/msedge/msedge", "/usr/bin/microsoft-edge-stable", "/usr/bin/microsoft-edge"]),
-        ("edge-beta", &["/opt/microsoft/msedge-beta/msedge", "/usr/bin/microsoft-edge-beta"]),
-        ("edge-dev", &["/opt/microsoft/msedge-dev/msedge", "/usr/bin/microsoft-edge-dev"]),
-        ("brave", &["/opt/brave.com/brave/brave", "/usr/bin/brave-browser", "/usr/bin/brave"]),
+        (
+            "edge",
+            &[
+                "/opt/microsoft/msedge/msedge",
+                "/usr/bin/microsoft-edge-stable",
+                "/usr/bin/microsoft-edge",
+            ],
+        ),
+        (
+            "edge-beta",
+            &[
+                "/opt/microsoft/msedge-beta/msedge",
+                "/usr/bin/microsoft-edge-beta",
+            ],
+        ),
+        (
+            "edge-dev",
+            &[
+                "/opt/microsoft/msedge-dev/msedge",
+                "/usr/bin/microsoft-edge-dev",
+            ],
+        ),
+        (
+            "brave",
+            &[
+                "/opt/brave.com/brave/brave",
+                "/usr/bin/brave-browser",
+                "/usr/bin/brave",
+            ],
+        ),
         ("vivaldi", &["/opt/vivaldi/vivaldi", "/usr/bin/vivaldi"]),
-        ("opera", &["/usr/lib/x86_64-linux-gnu/opera/opera", "/usr/bin/opera"]),
+        (
+            "opera",
+            &["/usr/lib/x86_64-linux-gnu/opera/opera", "/usr/bin/opera"],
+        ),
     ];
     table
         .iter()
@@ -123,7 +177,15 @@ fn install_writes_exact_files_is_idempotent_and_uninstall_leaves_the_home_as_it_
     let before = snapshot(&h.home);
     let bin = bin_path();
 
-    let out = h.tabwire(&["install", "--client", "cursor", "--client", "codex", "--client", "claude-desktop"]);
+    let out = h.tabwire(&[
+        "install",
+        "--client",
+        "cursor",
+        "--client",
+        "codex",
+        "--client",
+        "claude-desktop",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
 
@@ -144,15 +206,27 @@ fn install_writes_exact_files_is_idempotent_and_uninstall_leaves_the_home_as_it_
     assert_eq!(manifests_under(&h.home), want_paths, "{text}");
     let manifest = expected_manifest(&bin);
     for p in &want_paths {
-        assert_eq!(std::fs::read_to_string(h.home.join(p)).unwrap(), manifest, "{}", p.display());
+        assert_eq!(
+            std::fs::read_to_string(h.home.join(p)).unwrap(),
+            manifest,
+            "{}",
+            p.display()
+        );
     }
 
     // The extension, byte for byte, in the data dir.
     let ext = h.data_dir().join("extension");
     for (name, bytes) in extension_folder() {
-        assert_eq!(std::fs::read(ext.join(&name)).unwrap(), bytes, "extension/{name}");
+        assert_eq!(
+            std::fs::read(ext.join(&name)).unwrap(),
+            bytes,
+            "extension/{name}"
+        );
     }
-    assert_eq!(std::fs::read_dir(&ext).unwrap().count(), extension_folder().len());
+    assert_eq!(
+        std::fs::read_dir(&ext).unwrap().count(),
+        extension_folder().len()
+    );
 
     // Client configs: tabwire added, everything else kept; backups of the originals.
     let cursor = std::fs::read_to_string(h.home.join(".cursor/mcp.json")).unwrap();
@@ -183,7 +257,9 @@ fn install_writes_exact_files_is_idempotent_and_uninstall_leaves_the_home_as_it_
     );
     assert_eq!(
         std::fs::read_to_string(h.home.join(".codex/config.toml")).unwrap(),
-        format!("{CODEX_BEFORE}\n[mcp_servers.tabwire]\ncommand = {bin_json}\nargs = [\"serve\"]\n")
+        format!(
+            "{CODEX_BEFORE}\n[mcp_servers.tabwire]\ncommand = {bin_json}\nargs = [\"serve\"]\n"
+        )
     );
     let desktop: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(h.config().join("Claude/claude_desktop_config.json")).unwrap(),
@@ -212,7 +288,15 @@ fn install_writes_exact_files_is_idempotent_and_uninstall_leaves_the_home_as_it_
 
     // Re-running changes nothing.
     let first = snapshot(&h.home);
-    let again = h.tabwire(&["install", "--client", "cursor", "--client", "codex", "--client", "claude-desktop"]);
+    let again = h.tabwire(&[
+        "install",
+        "--client",
+        "cursor",
+        "--client",
+        "codex",
+        "--client",
+        "claude-desktop",
+    ]);
     assert!(again.status.success());
     assert!(stdout(&again).contains("up to date"));
     assert_eq!(tree_diff(&first, &snapshot(&h.home)), Vec::<String>::new());
@@ -223,7 +307,11 @@ fn install_writes_exact_files_is_idempotent_and_uninstall_leaves_the_home_as_it_
     assert_eq!(tree_diff(&before, &snapshot(&h.home)), Vec::<String>::new());
     let twice = h.tabwire(&["uninstall"]);
     assert!(twice.status.success());
-    assert!(stdout(&twice).contains("nothing to remove"), "{}", stdout(&twice));
+    assert!(
+        stdout(&twice).contains("nothing to remove"),
+        "{}",
+        stdout(&twice)
+    );
 }
 
 #[test]
@@ -235,31 +323,46 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
     let text = stdout(&out);
     assert!(text.contains("dry run"), "{text}");
     assert!(text.contains("would write"), "{text}");
-    assert!(text.contains("+     \"tabwire\": {"), "the change is shown:\n{text}");
+    assert!(
+        text.contains("+     \"tabwire\": {"),
+        "the change is shown:\n{text}"
+    );
     assert_eq!(tree_diff(&before, &snapshot(&h.home)), Vec::<String>::new());
 
     h.tabwire(&["install"]);
     let installed = snapshot(&h.home);
     let out = h.tabwire(&["uninstall", "--dry-run"]);
     assert!(stdout(&out).contains("would remove"), "{}", stdout(&out));
-    assert_eq!(tree_diff(&installed, &snapshot(&h.home)), Vec::<String>::new());
+    assert_eq!(
+        tree_diff(&installed, &snapshot(&h.home)),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
 fn uninstall_keeps_what_the_user_changed_after_install() {
     let h = populated_home();
-    assert!(h.tabwire(&["install", "--client", "cursor"]).status.success());
+    assert!(h
+        .tabwire(&["install", "--client", "cursor"])
+        .status
+        .success());
     // The user adds a server of their own afterwards.
     let path = h.home.join(".cursor/mcp.json");
-    let edited = std::fs::read_to_string(&path)
-        .unwrap()
-        .replacen("\"mcpServers\": {", "\"mcpServers\": {\n    \"mine\": {\"command\": \"mine\"},", 1);
+    let edited = std::fs::read_to_string(&path).unwrap().replacen(
+        "\"mcpServers\": {",
+        "\"mcpServers\": {\n    \"mine\": {\"command\": \"mine\"},",
+        1,
+    );
     std::fs::write(&path, &edited).unwrap();
 
     assert!(h.tabwire(&["uninstall"]).status.success());
-    let after: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let servers = after["mcpServers"].as_object().unwrap();
-    assert!(servers.contains_key("mine") && servers.contains_key("files"), "{after}");
+    assert!(
+        servers.contains_key("mine") && servers.contains_key("files"),
+        "{after}"
+    );
     assert!(!servers.contains_key("tabwire"), "{after}");
     assert!(!h.home.join(".cursor/mcp.json.tabwire-backup").exists());
     assert!(manifests_under(&h.home).is_empty());
@@ -269,13 +372,18 @@ fn uninstall_keeps_what_the_user_changed_after_install() {
 fn a_stale_registration_from_elsewhere_is_updated_and_a_foreign_manifest_left_alone() {
     let h = FakeHome::new();
     // An old registration pointing at a binary that is gone.
-    let old = h.config().join("chromium/NativeMessagingHosts/com.tabwire.host.json");
+    let old = h
+        .config()
+        .join("chromium/NativeMessagingHosts/com.tabwire.host.json");
     std::fs::create_dir_all(old.parent().unwrap()).unwrap();
     std::fs::write(&old, expected_manifest(Path::new("/gone/tabwire"))).unwrap();
     let out = h.tabwire(&["install", "--browser", "chromium"]);
     assert!(out.status.success());
     assert!(stdout(&out).contains("updated"), "{}", stdout(&out));
-    assert_eq!(std::fs::read_to_string(&old).unwrap(), expected_manifest(&bin_path()));
+    assert_eq!(
+        std::fs::read_to_string(&old).unwrap(),
+        expected_manifest(&bin_path())
+    );
     // Uninstall removes tabwire's manifest but not another host's.
     let other = old.with_file_name("org.example.host.json");
     std::fs::write(&other, r#"{"name":"org.example.host"}"#).unwrap();
@@ -289,14 +397,22 @@ fn unknown_names_and_bad_combinations_are_refused_with_what_to_do() {
     let h = FakeHome::new();
     let out = h.tabwire(&["install", "--browser", "netscape"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("unknown browser \"netscape\""), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown browser \"netscape\""),
+        "{}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("chromium"), "lists the known ones");
     let out = h.tabwire(&["install", "--client", "emacs"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("claude-desktop"), "{}", stderr(&out));
     let out = h.tabwire(&["install", "--client", "cursor", "--user-data-dir", "/tmp/x"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("--client cannot be combined"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--client cannot be combined"),
+        "{}",
+        stderr(&out)
+    );
     assert!(snapshot(&h.home).is_empty(), "nothing written on refusal");
 }
 
@@ -320,16 +436,29 @@ fn a_broken_client_config_is_not_clobbered() {
 fn install_sh_with_a_built_binary_registers_and_prints_next_steps() {
     let h = FakeHome::new();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("installer/install.sh");
-    let out = h.command("sh").arg(&script).args(["--bin", BIN]).output().unwrap();
+    let out = h
+        .command("sh")
+        .arg(&script)
+        .args(["--bin", BIN])
+        .output()
+        .unwrap();
     println!("{}", stdout(&out));
     eprintln!("{}", stderr(&out));
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("Next steps") && text.contains("Load unpacked"), "{text}");
+    assert!(
+        text.contains("Next steps") && text.contains("Load unpacked"),
+        "{text}"
+    );
     assert!(!manifests_under(&h.home).is_empty());
     assert!(h.data_dir().join("extension/manifest.json").exists());
     // Safe to re-run.
-    let again = h.command("sh").arg(&script).args(["--bin", BIN]).output().unwrap();
+    let again = h
+        .command("sh")
+        .arg(&script)
+        .args(["--bin", BIN])
+        .output()
+        .unwrap();
     assert!(again.status.success());
 }
 
@@ -357,12 +486,23 @@ fn install_sh_by_default_runs_cargo_install_and_registers_its_binary() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         std::fs::read_to_string(&log).unwrap().trim(),
-        format!("install --path {} --locked", root.canonicalize().unwrap().display())
+        format!(
+            "install --path {} --locked",
+            root.canonicalize().unwrap().display()
+        )
     );
     let installed = h.home.join(".cargo/bin/tabwire");
     assert_eq!(
-        std::fs::read_to_string(h.config().join("chromium/NativeMessagingHosts/com.tabwire.host.json")).unwrap(),
+        std::fs::read_to_string(
+            h.config()
+                .join("chromium/NativeMessagingHosts/com.tabwire.host.json")
+        )
+        .unwrap(),
         expected_manifest(&installed)
     );
-    assert!(stderr(&out).contains("not in your PATH"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not in your PATH"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -23,11 +23,19 @@ fn keep_screenshot(png: &[u8], name: &str) {
 }
 
 /// Waits until the page's text satisfies `pred`; returns that text.
-async fn page_text(b: &PipeChromium, page: &Page, what: &str, pred: impl Fn(&str) -> bool) -> String {
+async fn page_text(
+    b: &PipeChromium,
+    page: &Page,
+    what: &str,
+    pred: impl Fn(&str) -> bool,
+) -> String {
     let mut last = String::new();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
-        if let Ok(v) = b.eval(page, "document.body.dataset.ready === 'true' ? document.body.innerText : ''") {
+        if let Ok(v) = b.eval(
+            page,
+            "document.body.dataset.ready === 'true' ? document.body.innerText : ''",
+        ) {
             last = v.as_str().unwrap_or_default().to_string();
             if pred(&last) {
                 return last;
@@ -75,7 +83,10 @@ async fn wait_tabs(mcp: &Mcp, what: &str, pred: impl Fn(&str) -> bool) -> String
         if pred(&t) {
             return t;
         }
-        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}: {t}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}: {t}"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
@@ -86,7 +97,7 @@ async fn share_a_tab_with_one_client_from_the_popup_then_stop_sharing() {
     let sb = Sandbox::new();
     let site = site::Site::start();
     let user_url = site.url("/page/UserHome");
-    let browser = PipeChromium::launch(&sb, &[user_url.clone()]);
+    let browser = PipeChromium::launch(&sb, std::slice::from_ref(&user_url));
     let alice = Mcp::start(&sb, "Alice Agent", &EXT_ARGS).await;
     let bob = Mcp::start(&sb, "Bob Bot", &EXT_ARGS).await;
 
@@ -96,9 +107,12 @@ async fn share_a_tab_with_one_client_from_the_popup_then_stop_sharing() {
 
     // The options page lists both clients by name and the user's tab.
     let options = browser.open(&format!("{EXTENSION_ORIGIN}options.html"));
-    let text = page_text(&browser, &options, "both clients on the options page", |t| {
-        t.contains("Alice Agent") && t.contains("Bob Bot") && t.contains("UserHome")
-    })
+    let text = page_text(
+        &browser,
+        &options,
+        "both clients on the options page",
+        |t| t.contains("Alice Agent") && t.contains("Bob Bot") && t.contains("UserHome"),
+    )
     .await;
     assert!(text.contains("Native host: connected"), "{text}");
     assert!(text.contains("2 MCP clients connected"), "{text}");
@@ -119,14 +133,26 @@ async fn share_a_tab_with_one_client_from_the_popup_then_stop_sharing() {
         .unwrap()
         .as_i64()
         .unwrap();
-    click(&browser, &options, &format!("{row} button[data-action=share]"));
+    click(
+        &browser,
+        &options,
+        &format!("{row} button[data-action=share]"),
+    );
 
     // Alice sees and drives it; Bob still sees nothing.
-    let listed = wait_tabs(&alice, "the shared tab in Alice's list", |t| t.contains(&user_url)).await;
+    let listed = wait_tabs(&alice, "the shared tab in Alice's list", |t| {
+        t.contains(&user_url)
+    })
+    .await;
     assert!(listed.contains("UserHome"), "{listed}");
-    alice.ok("browser_tabs", json!({"action": "select", "index": 0})).await;
+    alice
+        .ok("browser_tabs", json!({"action": "select", "index": 0}))
+        .await;
     let title = alice
-        .ok("browser_evaluate", json!({"function": "() => document.title"}))
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
         .await;
     assert!(title.contains("UserHome"), "{title}");
     assert!(tabs_of(&bob).await.contains("You have no tabs"));
@@ -140,20 +166,32 @@ async fn share_a_tab_with_one_client_from_the_popup_then_stop_sharing() {
 
     // The toolbar popup for that tab says who has it and can stop sharing.
     let popup = browser.open(&format!("{EXTENSION_ORIGIN}popup.html?tab={tab_id}"));
-    let text = page_text(&browser, &popup, "the popup", |t| t.contains("Shared with Alice Agent")).await;
+    let text = page_text(&browser, &popup, "the popup", |t| {
+        t.contains("Shared with Alice Agent")
+    })
+    .await;
     assert!(text.contains("This tab"), "{text}");
     assert!(text.contains("UserHome"), "{text}");
     keep_screenshot(&browser.screenshot(&popup), "popup-shared.png");
     click(&browser, &popup, "button[data-action=unshare]");
 
     // Gone for Alice, and her old handle on it no longer works.
-    wait_tabs(&alice, "the tab to leave Alice's list", |t| t.contains("You have no tabs")).await;
+    wait_tabs(&alice, "the tab to leave Alice's list", |t| {
+        t.contains("You have no tabs")
+    })
+    .await;
     let err = alice
-        .text("browser_evaluate", json!({"function": "() => document.title"}))
+        .text(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
         .await
         .unwrap_err();
     assert!(err.contains("closed") || err.contains("no longer"), "{err}");
-    page_text(&browser, &popup, "the popup after stop sharing", |t| t.contains("Not shared.")).await;
+    page_text(&browser, &popup, "the popup after stop sharing", |t| {
+        t.contains("Not shared.")
+    })
+    .await;
     drop(browser);
 }
 

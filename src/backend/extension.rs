@@ -139,7 +139,10 @@ impl ExtensionBackend {
         for link in links {
             let inner = self.inner.clone();
             tokio::spawn(async move {
-                if let Err(e) = inner.request(&link, method::HELLO, inner.hello_params()).await {
+                if let Err(e) = inner
+                    .request(&link, method::HELLO, inner.hello_params())
+                    .await
+                {
                     tracing::debug!(error = %e, "could not tell the extension our client name");
                 }
             });

@@ -92,7 +92,10 @@ pub const BROWSERS: &[Browser] = &[
         mac_dir: Some("Google/Chrome Dev"),
         windows_profile: Some((WinBase::Local, "Google/Chrome Dev/User Data")),
         windows_key: Some(r"Software\Google\Chrome"),
-        linux_exes: &["/opt/google/chrome-unstable/chrome", "google-chrome-unstable"],
+        linux_exes: &[
+            "/opt/google/chrome-unstable/chrome",
+            "google-chrome-unstable",
+        ],
         mac_app: Some("Google Chrome Dev.app"),
         windows_exe: Some("Google/Chrome Dev/Application/chrome.exe"),
         extensions_page: "chrome://extensions",
@@ -237,7 +240,10 @@ pub const BROWSERS: &[Browser] = &[
             "BraveSoftware/Brave-Browser-Nightly/User Data",
         )),
         windows_key: Some(r"Software\BraveSoftware\Brave-Browser"),
-        linux_exes: &["/opt/brave.com/brave-nightly/brave", "brave-browser-nightly"],
+        linux_exes: &[
+            "/opt/brave.com/brave-nightly/brave",
+            "brave-browser-nightly",
+        ],
         mac_app: Some("Brave Browser Nightly.app"),
         windows_exe: Some("BraveSoftware/Brave-Browser-Nightly/Application/brave.exe"),
         extensions_page: "brave://extensions",
@@ -304,9 +310,13 @@ pub fn join(os: Os, base: &Path, rel: &str) -> PathBuf {
 pub fn profile_dir(b: &Browser, env: &Env) -> Option<PathBuf> {
     match env.os {
         Os::Linux => b.linux_dir.map(|d| join(env.os, &env.config_home, d)),
-        Os::MacOs => b
-            .mac_dir
-            .map(|d| join(env.os, &env.home, &format!("Library/Application Support/{d}"))),
+        Os::MacOs => b.mac_dir.map(|d| {
+            join(
+                env.os,
+                &env.home,
+                &format!("Library/Application Support/{d}"),
+            )
+        }),
         Os::Windows => b.windows_profile.map(|(base, d)| {
             let root = match base {
                 WinBase::Local => &env.local_app_data,
@@ -440,7 +450,10 @@ impl std::fmt::Display for Evidence {
 /// directory exists. `exists` is the file-system probe (a closure so tests
 /// can answer for other OSes).
 pub fn detect(b: &Browser, env: &Env, exists: &dyn Fn(&Path) -> bool) -> Option<Evidence> {
-    if let Some(exe) = executable_candidates(b, env).into_iter().find(|p| exists(p)) {
+    if let Some(exe) = executable_candidates(b, env)
+        .into_iter()
+        .find(|p| exists(p))
+    {
         return Some(Evidence::Executable(exe));
     }
     profile_dir(b, env)
@@ -449,10 +462,7 @@ pub fn detect(b: &Browser, env: &Env, exists: &dyn Fn(&Path) -> bool) -> Option<
 }
 
 /// Every present browser with its evidence, in table order.
-pub fn detect_all(
-    env: &Env,
-    exists: &dyn Fn(&Path) -> bool,
-) -> Vec<(&'static Browser, Evidence)> {
+pub fn detect_all(env: &Env, exists: &dyn Fn(&Path) -> bool) -> Vec<(&'static Browser, Evidence)> {
     BROWSERS
         .iter()
         .filter_map(|b| detect(b, env, exists).map(|e| (b, e)))
@@ -483,7 +493,9 @@ pub fn windows_policy_key(b: &Browser) -> Option<&'static str> {
             Some(r"SOFTWARE\Policies\Google\Chrome")
         }
         "chromium" => Some(r"SOFTWARE\Policies\Chromium"),
-        "edge" | "edge-beta" | "edge-dev" | "edge-canary" => Some(r"SOFTWARE\Policies\Microsoft\Edge"),
+        "edge" | "edge-beta" | "edge-dev" | "edge-canary" => {
+            Some(r"SOFTWARE\Policies\Microsoft\Edge")
+        }
         "brave" | "brave-beta" | "brave-nightly" => Some(r"SOFTWARE\Policies\BraveSoftware\Brave"),
         _ => None,
     }
@@ -533,7 +545,10 @@ mod tests {
             ("edge-beta", "/home/ada/.config/microsoft-edge-beta"),
             ("edge-dev", "/home/ada/.config/microsoft-edge-dev"),
             ("brave", "/home/ada/.config/BraveSoftware/Brave-Browser"),
-            ("brave-beta", "/home/ada/.config/BraveSoftware/Brave-Browser-Beta"),
+            (
+                "brave-beta",
+                "/home/ada/.config/BraveSoftware/Brave-Browser-Beta",
+            ),
             (
                 "brave-nightly",
                 "/home/ada/.config/BraveSoftware/Brave-Browser-Nightly",
@@ -669,7 +684,9 @@ mod tests {
     #[test]
     fn detection_by_executable_in_path_or_profile() {
         let env = linux();
-        let present = |paths: &'static [&'static str]| move |p: &Path| paths.iter().any(|x| Path::new(x) == p);
+        let present = |paths: &'static [&'static str]| {
+            move |p: &Path| paths.iter().any(|x| Path::new(x) == p)
+        };
         // A system-wide Chromium whose user never started it counts.
         let found = detect_all(&env, &present(&["/usr/lib/chromium/chromium"]));
         assert_eq!(found.len(), 1);
@@ -680,9 +697,15 @@ mod tests {
         );
         // A bare name is searched in PATH.
         let found = detect_all(&env, &present(&["/usr/local/bin/vivaldi"]));
-        assert_eq!(found.iter().map(|f| f.0.id).collect::<Vec<_>>(), ["vivaldi"]);
+        assert_eq!(
+            found.iter().map(|f| f.0.id).collect::<Vec<_>>(),
+            ["vivaldi"]
+        );
         // A profile directory alone counts too.
-        let found = detect_all(&env, &present(&["/home/ada/.config/BraveSoftware/Brave-Browser"]));
+        let found = detect_all(
+            &env,
+            &present(&["/home/ada/.config/BraveSoftware/Brave-Browser"]),
+        );
         assert_eq!(found[0].0.id, "brave");
         assert!(matches!(found[0].1, Evidence::Profile(_)));
         assert!(detect_all(&env, &|_| false).is_empty());

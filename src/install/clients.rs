@@ -102,7 +102,11 @@ pub fn config_path(c: &Client, env: &Env) -> PathBuf {
         },
         "cursor" => join(os, &env.home, ".cursor/mcp.json"),
         "vscode" => match os {
-            Os::MacOs => join(os, &env.home, "Library/Application Support/Code/User/mcp.json"),
+            Os::MacOs => join(
+                os,
+                &env.home,
+                "Library/Application Support/Code/User/mcp.json",
+            ),
             Os::Windows => join(os, &env.app_data, "Code/User/mcp.json"),
             Os::Linux => join(os, &env.config_home, "Code/User/mcp.json"),
         },
@@ -158,7 +162,9 @@ pub fn snippet(c: &Client, binary: &Path) -> String {
 pub fn cli_command(c: &Client, binary: &Path) -> Option<String> {
     let bin = shell_quote(&binary.to_string_lossy());
     match c.id {
-        "claude-code" => Some(format!("claude mcp add --scope user {SERVER_NAME} -- {bin} serve")),
+        "claude-code" => Some(format!(
+            "claude mcp add --scope user {SERVER_NAME} -- {bin} serve"
+        )),
         "codex" => Some(format!("codex mcp add {SERVER_NAME} -- {bin} serve")),
         _ => None,
     }
@@ -336,15 +342,19 @@ fn toml_block(lines: &[&str]) -> Result<Option<(usize, usize)>, String> {
             match (start, ours) {
                 (None, true) if name == "mcp_servers.tabwire" => start = Some(i),
                 (None, true) => {
-                    return Err("the tabwire server is configured in sub-tables tabwire does not \
+                    return Err(
+                        "the tabwire server is configured in sub-tables tabwire does not \
                                 edit; edit it by hand"
-                        .into())
+                            .into(),
+                    )
                 }
                 (Some(_), false) if end == lines.len() => end = i,
                 (Some(_), true) if end != lines.len() => {
-                    return Err("the file has more than one [mcp_servers.tabwire] table; keep one \
+                    return Err(
+                        "the file has more than one [mcp_servers.tabwire] table; keep one \
                                 and retry"
-                        .into())
+                            .into(),
+                    )
                 }
                 _ => {}
             }
@@ -355,10 +365,12 @@ fn toml_block(lines: &[&str]) -> Result<Option<(usize, usize)>, String> {
         let dotted_ours = (section.is_empty() && key.starts_with("mcp_servers.tabwire"))
             || (section == "mcp_servers" && (key == "tabwire" || key.starts_with("tabwire.")));
         if line.contains('=') && dotted_ours {
-            return Err("the tabwire server is configured with inline or dotted keys, which \
+            return Err(
+                "the tabwire server is configured with inline or dotted keys, which \
                         tabwire does not edit; replace it with a [mcp_servers.tabwire] table or \
                         edit it by hand"
-                .into());
+                    .into(),
+            );
         }
     }
     Ok(start.map(|s| (s, end)))
@@ -496,9 +508,15 @@ mod tests {
             p("vscode", &mac),
             "/Users/ada/Library/Application Support/Code/User/mcp.json"
         );
-        assert_eq!(p("vscode", &win), r"C:\Users\ada\AppData\Roaming\Code\User\mcp.json");
+        assert_eq!(
+            p("vscode", &win),
+            r"C:\Users\ada\AppData\Roaming\Code\User\mcp.json"
+        );
         assert_eq!(p("codex", &linux), "/home/ada/.codex/config.toml");
-        assert_eq!(p("windsurf", &mac), "/Users/ada/.codeium/windsurf/mcp_config.json");
+        assert_eq!(
+            p("windsurf", &mac),
+            "/Users/ada/.codeium/windsurf/mcp_config.json"
+        );
     }
 
     #[test]
@@ -553,7 +571,14 @@ mod tests {
         let v: Value = serde_json::from_str(&created).unwrap();
         assert_eq!(v["mcpServers"]["tabwire"]["command"], BIN);
         assert_eq!(v["mcpServers"]["tabwire"]["args"], json!(["serve"]));
-        let moved = changed(add(client("claude-desktop"), Some(&created), Path::new("/opt/tabwire")).unwrap());
+        let moved = changed(
+            add(
+                client("claude-desktop"),
+                Some(&created),
+                Path::new("/opt/tabwire"),
+            )
+            .unwrap(),
+        );
         let v: Value = serde_json::from_str(&moved).unwrap();
         assert_eq!(v["mcpServers"]["tabwire"]["command"], "/opt/tabwire");
         assert_eq!(v["mcpServers"].as_object().unwrap().len(), 1);
@@ -574,7 +599,12 @@ mod tests {
     fn broken_json_is_refused_not_clobbered() {
         let err = add(client("cursor"), Some("{\"mcpServers\": {"), Path::new(BIN)).unwrap_err();
         assert!(err.contains("fix it by hand"), "{err}");
-        let err = add(client("cursor"), Some("{\"mcpServers\": []}"), Path::new(BIN)).unwrap_err();
+        let err = add(
+            client("cursor"),
+            Some("{\"mcpServers\": []}"),
+            Path::new(BIN),
+        )
+        .unwrap_err();
         assert!(err.contains("\"mcpServers\" is not a JSON object"), "{err}");
     }
 
@@ -586,17 +616,24 @@ mod tests {
             after,
             format!("{before}\n[mcp_servers.tabwire]\ncommand = \"{BIN}\"\nargs = [\"serve\"]\n")
         );
-        assert_eq!(add(client("codex"), Some(&after), Path::new(BIN)).unwrap(), Edit::Unchanged);
+        assert_eq!(
+            add(client("codex"), Some(&after), Path::new(BIN)).unwrap(),
+            Edit::Unchanged
+        );
         assert_eq!(remove(client("codex"), &after).unwrap().unwrap(), before);
 
         // A table in the middle is replaced in place, the rest untouched.
-        let middle = "[mcp_servers.tabwire]\ncommand = \"/old\"\nargs = [\"serve\"]\n\n[profile]\nx = 1\n";
+        let middle =
+            "[mcp_servers.tabwire]\ncommand = \"/old\"\nargs = [\"serve\"]\n\n[profile]\nx = 1\n";
         let replaced = changed(add(client("codex"), Some(middle), Path::new(BIN)).unwrap());
         assert_eq!(
             replaced,
             format!("[mcp_servers.tabwire]\ncommand = \"{BIN}\"\nargs = [\"serve\"]\n\n[profile]\nx = 1\n")
         );
-        assert_eq!(remove(client("codex"), &replaced).unwrap().unwrap(), "[profile]\nx = 1\n");
+        assert_eq!(
+            remove(client("codex"), &replaced).unwrap().unwrap(),
+            "[profile]\nx = 1\n"
+        );
 
         // Created from nothing; removed back to nothing.
         let fresh = changed(add(client("codex"), None, Path::new(BIN)).unwrap());
@@ -604,17 +641,25 @@ mod tests {
 
         // Forms we do not edit are refused with a reason.
         let dotted = "[mcp_servers]\ntabwire = { command = \"x\" }\n";
-        assert!(add(client("codex"), Some(dotted), Path::new(BIN)).unwrap_err().contains("by hand"));
+        assert!(add(client("codex"), Some(dotted), Path::new(BIN))
+            .unwrap_err()
+            .contains("by hand"));
     }
 
     #[test]
     fn windows_paths_are_escaped_in_json_and_toml() {
         let bin = Path::new(r"C:\Users\ada\.cargo\bin\tabwire.exe");
         let toml = codex_table(bin);
-        assert!(toml.contains(r#"command = "C:\\Users\\ada\\.cargo\\bin\\tabwire.exe""#), "{toml}");
+        assert!(
+            toml.contains(r#"command = "C:\\Users\\ada\\.cargo\\bin\\tabwire.exe""#),
+            "{toml}"
+        );
         let out = changed(add(client("cursor"), None, bin).unwrap());
         let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["mcpServers"]["tabwire"]["command"], bin.to_string_lossy().as_ref());
+        assert_eq!(
+            v["mcpServers"]["tabwire"]["command"],
+            bin.to_string_lossy().as_ref()
+        );
     }
 
     #[test]

@@ -50,7 +50,12 @@ pub struct Check {
 }
 
 impl Check {
-    fn new(id: impl Into<String>, status: Status, title: impl Into<String>, detail: impl Into<String>) -> Self {
+    fn new(
+        id: impl Into<String>,
+        status: Status,
+        title: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
         Self {
             id: id.into(),
             status,
@@ -176,9 +181,8 @@ fn targets(opts: &DoctorOptions, env: &Env) -> Result<Vec<Target>, String> {
         .flat_map(|n| n.split(','))
         .filter(|n| !n.trim().is_empty())
         .map(|n| {
-            browsers::by_name(n).ok_or_else(|| {
-                format!("unknown browser {n:?}; known: {}", browsers::known_names())
-            })
+            browsers::by_name(n)
+                .ok_or_else(|| format!("unknown browser {n:?}; known: {}", browsers::known_names()))
         })
         .collect::<Result<_, _>>()?;
     if let Some(udd) = &opts.user_data_dir {
@@ -194,7 +198,10 @@ fn targets(opts: &DoctorOptions, env: &Env) -> Result<Vec<Target>, String> {
         }]);
     }
     let chosen: Vec<&'static Browser> = if named.is_empty() {
-        super::setup::detected(env).into_iter().map(|(b, _)| b).collect()
+        super::setup::detected(env)
+            .into_iter()
+            .map(|(b, _)| b)
+            .collect()
     } else {
         named
     };
@@ -295,7 +302,11 @@ fn manifest_checks(targets: &[Target], env: &Env, me: Option<&Path>) -> Vec<Chec
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(_) => {
-                let status = if t.expected { Status::Fail } else { Status::Info };
+                let status = if t.expected {
+                    Status::Fail
+                } else {
+                    Status::Info
+                };
                 checks.push(
                     Check::new(
                         mid,
@@ -310,9 +321,18 @@ fn manifest_checks(targets: &[Target], env: &Env, me: Option<&Path>) -> Vec<Chec
         };
         let found = manifest::inspect(&text, &manifest::check_binary_on_disk);
         if found.manifest_problems.is_empty() {
-            checks.push(Check::new(mid, Status::Ok, mtitle, path.display().to_string()));
+            checks.push(Check::new(
+                mid,
+                Status::Ok,
+                mtitle,
+                path.display().to_string(),
+            ));
         } else {
-            let why: Vec<String> = found.manifest_problems.iter().map(|p| p.to_string()).collect();
+            let why: Vec<String> = found
+                .manifest_problems
+                .iter()
+                .map(|p| p.to_string())
+                .collect();
             checks.push(
                 Check::new(
                     mid,
@@ -332,15 +352,22 @@ fn manifest_checks(targets: &[Target], env: &Env, me: Option<&Path>) -> Vec<Chec
                 .map(|p| format!(" (this one is {})", p.display()))
                 .unwrap_or_default();
             checks.push(
-                Check::new(bid, Status::Fail, btitle, format!("{problem}; the browser cannot start the host"))
-                    .fix(format!(
-                        "{} from the tabwire binary you want the browser to start{this}",
-                        reinstall(t)
-                    )),
+                Check::new(
+                    bid,
+                    Status::Fail,
+                    btitle,
+                    format!("{problem}; the browser cannot start the host"),
+                )
+                .fix(format!(
+                    "{} from the tabwire binary you want the browser to start{this}",
+                    reinstall(t)
+                )),
             );
         } else {
             let note = match me {
-                Some(m) if Path::new(&binary) != m => format!(" (not this binary, {})", m.display()),
+                Some(m) if Path::new(&binary) != m => {
+                    format!(" (not this binary, {})", m.display())
+                }
                 _ => String::new(),
             };
             checks.push(Check::new(
@@ -421,8 +448,11 @@ fn policy_checks(targets: &[Target], env: &Env) -> Vec<Check> {
                     continue;
                 };
                 for root in ["HKLM", "HKCU"] {
-                    let args = registry::query_value_args(root, key, "NativeMessagingUserLevelHosts");
-                    let value = registry::run(&args).ok().and_then(|o| registry::parse_dword(&o));
+                    let args =
+                        registry::query_value_args(root, key, "NativeMessagingUserLevelHosts");
+                    let value = registry::run(&args)
+                        .ok()
+                        .and_then(|o| registry::parse_dword(&o));
                     if value == Some(0) {
                         blocked.push(format!(
                             r"{}: {root}\{key}\NativeMessagingUserLevelHosts is 0: the browser ignores per-user native hosts",
@@ -498,7 +528,10 @@ fn runtime_dir_check() -> (Check, Option<PathBuf>) {
                 "runtime-dir",
                 Status::Ok,
                 title,
-                format!("{} does not exist yet; `tabwire serve` creates it (mode 0700)", dir.display()),
+                format!(
+                    "{} does not exist yet; `tabwire serve` creates it (mode 0700)",
+                    dir.display()
+                ),
             ),
             None,
         );
@@ -514,8 +547,10 @@ fn runtime_dir_check() -> (Check, Option<PathBuf>) {
             Some(dir),
         ),
         Err(e) => (
-            Check::new("runtime-dir", Status::Fail, title, e.to_string())
-                .fix(format!("remove {} (tabwire recreates it safely) or fix its owner and mode: chmod 700", dir.display())),
+            Check::new("runtime-dir", Status::Fail, title, e.to_string()).fix(format!(
+                "remove {} (tabwire recreates it safely) or fix its owner and mode: chmod 700",
+                dir.display()
+            )),
             None,
         ),
     }
@@ -560,7 +595,9 @@ fn describe_extension(s: &ServeStatus) -> String {
             e.browser.as_deref().unwrap_or("an unknown browser"),
             e.host_pid
         ),
-        None if s.hosts > 0 => "a native host is connected but the extension has not answered".into(),
+        None if s.hosts > 0 => {
+            "a native host is connected but the extension has not answered".into()
+        }
         None => "no native host connected".into(),
     }
 }
@@ -632,8 +669,10 @@ async fn server_checks(dir: Option<&Path>) -> Vec<Check> {
         .data(serde_json::to_value(e).expect("serializes"));
         if e.version != ours {
             c.status = Status::Warn;
-            c.detail.push_str(&format!("; this tabwire ships extension {ours}"));
-            c = c.fix("run `tabwire install`, then reload tabwire on the browser's extensions page");
+            c.detail
+                .push_str(&format!("; this tabwire ships extension {ours}"));
+            c = c
+                .fix("run `tabwire install`, then reload tabwire on the browser's extensions page");
         }
         c
     } else {
@@ -679,12 +718,19 @@ mod tests {
     #[test]
     fn policy_verdicts() {
         assert_eq!(policy_blocks(&[]), None);
-        assert!(policy_blocks(&[json!({"NativeMessagingUserLevelHosts": false})])
-            .unwrap()
-            .contains("NativeMessagingUserLevelHosts"));
-        assert_eq!(policy_blocks(&[json!({"NativeMessagingUserLevelHosts": true})]), None);
+        assert!(
+            policy_blocks(&[json!({"NativeMessagingUserLevelHosts": false})])
+                .unwrap()
+                .contains("NativeMessagingUserLevelHosts")
+        );
+        assert_eq!(
+            policy_blocks(&[json!({"NativeMessagingUserLevelHosts": true})]),
+            None
+        );
         assert!(policy_blocks(&[json!({"NativeMessagingBlocklist": ["*"]})]).is_some());
-        assert!(policy_blocks(&[json!({"NativeMessagingBlocklist": ["com.tabwire.host"]})]).is_some());
+        assert!(
+            policy_blocks(&[json!({"NativeMessagingBlocklist": ["com.tabwire.host"]})]).is_some()
+        );
         assert_eq!(
             policy_blocks(&[
                 json!({"NativeMessagingBlocklist": ["*"]}),
@@ -692,7 +738,10 @@ mod tests {
             ]),
             None
         );
-        assert_eq!(policy_blocks(&[json!({"NativeMessagingBlocklist": ["com.other"]})]), None);
+        assert_eq!(
+            policy_blocks(&[json!({"NativeMessagingBlocklist": ["com.other"]})]),
+            None
+        );
     }
 
     #[test]
@@ -706,7 +755,10 @@ mod tests {
         ]);
         assert_eq!(bad.exit_code(), 1);
         let text = bad.to_text();
-        assert!(text.contains("FAIL  B: broken\n        fix: do this"), "{text}");
+        assert!(
+            text.contains("FAIL  B: broken\n        fix: do this"),
+            "{text}"
+        );
         let v: Value = serde_json::from_str(&bad.to_json()).unwrap();
         assert_eq!(v["ok"], false);
         assert_eq!(v["problems"], 1);
@@ -737,7 +789,11 @@ mod tests {
         assert_eq!(c[0].status, Status::Ok);
         assert_eq!(c[1].id, "binary.chromium");
         assert_eq!(c[1].status, Status::Fail);
-        assert!(c[1].detail.contains("/nonexistent/tabwire does not exist"), "{}", c[1].detail);
+        assert!(
+            c[1].detail.contains("/nonexistent/tabwire does not exist"),
+            "{}",
+            c[1].detail
+        );
         assert!(c[1].fix.as_ref().unwrap().contains("tabwire install"));
 
         std::fs::write(&path, "{\"name\": \"com.tabwire.host\"").unwrap();

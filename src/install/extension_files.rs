@@ -10,8 +10,14 @@ use super::Os;
 
 /// Every file of `extension/`, with its contents.
 pub const FILES: &[(&str, &str)] = &[
-    ("manifest.json", include_str!("../../extension/manifest.json")),
-    ("background.js", include_str!("../../extension/background.js")),
+    (
+        "manifest.json",
+        include_str!("../../extension/manifest.json"),
+    ),
+    (
+        "background.js",
+        include_str!("../../extension/background.js"),
+    ),
     ("protocol.js", include_str!("../../extension/protocol.js")),
     ("popup.html", include_str!("../../extension/popup.html")),
     ("popup.css", include_str!("../../extension/popup.css")),

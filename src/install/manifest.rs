@@ -119,7 +119,10 @@ fn looks_absolute(p: &str) -> bool {
     let b = p.as_bytes();
     p.starts_with('/')
         || p.starts_with(r"\\")
-        || (b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/'))
+        || (b.len() > 2
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && (b[2] == b'\\' || b[2] == b'/'))
 }
 
 /// The real check: the file exists and (on Unix) has an execute bit.
@@ -177,7 +180,10 @@ mod tests {
         assert_eq!(m["name"], HOST_NAME);
         assert_eq!(m["type"], "stdio");
         assert_eq!(m["path"], "/opt/tw \"x\"/tabwire");
-        assert_eq!(m["allowed_origins"], serde_json::json!([extension_origin()]));
+        assert_eq!(
+            m["allowed_origins"],
+            serde_json::json!([extension_origin()])
+        );
         assert!(is_tabwire_manifest(&render(Path::new("/x"))));
         assert!(!is_tabwire_manifest(r#"{"name":"com.other.host"}"#));
         assert!(!is_tabwire_manifest("not json"));
@@ -210,10 +216,18 @@ mod tests {
                 Problem::WrongOrigins(vec!["chrome-extension://aaaa/".into()]),
             ]
         );
-        assert_eq!(i.binary_problems, vec![Problem::PathNotAbsolute("tabwire".into())]);
+        assert_eq!(
+            i.binary_problems,
+            vec![Problem::PathNotAbsolute("tabwire".into())]
+        );
         let text = render(Path::new("/gone/tabwire"));
-        let i = inspect(&text, &|p| Err(Problem::BinaryMissing(p.display().to_string())));
-        assert_eq!(i.binary_problems, vec![Problem::BinaryMissing("/gone/tabwire".into())]);
+        let i = inspect(&text, &|p| {
+            Err(Problem::BinaryMissing(p.display().to_string()))
+        });
+        assert_eq!(
+            i.binary_problems,
+            vec![Problem::BinaryMissing("/gone/tabwire".into())]
+        );
         assert!(i.binary_problems[0].to_string().contains("does not exist"));
     }
 
@@ -223,10 +237,16 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
         let f = tmp.path().join("tw");
-        assert!(matches!(check_binary_on_disk(&f), Err(Problem::BinaryMissing(_))));
+        assert!(matches!(
+            check_binary_on_disk(&f),
+            Err(Problem::BinaryMissing(_))
+        ));
         std::fs::write(&f, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
-        assert!(matches!(check_binary_on_disk(&f), Err(Problem::BinaryNotExecutable(_))));
+        assert!(matches!(
+            check_binary_on_disk(&f),
+            Err(Problem::BinaryNotExecutable(_))
+        ));
         std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(check_binary_on_disk(&f), Ok(()));
         assert!(matches!(

@@ -135,8 +135,8 @@ impl Env {
             .unwrap_or_else(|| browsers::join(os, &home, ".config"));
         let app_data =
             var_path("APPDATA").unwrap_or_else(|| browsers::join(os, &home, "AppData/Roaming"));
-        let local_app_data = var_path("LOCALAPPDATA")
-            .unwrap_or_else(|| browsers::join(os, &home, "AppData/Local"));
+        let local_app_data =
+            var_path("LOCALAPPDATA").unwrap_or_else(|| browsers::join(os, &home, "AppData/Local"));
         let path_dirs = std::env::var_os("PATH")
             .map(|p| std::env::split_paths(&p).collect())
             .unwrap_or_default();
@@ -144,7 +144,8 @@ impl Env {
             .iter()
             .filter_map(|v| var_path(v))
             .collect();
-        let codex_home = var_path("CODEX_HOME").unwrap_or_else(|| browsers::join(os, &home, ".codex"));
+        let codex_home =
+            var_path("CODEX_HOME").unwrap_or_else(|| browsers::join(os, &home, ".codex"));
         Ok(Self {
             os,
             home,

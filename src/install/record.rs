@@ -142,7 +142,10 @@ mod tests {
         assert_eq!(r.dirs.len(), 1);
         assert_eq!(r.files.len(), 1);
         assert_eq!(r.clients.len(), 1);
-        assert_eq!(r.clients[0].backup.as_deref(), Some(Path::new("/c.json.bak")));
+        assert_eq!(
+            r.clients[0].backup.as_deref(),
+            Some(Path::new("/c.json.bak"))
+        );
         assert_eq!(r.clients[0].written_hash, "2");
         let back: Record = serde_json::from_str(&r.to_text()).unwrap();
         assert_eq!(back, r);

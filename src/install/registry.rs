@@ -88,7 +88,10 @@ mod tests {
     fn command_lines() {
         let key = r"Software\Google\Chrome\NativeMessagingHosts\com.tabwire.host";
         assert_eq!(
-            add_default_args(key, r"C:\Users\a\AppData\Local\tabwire\data\com.tabwire.host.json"),
+            add_default_args(
+                key,
+                r"C:\Users\a\AppData\Local\tabwire\data\com.tabwire.host.json"
+            ),
             [
                 "add",
                 r"HKCU\Software\Google\Chrome\NativeMessagingHosts\com.tabwire.host",
@@ -102,14 +105,26 @@ mod tests {
         );
         assert_eq!(
             query_default_args(key),
-            ["query", r"HKCU\Software\Google\Chrome\NativeMessagingHosts\com.tabwire.host", "/ve"]
+            [
+                "query",
+                r"HKCU\Software\Google\Chrome\NativeMessagingHosts\com.tabwire.host",
+                "/ve"
+            ]
         );
         assert_eq!(
             delete_args(key),
-            ["delete", r"HKCU\Software\Google\Chrome\NativeMessagingHosts\com.tabwire.host", "/f"]
+            [
+                "delete",
+                r"HKCU\Software\Google\Chrome\NativeMessagingHosts\com.tabwire.host",
+                "/f"
+            ]
         );
         assert_eq!(
-            query_value_args("HKLM", r"SOFTWARE\Policies\Google\Chrome", "NativeMessagingUserLevelHosts"),
+            query_value_args(
+                "HKLM",
+                r"SOFTWARE\Policies\Google\Chrome",
+                "NativeMessagingUserLevelHosts"
+            ),
             [
                 "query",
                 r"HKLM\SOFTWARE\Policies\Google\Chrome",

@@ -124,7 +124,10 @@ fn targets(
 ) -> Result<Vec<(&'static Browser, String)>, InstallError> {
     let named = named_browsers(&opts.browsers)?;
     if !named.is_empty() {
-        return Ok(named.into_iter().map(|b| (b, "named with --browser".into())).collect());
+        return Ok(named
+            .into_iter()
+            .map(|b| (b, "named with --browser".into()))
+            .collect());
     }
     Ok(browsers::detect_all(env, &|p: &Path| p.exists())
         .into_iter()
@@ -181,7 +184,11 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
     say!(
         out,
         "tabwire install{} — host binary {}",
-        if dry { " (dry run: nothing is written)" } else { "" },
+        if dry {
+            " (dry run: nothing is written)"
+        } else {
+            ""
+        },
         binary.display()
     );
     if in_build_dir(&binary) {
@@ -394,11 +401,20 @@ fn configure_client(
             )))
         }
     };
-    let _ = write!(out, "{}", clients::diff(existing.as_deref().unwrap_or(""), &new_text));
+    let _ = write!(
+        out,
+        "{}",
+        clients::diff(existing.as_deref().unwrap_or(""), &new_text)
+    );
     let dry = w.dry_run;
     // A config tabwire edited before keeps its first backup (or its lack of
     // one, when tabwire created the file).
-    let earlier = w.record.clients.iter().find(|r| r.config == config).cloned();
+    let earlier = w
+        .record
+        .clients
+        .iter()
+        .find(|r| r.config == config)
+        .cloned();
     let backup = match &earlier {
         Some(r) => r.backup.clone(),
         None => existing.as_ref().map(|_| backup_path(&config)),
@@ -456,7 +472,10 @@ fn next_steps(
             width = width
         );
     }
-    say!(out, "   switch on \"Developer mode\", click \"Load unpacked\" and choose");
+    say!(
+        out,
+        "   switch on \"Developer mode\", click \"Load unpacked\" and choose"
+    );
     say!(out, "     {}", ext_dir.display());
     say!(
         out,
@@ -464,9 +483,15 @@ fn next_steps(
     );
     say!(out, "   button shows \"Native host: connected\".");
     say!(out);
-    say!(out, "2. Add tabwire to your MCP client. The server command is:");
+    say!(
+        out,
+        "2. Add tabwire to your MCP client. The server command is:"
+    );
     say!(out, "     {} serve", binary.display());
-    say!(out, "   Let tabwire edit the client's config (it shows the change, keeps a backup");
+    say!(
+        out,
+        "   Let tabwire edit the client's config (it shows the change, keeps a backup"
+    );
     say!(out, "   and leaves other servers alone):");
     say!(
         out,
@@ -499,7 +524,12 @@ fn next_steps(
     for (text, members) in &groups {
         say!(out, "   - add to the config file of");
         for c in members {
-            say!(out, "       {}: {}", c.name, clients::config_path(c, env).display());
+            say!(
+                out,
+                "       {}: {}",
+                c.name,
+                clients::config_path(c, env).display()
+            );
         }
         for line in text.lines() {
             say!(out, "         {line}");
@@ -535,9 +565,18 @@ pub fn uninstall(
                 if !dry {
                     std::fs::remove_file(&path).map_err(InstallError::io("remove", &path))?;
                 }
-                say!(out, "tabwire: {} {}", would("removed", "would remove"), path.display());
+                say!(
+                    out,
+                    "tabwire: {} {}",
+                    would("removed", "would remove"),
+                    path.display()
+                );
             }
-            _ => say!(out, "tabwire: no tabwire host registration in {}", udd.display()),
+            _ => say!(
+                out,
+                "tabwire: no tabwire host registration in {}",
+                udd.display()
+            ),
         }
         return Ok(());
     }
@@ -547,7 +586,11 @@ pub fn uninstall(
     say!(
         out,
         "tabwire uninstall{}",
-        if dry { " (dry run: nothing is removed)" } else { "" }
+        if dry {
+            " (dry run: nothing is removed)"
+        } else {
+            ""
+        }
     );
     let mut removed_any = false;
 
@@ -555,7 +598,10 @@ pub fn uninstall(
     let mut manifests: Vec<PathBuf> = record
         .files
         .iter()
-        .filter(|f| f.to_string_lossy().ends_with(&browsers::manifest_file_name()))
+        .filter(|f| {
+            f.to_string_lossy()
+                .ends_with(&browsers::manifest_file_name())
+        })
         .cloned()
         .collect();
     for b in browsers::BROWSERS {
@@ -577,7 +623,12 @@ pub fn uninstall(
             std::fs::remove_file(path).map_err(InstallError::io("remove", path))?;
         }
         removed_any = true;
-        say!(out, "  {} {}", would("removed", "would remove"), path.display());
+        say!(
+            out,
+            "  {} {}",
+            would("removed", "would remove"),
+            path.display()
+        );
     }
 
     // Extension files (only those tabwire placed, by name).
@@ -634,11 +685,18 @@ pub fn uninstall(
         }
         match std::fs::remove_dir(d) {
             Ok(()) => say!(out, "  removed {}", d.display()),
-            Err(_) => say!(out, "  left {} (it holds files tabwire did not put there)", d.display()),
+            Err(_) => say!(
+                out,
+                "  left {} (it holds files tabwire did not put there)",
+                d.display()
+            ),
         }
     }
     if !removed_any && record.is_empty() {
-        say!(out, "  nothing to remove: tabwire is not installed for this user");
+        say!(
+            out,
+            "  nothing to remove: tabwire is not installed for this user"
+        );
     }
     Ok(())
 }
@@ -774,15 +832,25 @@ mod tests {
             browsers: vec!["netscape".into()],
             ..Default::default()
         };
-        let err = install(&opts, &env, &mut Vec::new()).unwrap_err().to_string();
-        assert!(err.contains("netscape") && err.contains("chromium"), "{err}");
+        let err = install(&opts, &env, &mut Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("netscape") && err.contains("chromium"),
+            "{err}"
+        );
         let opts = InstallOptions {
             browsers: vec!["chromium".into()],
             clients: vec!["emacs".into()],
             ..Default::default()
         };
-        let err = install(&opts, &env, &mut Vec::new()).unwrap_err().to_string();
-        assert!(err.contains("emacs") && err.contains("claude-desktop"), "{err}");
+        let err = install(&opts, &env, &mut Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("emacs") && err.contains("claude-desktop"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -269,7 +269,12 @@ impl PipeChromium {
     }
 
     /// One CDP command (browser-level, or in `session`); Err is CDP's message.
-    pub fn call(&self, session: Option<&str>, method: &str, params: Value) -> Result<Value, String> {
+    pub fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, String> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let mut msg = json!({"id": id, "method": method, "params": params});
         if let Some(s) = session {
