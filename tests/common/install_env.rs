@@ -174,12 +174,23 @@ pub struct Page {
     pub session_id: String,
 }
 
+/// A close-on-exec pipe whose ends are numbered 10 or above, so that
+/// `dup2` onto 3 and 4 in the child never meets an end already numbered 3
+/// or 4 (`dup2(3, 3)` would leave close-on-exec set and the fd would close).
 fn cloexec_pipe() -> (OwnedFd, OwnedFd) {
     let mut fds = [0; 2];
     // SAFETY: fds is a valid two-element array for pipe2 to fill.
     assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
-    // SAFETY: pipe2 succeeded, so both fds are open and ours.
-    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+    let high = |fd: i32| {
+        // SAFETY: fd is open; F_DUPFD_CLOEXEC returns a new fd >= 10 or -1.
+        let h = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10) };
+        assert!(h >= 10, "fcntl F_DUPFD_CLOEXEC failed");
+        // SAFETY: fd is open, ours, and replaced by h.
+        unsafe { libc::close(fd) };
+        // SAFETY: h was just created and is owned by nobody else.
+        unsafe { OwnedFd::from_raw_fd(h) }
+    };
+    (high(fds[0]), high(fds[1]))
 }
 
 impl PipeChromium {
