@@ -178,3 +178,71 @@ async fn reports_the_connected_extension_then_a_broken_host_binary() {
     assert!(text.contains("FAIL  host binary for Chromium"), "{text}");
     assert!(text.contains("1 problem(s) need fixing"), "{text}");
 }
+
+/// "Host registered but never connects": a serve is running, no browser
+/// reaches it. Doctor names the server and its client and fails with the
+/// likely causes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_the_extension_never_reached_is_a_failure_with_the_causes() {
+    let sb = Sandbox::new();
+    let mcp = Mcp::start(&sb, "Lonely Client", &["--backend", "extension"]).await;
+    let home = tempfile::tempdir().unwrap();
+    let socket_seen = eventually(10, "the serve socket", || {
+        std::fs::read_dir(&sb.runtime)
+            .ok()?
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".sock"))
+            .then_some(())
+    });
+    socket_seen.await;
+    // The serve learns its client's name from MCP initialize.
+    let report = eventually(10, "the client's name in the status", || {
+        let out = std::process::Command::new(BIN)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("PATH", "/usr/bin:/bin")
+            .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+            .args(["doctor", "--json", "--user-data-dir"])
+            .arg(&sb.udd)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let named = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["data"]["client"] == "Lonely Client");
+        named.then_some((out.status.code(), v))
+    })
+    .await;
+    let (code, report) = report;
+    assert_eq!(code, Some(1), "{report:#}");
+    let ext = check(&report, "extension");
+    assert_eq!(ext["status"], "fail");
+    assert!(
+        ext["detail"]
+            .as_str()
+            .unwrap()
+            .contains("none reached by the extension"),
+        "{ext}"
+    );
+    assert!(
+        ext["fix"].as_str().unwrap().contains("extensions page"),
+        "{ext}"
+    );
+    let server = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"].as_str().unwrap().starts_with("server."))
+        .unwrap();
+    assert_eq!(server["status"], "warn");
+    assert!(
+        server["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no native host connected"),
+        "{server}"
+    );
+    drop(mcp);
+}
