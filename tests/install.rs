@@ -423,7 +423,11 @@ fn a_broken_client_config_is_not_clobbered() {
     std::fs::write(h.home.join(".cursor/mcp.json"), "{ \"mcpServers\": { oops").unwrap();
     let out = h.tabwire(&["install", "--browser", "chromium", "--client", "cursor"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("fix it by hand"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("add the tabwire entry"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(
         std::fs::read_to_string(h.home.join(".cursor/mcp.json")).unwrap(),
         "{ \"mcpServers\": { oops"

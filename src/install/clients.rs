@@ -239,8 +239,13 @@ fn parse_entries(text: &str, what: &str) -> Result<Vec<(String, String)>, String
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let Entries(entries) = serde_json::from_str(text)
-        .map_err(|e| format!("{what} is not a JSON object ({e}); fix it by hand"))?;
+    let Entries(entries) = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{what} is not a plain JSON object ({e}). tabwire edits only plain JSON (no \
+                 comments or trailing commas): fix the file, or add the tabwire entry that \
+                 `tabwire install` prints by hand"
+        )
+    })?;
     Ok(entries
         .into_iter()
         .map(|(k, v)| (k, v.get().to_string()))
@@ -598,14 +603,17 @@ mod tests {
     #[test]
     fn broken_json_is_refused_not_clobbered() {
         let err = add(client("cursor"), Some("{\"mcpServers\": {"), Path::new(BIN)).unwrap_err();
-        assert!(err.contains("fix it by hand"), "{err}");
+        assert!(err.contains("by hand"), "{err}");
         let err = add(
             client("cursor"),
             Some("{\"mcpServers\": []}"),
             Path::new(BIN),
         )
         .unwrap_err();
-        assert!(err.contains("\"mcpServers\" is not a JSON object"), "{err}");
+        assert!(
+            err.contains("\"mcpServers\" is not a plain JSON object"),
+            "{err}"
+        );
     }
 
     #[test]
