@@ -4,17 +4,27 @@
 // as a connection number `c`. Its `hello` names a stable server id, which
 // owns tabs: a server sees and drives only the tabs it opened, grouped under
 // its client's name. All tool logic lives in Rust; this file only relays.
+//
+// The popup (popup.html / options.html) asks for the connection state and
+// lets the user share one of their own tabs with a chosen client, or stop
+// sharing it. A tab nobody shared stays invisible to every client.
 
 import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR } from "./protocol.js";
+import { blockedBy, LEAVING } from "./policy.js";
 
 const VERSION = chrome.runtime.getManifest().version;
+const OWN_ORIGIN = chrome.runtime.getURL("");
 
 let port = null;
 let backoffMs = 250;
+let retryTimer = null;
+// What the popup shows about the native host: connecting | connected | disconnected.
+const host = { state: "connecting", error: null, since: Date.now() };
 
 const serverOfConn = new Map(); // c -> server id
-const servers = new Map();      // server id -> {name, windowId, groupId, tabs:Set}
+const servers = new Map();      // server id -> {name, windowId, groupId, tabs:Set, sharedGroups:Map}
 const ownerOfTab = new Map();   // tabId -> server id
+const sharedTabs = new Map();   // tabId -> {grouped} for tabs the user shared
 const attached = new Map();     // tabId -> Promise of attach
 const chunks = new Map();       // `${c}/${id}` -> [parts]
 
@@ -22,18 +32,39 @@ class RelayError extends Error {
   constructor(code, message) { super(message); this.code = code; }
 }
 
+function setHost(state, error = null) {
+  if (host.state !== state || host.error !== error) host.since = Date.now();
+  host.state = state;
+  host.error = error;
+}
+
 function connect() {
-  port = chrome.runtime.connectNative(HOST_NAME);
-  port.onMessage.addListener(onHostMessage);
-  port.onDisconnect.addListener(() => {
+  retryTimer = null;
+  setHost("connecting");
+  const me = chrome.runtime.connectNative(HOST_NAME);
+  port = me;
+  me.onMessage.addListener(onHostMessage);
+  // A missing or broken host disconnects at once; one still open after a
+  // moment has started.
+  setTimeout(() => { if (port === me && host.state === "connecting") setHost("connected"); }, 700);
+  me.onDisconnect.addListener(() => {
     const why = chrome.runtime.lastError?.message ?? "closed";
     console.warn(`tabwire: native host disconnected (${why}); retrying in ${backoffMs} ms`);
+    if (port !== me) return;
     port = null;
+    setHost("disconnected", why);
     serverOfConn.clear();
     chunks.clear();
-    setTimeout(connect, backoffMs);
+    retryTimer = setTimeout(connect, backoffMs);
     backoffMs = Math.min(backoffMs * 2, 10000);
   });
+}
+
+function reconnectNow() {
+  if (port) return;
+  if (retryTimer) clearTimeout(retryTimer);
+  backoffMs = 250;
+  connect();
 }
 
 function post(c, m) {
@@ -47,6 +78,7 @@ function post(c, m) {
 
 function onHostMessage(msg) {
   backoffMs = 250; // the host is alive
+  setHost("connected");
   const c = msg.c;
   if (msg.gone) {
     serverOfConn.delete(c);
@@ -86,6 +118,17 @@ function serverFor(c) {
   return servers.get(id);
 }
 
+function isOwnPage(url) {
+  return typeof url === "string" && url.startsWith(OWN_ORIGIN);
+}
+
+// Clients never drive tabwire's own pages (the popup shares tabs).
+function refuseOwnPage(url) {
+  if (isOwnPage(url)) {
+    throw new RelayError(ERROR.BAD_REQUEST, "tabwire's own extension pages cannot be opened or driven by a client");
+  }
+}
+
 function ownedTab(c, tabId) {
   const server = serverOfConn.get(c);
   // A tab this server does not own does not exist for it.
@@ -93,6 +136,11 @@ function ownedTab(c, tabId) {
     throw new RelayError(ERROR.NO_SUCH_TAB, `no tab with id ${tabId}`);
   }
   return tabId;
+}
+
+function refuseByPolicy(server, url) {
+  const why = blockedBy(server?.policy, url);
+  if (why) throw new RelayError(ERROR.POLICY, `refused by the extension: ${why}`);
 }
 
 async function dispatch(c, method, params) {
@@ -104,8 +152,12 @@ async function dispatch(c, method, params) {
       }
       const id = String(params.server);
       serverOfConn.set(c, id);
-      if (!servers.has(id)) servers.set(id, { windowId: null, groupId: null, tabs: new Set() });
-      return { v: PROTOCOL_VERSION, version: VERSION };
+      if (!servers.has(id)) {
+        servers.set(id, { name: null, windowId: null, groupId: null, tabs: new Set(), sharedGroups: new Map(), policy: null, recent: [] });
+      }
+      if (typeof params.client === "string" && params.client.trim()) servers.get(id).name = params.client.trim();
+      if (params.policy && typeof params.policy === "object") servers.get(id).policy = params.policy;
+      return { v: PROTOCOL_VERSION, version: VERSION, browser: browserName() };
     }
     case METHOD.TABS_LIST: {
       const s = serverFor(c);
@@ -115,7 +167,16 @@ async function dispatch(c, method, params) {
       }
       return { tabs };
     }
+    case METHOD.NOTE: {
+      // The server's last few tool calls, for the popup.
+      const s = serverFor(c);
+      s.recent.push({ tool: String(params.tool ?? "?"), ok: params.ok !== false, time: Date.now() });
+      if (s.recent.length > 5) s.recent.shift();
+      return {};
+    }
     case METHOD.TABS_CREATE:
+      refuseOwnPage(params.url);
+      refuseByPolicy(serverFor(c), params.url);
       return { tab: tabInfo(await createTab(c, params.url || "about:blank", params.group || "tabwire")) };
     case METHOD.TABS_CLOSE:
       await chrome.tabs.remove(ownedTab(c, params.tabId));
@@ -126,12 +187,29 @@ async function dispatch(c, method, params) {
     }
     case METHOD.CDP_SEND: {
       const tabId = ownedTab(c, params.tabId);
+      refuseOwnPage(params.params?.url);
+      const tab = await chrome.tabs.get(tabId);
+      refuseOwnPage(tab.url);
+      refuseOwnPage(tab.pendingUrl);
+      const server = serverFor(c);
+      if (params.method === "Page.navigate") refuseByPolicy(server, params.params?.url);
+      if (!LEAVING.has(params.method)) refuseByPolicy(server, tab.url || tab.pendingUrl);
       await attach(tabId);
       return await chrome.debugger.sendCommand({ tabId }, params.method, params.params ?? {});
     }
     default:
       throw new RelayError(ERROR.BAD_REQUEST, `unknown method ${method}`);
   }
+}
+
+// "Chromium 156.0.7000.1", "Google Chrome 131.0…", for doctor.
+function browserName() {
+  const ua = navigator.userAgent;
+  const version = ua.match(/Chrom(?:e|ium)\/([\d.]+)/)?.[1] ?? "";
+  const brands = (navigator.userAgentData?.brands ?? []).map((b) => b.brand);
+  const brand = brands.find((b) => !/not.?a.?brand/i.test(b) && b !== "Chromium")
+    ?? (/ Edg\//.test(ua) ? "Microsoft Edge" : "Chromium");
+  return `${brand} ${version}`.trim();
 }
 
 function tabInfo(t) {
@@ -186,6 +264,7 @@ function attach(tabId) {
 function forgetTab(tabId) {
   const owner = ownerOfTab.get(tabId);
   ownerOfTab.delete(tabId);
+  sharedTabs.delete(tabId);
   attached.delete(tabId);
   if (owner) servers.get(owner)?.tabs.delete(tabId);
   return owner;
@@ -212,6 +291,100 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   const owner = forgetTab(tabId);
   if (!owner) return;
   for (const c of connsOf(owner)) post(c, { event: "tabClosed", tabId });
+});
+
+// ---- the popup: state, sharing ----------------------------------------
+
+// Only tabwire's own pages may ask, and never from a tab a client drives.
+function checkSender(sender) {
+  if (sender.id !== chrome.runtime.id) throw new Error("not allowed");
+  if (sender.tab && ownerOfTab.has(sender.tab.id)) {
+    throw new Error("a tab driven by an MCP client cannot change what is shared");
+  }
+}
+
+function connectedServers() {
+  const live = new Set(serverOfConn.values());
+  return [...servers].filter(([id]) => live.has(id));
+}
+
+function popupState() {
+  const clients = connectedServers().map(([id, s]) => ({
+    id,
+    name: s.name ?? "an unnamed MCP client",
+    tabs: [...s.tabs].map((tabId) => ({ tabId, shared: sharedTabs.has(tabId) })),
+    recent: s.recent ?? [],
+  }));
+  const owners = {};
+  for (const [tabId, id] of ownerOfTab) {
+    owners[tabId] = { client: id, name: servers.get(id)?.name ?? "an MCP client", shared: sharedTabs.has(tabId) };
+  }
+  return { version: VERSION, host: { ...host }, clients, owners };
+}
+
+function shareable(url) {
+  return /^(https?|file):/i.test(url ?? "") || url === "about:blank";
+}
+
+async function shareTab(tabId, serverId) {
+  const s = servers.get(serverId);
+  if (!s || !connsOf(serverId).length) throw new Error("that MCP client is no longer connected");
+  if (ownerOfTab.has(tabId)) {
+    throw new Error(`this tab already belongs to ${servers.get(ownerOfTab.get(tabId))?.name ?? "another client"}`);
+  }
+  const tab = await chrome.tabs.get(tabId);
+  if (!shareable(tab.url || tab.pendingUrl)) {
+    throw new Error("only web pages can be shared, not browser or extension pages");
+  }
+  ownerOfTab.set(tabId, serverId);
+  s.tabs.add(tabId);
+  const info = { grouped: false };
+  sharedTabs.set(tabId, info);
+  // Mark it in the tab strip with the client's name, unless the user grouped it.
+  if (tab.groupId === chrome.tabGroups.TAB_GROUP_ID_NONE) {
+    try {
+      const known = s.sharedGroups.get(tab.windowId);
+      let groupId;
+      try {
+        groupId = await chrome.tabs.group(known !== undefined
+          ? { groupId: known, tabIds: [tabId] }
+          : { tabIds: [tabId], createProperties: { windowId: tab.windowId } });
+      } catch {
+        groupId = await chrome.tabs.group({ tabIds: [tabId], createProperties: { windowId: tab.windowId } });
+      }
+      s.sharedGroups.set(tab.windowId, groupId);
+      await chrome.tabGroups.update(groupId, { title: `${s.name ?? "MCP client"} (shared)` });
+      info.grouped = true;
+    } catch {
+      // Cosmetic only.
+    }
+  }
+}
+
+async function unshareTab(tabId) {
+  const info = sharedTabs.get(tabId);
+  if (!info) throw new Error("this tab is not shared");
+  const owner = forgetTab(tabId);
+  try { await chrome.debugger.detach({ tabId }); } catch { /* was not attached */ }
+  if (info.grouped) {
+    try { await chrome.tabs.ungroup(tabId); } catch { /* closed meanwhile */ }
+  }
+  // For the client the tab is gone.
+  if (owner) for (const c of connsOf(owner)) post(c, { event: "tabClosed", tabId });
+}
+
+chrome.runtime.onMessage.addListener((msg, sender, reply) => {
+  (async () => {
+    checkSender(sender);
+    switch (msg?.type) {
+      case "tabwire.state": return popupState();
+      case "tabwire.share": await shareTab(Number(msg.tabId), String(msg.client)); return popupState();
+      case "tabwire.unshare": await unshareTab(Number(msg.tabId)); return popupState();
+      case "tabwire.reconnect": reconnectNow(); return popupState();
+      default: throw new Error(`unknown request ${msg?.type}`);
+    }
+  })().then(reply, (e) => reply({ error: String(e?.message ?? e) }));
+  return true; // answered asynchronously
 });
 
 connect();

@@ -11,6 +11,7 @@ export const METHOD = Object.freeze({
   TABS_CLOSE: "tabs.close",
   TABS_SELECT: "tabs.select",
   CDP_SEND: "cdp.send",
+  NOTE: "note",
 });
 
 // Error codes the Rust side maps to its own errors.
@@ -20,6 +21,7 @@ export const ERROR = Object.freeze({
   CDP: "cdp",
   BAD_REQUEST: "bad_request",
   VERSION: "version",
+  POLICY: "policy",
 });
 
 // Host → extension envelopes: {c, m} | {c, chunk:{id,i,n,data}} | {c, gone:true}.

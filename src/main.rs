@@ -1,4 +1,5 @@
-//! `tabwire` command line: dispatch to serve, native-host and install.
+//! `tabwire` command line: dispatch to serve, native-host, install,
+//! uninstall and doctor.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -90,14 +91,44 @@ enum Command {
         #[arg(long)]
         client: Option<String>,
     },
-    /// Register the native host with a browser.
+    /// Register the native host with every Chromium-family browser found,
+    /// place the extension, and print how to finish setup.
     Install {
-        /// Browser to register with: chromium or chrome.
-        #[arg(long, default_value = "chromium")]
-        browser: String,
-        /// Register into this user data dir (for custom profiles and tests).
+        /// Register with this browser only (repeatable), e.g. chrome, chromium, edge, brave,
+        /// vivaldi, opera, chrome-beta. Default: every browser found.
+        #[arg(long = "browser", value_name = "NAME")]
+        browsers: Vec<String>,
+        /// Register into this one profile (a browser run with --user-data-dir) and nothing else.
         #[arg(long)]
         user_data_dir: Option<PathBuf>,
+        /// Also add tabwire to this MCP client's config (repeatable): claude-code,
+        /// claude-desktop, cursor, vscode, codex, windsurf. Shows the change; keeps a backup.
+        #[arg(long = "client", value_name = "NAME")]
+        clients: Vec<String>,
+        /// Print what would be done; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Remove exactly what `tabwire install` created.
+    Uninstall {
+        /// Remove only the registration in this profile.
+        #[arg(long)]
+        user_data_dir: Option<PathBuf>,
+        /// Print what would be removed; remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check the setup and explain what is wrong (exit status 1 if something needs fixing).
+    Doctor {
+        /// Check this browser only (repeatable). Default: every browser found.
+        #[arg(long = "browser", value_name = "NAME")]
+        browsers: Vec<String>,
+        /// Check the registration in this profile (a browser run with --user-data-dir).
+        #[arg(long)]
+        user_data_dir: Option<PathBuf>,
+        /// Machine-readable output on stdout.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -157,21 +188,70 @@ async fn run() -> i32 {
             0
         }
         Command::Install {
-            browser,
+            browsers,
             user_data_dir,
-        } => match install::install(&browser, user_data_dir.as_deref()) {
-            Ok(path) => {
-                eprintln!(
-                    "tabwire: registered native host for {browser} at {}",
-                    path.display()
-                );
-                0
+            clients,
+            dry_run,
+        } => {
+            let opts = install::InstallOptions {
+                browsers,
+                user_data_dir,
+                clients,
+                dry_run,
+                binary: None,
+            };
+            with_env("install", |env| {
+                install::install(&opts, env, &mut std::io::stdout())
+            })
+        }
+        Command::Uninstall {
+            user_data_dir,
+            dry_run,
+        } => {
+            let opts = install::UninstallOptions {
+                user_data_dir,
+                dry_run,
+            };
+            with_env("uninstall", |env| {
+                install::uninstall(&opts, env, &mut std::io::stdout())
+            })
+        }
+        Command::Doctor {
+            browsers,
+            user_data_dir,
+            json,
+        } => {
+            let env = match install::Env::from_process() {
+                Ok(env) => env,
+                Err(e) => {
+                    eprintln!("tabwire doctor: {e}");
+                    return 1;
+                }
+            };
+            let opts = install::doctor::DoctorOptions {
+                browsers,
+                user_data_dir,
+            };
+            let report = install::doctor::run(&opts, &env).await;
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.to_text());
             }
-            Err(e) => {
-                eprintln!("tabwire: install failed: {e}");
-                1
-            }
-        },
+            report.exit_code()
+        }
+    }
+}
+
+/// Runs an install-family command with the real environment; errors go to
+/// stderr with exit status 1.
+fn with_env(what: &str, f: impl FnOnce(&install::Env) -> Result<(), install::InstallError>) -> i32 {
+    match install::Env::from_process().and_then(|env| f(&env)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("tabwire {what}: {e}");
+            1
+        }
     }
 }
 
@@ -235,6 +315,7 @@ async fn run_serve(args: ServeArgs) -> i32 {
                 connect_timeout: Duration::from_secs_f64(args.connect_timeout.max(0.0)),
                 call_timeout,
                 max_frame: args.max_frame,
+                policy: policy.for_extension(),
             },
         ));
         socket = Some(listening);

@@ -193,6 +193,16 @@ impl Policy {
         }
     }
 
+    /// The domain rules in the shape the extension checks them
+    /// (`extension/policy.js`).
+    pub fn for_extension(&self) -> serde_json::Value {
+        serde_json::json!({
+            "allowDomains": self.allow_domains,
+            "denyDomains": self.deny_domains,
+            "allowFileUrls": self.allow_file_urls,
+        })
+    }
+
     /// One line per rule, for `browser_status`.
     pub fn summary(&self) -> String {
         let list = |v: &[String]| {

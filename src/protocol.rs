@@ -6,6 +6,8 @@
 //! ```text
 //! serve ⇄ host (socket frames, u32-LE):
 //!   host → serve, first frame   {"type":"host-hello","v":1,"origin":"chrome-extension://…/","pid":123}
+//!   doctor → serve, first frame {"type":"status-query","v":1}
+//!   serve → doctor, one frame   {"type":"status","v":1,"pid":…,"client":"…","hosts":1,"extension":{…}|null}, then close
 //!   serve → ext  request        {"id":7,"method":"cdp.send","params":{…}}
 //!   ext → serve  response       {"id":7,"result":…} | {"id":7,"error":{"code":"…","message":"…"}}
 //!   ext → serve  event          {"event":"cdp","tabId":3,"method":"Page.loadEventFired","params":{…}}
@@ -46,6 +48,8 @@ pub mod method {
     pub const TABS_CLOSE: &str = "tabs.close";
     pub const TABS_SELECT: &str = "tabs.select";
     pub const CDP_SEND: &str = "cdp.send";
+    /// Fire-and-forget: a tool call finished (the popup lists recent ones).
+    pub const NOTE: &str = "note";
 }
 
 /// First frame the host sends on a serve socket.
@@ -69,6 +73,72 @@ impl HostHello {
             pid: std::process::id(),
         }
     }
+}
+
+/// Just the `type` of a socket's first frame, to tell a native host from a
+/// status client.
+#[derive(Debug, Deserialize)]
+pub struct FirstFrame {
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// First (and only) frame `tabwire doctor` sends on a serve socket.
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+pub struct StatusQuery {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub v: u32,
+}
+
+impl StatusQuery {
+    pub const KIND: &'static str = "status-query";
+
+    pub fn new() -> Self {
+        Self {
+            kind: Self::KIND.into(),
+            v: PROTOCOL_VERSION,
+        }
+    }
+}
+
+impl Default for StatusQuery {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A serve's answer to [`StatusQuery`]; the connection closes after it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ServeStatus {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The serve's protocol version.
+    pub v: u32,
+    pub pid: u32,
+    /// tabwire version of the serve binary.
+    pub version: String,
+    /// The MCP client's name, once it has said hello.
+    pub client: Option<String>,
+    /// Native hosts connected to this serve (answered or not).
+    pub hosts: u32,
+    /// The extension behind the active native host, if one answered.
+    pub extension: Option<ExtensionInfo>,
+}
+
+impl ServeStatus {
+    pub const KIND: &'static str = "status";
+}
+
+/// What the extension told a serve about itself in its `hello` answer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ExtensionInfo {
+    /// The extension's version (its manifest's `version`).
+    pub version: String,
+    /// The browser it runs in, e.g. "Chromium 156.0.7000.0", when known.
+    pub browser: Option<String>,
+    /// The native host process relaying for it.
+    pub host_pid: u32,
 }
 
 /// A request from a serve to the extension.
@@ -244,6 +314,36 @@ mod tests {
             let _ = serde_json::from_slice::<Incoming>(&bytes);
             let _ = serde_json::from_slice::<HostHello>(&bytes);
         }
+    }
+
+    #[test]
+    fn status_query_and_reply_round_trip() {
+        let q = serde_json::to_value(StatusQuery::new()).unwrap();
+        assert_eq!(
+            q,
+            serde_json::json!({"type": "status-query", "v": PROTOCOL_VERSION})
+        );
+        let first: FirstFrame = serde_json::from_value(q).unwrap();
+        assert_eq!(first.kind, StatusQuery::KIND);
+        let hello: FirstFrame =
+            serde_json::from_slice(&serde_json::to_vec(&HostHello::new("x")).unwrap()).unwrap();
+        assert_eq!(hello.kind, HostHello::KIND);
+        let reply = ServeStatus {
+            kind: ServeStatus::KIND.into(),
+            v: 1,
+            pid: 7,
+            version: "0.1.0".into(),
+            client: Some("Claude Code".into()),
+            hosts: 1,
+            extension: Some(ExtensionInfo {
+                version: "0.1.0".into(),
+                browser: Some("Chromium 156".into()),
+                host_pid: 9,
+            }),
+        };
+        let back: ServeStatus =
+            serde_json::from_slice(&serde_json::to_vec(&reply).unwrap()).unwrap();
+        assert_eq!(back, reply);
     }
 
     #[test]

@@ -134,6 +134,7 @@ impl ServerHandler for TabwireServer {
             error: error.as_deref(),
             ms,
         });
+        self.session.backend().note_call(name, error.is_none());
         let result = match outcome {
             Ok(r) => r.into_result(),
             Err(e) => error_result(format!("{name} failed: {e}")),

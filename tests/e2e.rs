@@ -909,3 +909,61 @@ async fn extension_hides_other_servers_tabs_and_reassembles_big_messages() {
         tab
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_extension_enforces_the_domain_policy_itself() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let w = world(Via::Extension);
+    let mut raw = RawServe::accept(&w.sb, 4_000_003).await;
+    let policy = json!({"allowDomains": [], "denyDomains": ["localhost"], "allowFileUrls": false});
+    let hello = raw.request(
+        "hello",
+        json!({"v": 1, "server": "raw-p", "policy": policy}),
+    );
+    assert_eq!(hello["result"]["v"], 1, "{hello}");
+    let denied = w.site.url("/page/secret").replace("127.0.0.1", "localhost");
+
+    let r = raw.request("tabs.create", json!({"url": denied, "group": "P"}));
+    assert_eq!(r["error"]["code"], "policy", "{r}");
+    let hop = w.site.url(&format!("/hop?to={denied}"));
+    let created = raw.request("tabs.create", json!({"url": hop, "group": "P"}));
+    let tab = created["result"]["tab"]["tabId"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{created}"));
+    let nav = raw.request(
+        "cdp.send",
+        json!({"tabId": tab, "method": "Page.navigate", "params": {"url": denied}}),
+    );
+    assert_eq!(nav["error"]["code"], "policy", "{nav}");
+
+    // The page takes itself there; the extension then refuses to read it
+    // (even though this server asked), but lets it leave.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let tree = raw.request(
+            "cdp.send",
+            json!({"tabId": tab, "method": "Page.getFrameTree", "params": {}}),
+        );
+        if tree["result"]["frameTree"]["frame"]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("http://localhost"))
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the page never moved: {tree}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let read = raw.request(
+        "cdp.send",
+        json!({"tabId": tab, "method": "Runtime.evaluate", "params": {"expression": "document.title"}}),
+    );
+    assert_eq!(read["error"]["code"], "policy", "{read}");
+    let leave = raw.request(
+        "cdp.send",
+        json!({"tabId": tab, "method": "Page.navigate", "params": {"url": "about:blank"}}),
+    );
+    assert!(leave.get("error").is_none(), "{leave}");
+}

@@ -248,6 +248,18 @@ impl Backend for AutoBackend {
             .await
     }
 
+    fn client_named(&self, name: &str) {
+        if let Some(ext) = &self.ext {
+            ext.client_named(name);
+        }
+    }
+
+    fn note_call(&self, tool: &str, ok: bool) {
+        if let Some(ext) = self.ext.as_ref().filter(|e| e.is_connected()) {
+            ext.note_call(tool, ok);
+        }
+    }
+
     fn progress_message(&self) -> String {
         if self.launching.load(Ordering::SeqCst) {
             return "starting a browser for the CDP fallback".into();

@@ -6,9 +6,12 @@
 //! once the extension answers, makes that link the active one. Requests carry
 //! an id and wait (with a timeout) for the matching response; events are
 //! broadcast to the tools.
+//!
+//! A connection whose first frame is a `status-query` (from `tabwire
+//! doctor`) gets one [`ServeStatus`] frame back and is closed.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,7 +22,10 @@ use tokio::sync::{broadcast, mpsc, oneshot, Notify};
 use super::{Backend, BackendError, TabEvent, TabId, TabInfo};
 use crate::broker::{self, ServeSocket};
 use crate::frame::{self, FrameReader, Framing};
-use crate::protocol::{self, method, HostHello, Incoming, RemoteError, Request};
+use crate::protocol::{
+    self, method, ExtensionInfo, FirstFrame, HostHello, Incoming, RemoteError, Request,
+    ServeStatus, StatusQuery,
+};
 
 type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Value, RemoteError>>>>;
 
@@ -32,6 +38,8 @@ pub struct ExtensionOptions {
     /// How long any one request may take.
     pub call_timeout: Duration,
     pub max_frame: usize,
+    /// The domain rules, sent with `hello` so the extension checks them too.
+    pub policy: Value,
 }
 
 /// One native-host connection.
@@ -39,6 +47,9 @@ struct Link {
     tx: mpsc::Sender<Vec<u8>>,
     /// The extension's version, from its hello answer.
     version: std::sync::OnceLock<String>,
+    /// The browser the extension runs in, from its hello answer.
+    browser: std::sync::OnceLock<Option<String>>,
+    host_pid: u32,
     pending: Pending,
     closed: AtomicBool,
 }
@@ -63,8 +74,14 @@ struct Inner {
     gave_up_once: AtomicBool,
     next_id: AtomicU64,
     events: broadcast::Sender<TabEvent>,
+    /// The MCP client's name, told to the extension so its popup can name us.
+    client_name: Mutex<Option<String>>,
+    /// Native hosts connected right now (whether or not they answered hello).
+    hosts: AtomicU32,
 }
 
+/// Cheap to clone: clones share one connection state.
+#[derive(Clone)]
 pub struct ExtensionBackend {
     inner: Arc<Inner>,
 }
@@ -80,6 +97,8 @@ impl ExtensionBackend {
             gave_up_once: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             events,
+            client_name: Mutex::new(None),
+            hosts: AtomicU32::new(0),
         });
         tokio::spawn(accept_loop(socket, inner.clone()));
         Self { inner }
@@ -104,6 +123,39 @@ impl ExtensionBackend {
         }
     }
 
+    /// Records the MCP client's name and tells every connected extension,
+    /// so the popup lists this client by name.
+    fn name_client(&self, name: &str) {
+        let name = name.trim();
+        if name.is_empty() {
+            return;
+        }
+        {
+            let mut current = self.inner.client_name.lock().expect("name lock");
+            if current.as_deref() == Some(name) {
+                return;
+            }
+            *current = Some(name.to_string());
+        }
+        let links: Vec<Arc<Link>> = self.inner.links.lock().expect("links lock").clone();
+        for link in links {
+            let inner = self.inner.clone();
+            tokio::spawn(async move {
+                if let Err(e) = inner
+                    .request(&link, method::HELLO, inner.hello_params())
+                    .await
+                {
+                    tracing::debug!(error = %e, "could not tell the extension our client name");
+                }
+            });
+        }
+    }
+
+    /// This serve's state, as `tabwire doctor` sees it.
+    pub fn serve_status(&self) -> ServeStatus {
+        self.inner.serve_status()
+    }
+
     async fn call(&self, method: &str, params: Value) -> Result<Value, BackendError> {
         let link = self.inner.wait_for_link().await?;
         self.inner.request(&link, method, params).await
@@ -111,6 +163,36 @@ impl ExtensionBackend {
 }
 
 impl Inner {
+    fn hello_params(&self) -> Value {
+        let mut params = json!({
+            "v": protocol::PROTOCOL_VERSION,
+            "server": self.opts.server_id,
+            // The extension enforces the domain rules again (defense in depth).
+            "policy": self.opts.policy,
+        });
+        if let Some(name) = self.client_name.lock().expect("name lock").clone() {
+            params["client"] = json!(name);
+        }
+        params
+    }
+
+    fn serve_status(&self) -> ServeStatus {
+        let extension = self.active_link().map(|link| ExtensionInfo {
+            version: link.version.get().cloned().unwrap_or_else(|| "?".into()),
+            browser: link.browser.get().cloned().flatten(),
+            host_pid: link.host_pid,
+        });
+        ServeStatus {
+            kind: ServeStatus::KIND.into(),
+            v: protocol::PROTOCOL_VERSION,
+            pid: std::process::id(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            client: self.client_name.lock().expect("name lock").clone(),
+            hosts: self.hosts.load(Ordering::SeqCst),
+            extension,
+        }
+    }
+
     fn active_link(&self) -> Option<Arc<Link>> {
         let links = self.links.lock().expect("links lock");
         links
@@ -232,6 +314,15 @@ async fn run_link(
         .map_err(|_| "no host-hello within 5 s".to_string())?
         .map_err(|e| e.to_string())?
         .ok_or("closed before host-hello")?;
+    let kind: FirstFrame =
+        serde_json::from_slice(&first).map_err(|e| format!("bad first frame: {e}"))?;
+    if kind.kind == StatusQuery::KIND {
+        let reply = serde_json::to_vec(&inner.serve_status()).expect("status serializes");
+        frame::write_frame(&mut &*stream, &reply, Framing::Socket, max)
+            .await
+            .map_err(|e| format!("could not answer a status query: {e}"))?;
+        return Ok(());
+    }
     let hello: HostHello =
         serde_json::from_slice(&first).map_err(|e| format!("bad host-hello: {e}"))?;
     if hello.kind != HostHello::KIND || hello.v != protocol::PROTOCOL_VERSION {
@@ -244,11 +335,14 @@ async fn run_link(
         return Err("protocol version mismatch".into());
     }
     tracing::info!(host_pid = hello.pid, "native host connected");
+    inner.hosts.fetch_add(1, Ordering::SeqCst);
 
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     let link = Arc::new(Link {
         tx,
         version: std::sync::OnceLock::new(),
+        browser: std::sync::OnceLock::new(),
+        host_pid: hello.pid,
         pending: Mutex::new(HashMap::new()),
         closed: AtomicBool::new(false),
     });
@@ -269,15 +363,23 @@ async fn run_link(
         let inner = inner.clone();
         let link = link.clone();
         tokio::spawn(async move {
-            let params = json!({"v": protocol::PROTOCOL_VERSION, "server": inner.opts.server_id});
-            match inner.request(&link, method::HELLO, params).await {
+            let params = inner.hello_params();
+            match inner.request(&link, method::HELLO, params.clone()).await {
                 Ok(info) => {
                     tracing::info!(extension = %info, "extension answered hello");
                     let _ = link
                         .version
                         .set(info["version"].as_str().unwrap_or("?").to_string());
-                    inner.links.lock().expect("links lock").push(link);
+                    let _ = link
+                        .browser
+                        .set(info["browser"].as_str().map(str::to_string));
+                    inner.links.lock().expect("links lock").push(link.clone());
                     inner.link_added.notify_waiters();
+                    // The client's name may have arrived while we waited.
+                    let now = inner.hello_params();
+                    if now != params {
+                        let _ = inner.request(&link, method::HELLO, now).await;
+                    }
                 }
                 Err(e) => tracing::warn!(error = %e, "extension did not answer hello"),
             }
@@ -292,6 +394,7 @@ async fn run_link(
         }
     };
     tracing::info!(reason = %end, "native host link closed");
+    inner.hosts.fetch_sub(1, Ordering::SeqCst);
     greeter.abort();
     writer.abort();
     link.fail_all(&format!(
@@ -353,6 +456,10 @@ impl Backend for ExtensionBackend {
     }
 
     async fn new_tab(&self, url: &str, group: &str) -> Result<TabInfo, BackendError> {
+        // Tools name the group after the MCP client.
+        if self.inner.client_name.lock().expect("name lock").is_none() {
+            self.name_client(group);
+        }
         let v = self
             .call(method::TABS_CREATE, json!({"url": url, "group": group}))
             .await?;
@@ -393,6 +500,21 @@ impl Backend for ExtensionBackend {
                 },
                 other => other,
             })
+    }
+
+    fn client_named(&self, name: &str) {
+        self.name_client(name);
+    }
+
+    fn note_call(&self, tool: &str, ok: bool) {
+        let Some(link) = self.inner.active_link() else {
+            return;
+        };
+        let inner = self.inner.clone();
+        let params = json!({"tool": tool, "ok": ok});
+        tokio::spawn(async move {
+            let _ = inner.request(&link, method::NOTE, params).await;
+        });
     }
 
     fn progress_message(&self) -> String {

@@ -72,6 +72,10 @@ pub trait Backend: Send + Sync {
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
     /// Sends one CDP command to the tab's main target.
     async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError>;
+    /// The MCP client introduced itself (the extension shows the name).
+    fn client_named(&self, _name: &str) {}
+    /// A tool call finished (the extension's popup lists recent calls).
+    fn note_call(&self, _tool: &str, _ok: bool) {}
     /// What a slow call is waiting for, for progress notifications.
     fn progress_message(&self) -> String;
     /// Events from this client's tabs.

@@ -1,112 +1,204 @@
-//! `tabwire install`: registers the native-messaging host with a browser.
+//! `tabwire install`, `tabwire uninstall` and `tabwire doctor`: registering
+//! the native-messaging host with every Chromium-family browser, placing the
+//! extension, wiring up MCP clients, and explaining what is wrong.
 //!
-//! This first slice handles one browser per call (`--browser chromium` or
-//! `chrome`, …) and an explicit `--user-data-dir`, which is what tests and
-//! custom profiles need. Chrome reads host manifests from
-//! `<user-data-dir>/NativeMessagingHosts/<name>.json` when it runs with that
-//! user data dir.
+//! - [`browsers`]  the browser table, detection, per-OS host locations (pure)
+//! - [`manifest`]  the host manifest: rendering from `nm-manifests/`, checking
+//! - [`extension_files`] the extension, embedded in the binary and placed in
+//!   tabwire's data directory
+//! - [`clients`]   MCP client configuration snippets and safe config edits
+//! - [`registry`]  Windows registry commands (built here, run only on Windows)
+//! - [`record`]    what install created, so uninstall removes exactly that
+//! - [`setup`]     install and uninstall: plan, print, apply
+//! - [`doctor`]    the checks behind `tabwire doctor`
+//!
+//! Paths are computed from an [`Env`] rather than read from the process
+//! environment deep inside, so every OS's answers are testable on Linux.
+
+pub mod browsers;
+pub mod clients;
+pub mod doctor;
+pub mod extension_files;
+pub mod manifest;
+pub mod record;
+pub mod registry;
+pub mod setup;
 
 use std::path::{Path, PathBuf};
 
-use crate::protocol::{extension_origin, HOST_NAME};
+pub use setup::{install, uninstall, InstallOptions, UninstallOptions};
 
-/// The manifest template, shipped in `nm-manifests/`.
-const TEMPLATE: &str = include_str!("../../nm-manifests/com.tabwire.host.json");
+/// The operating systems tabwire installs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    Linux,
+    MacOs,
+    Windows,
+}
+
+impl Os {
+    /// The OS this binary was built for (other Unixes are treated as Linux).
+    pub fn current() -> Self {
+        if cfg!(target_os = "macos") {
+            Os::MacOs
+        } else if cfg!(windows) {
+            Os::Windows
+        } else {
+            Os::Linux
+        }
+    }
+
+    pub fn separator(self) -> char {
+        match self {
+            Os::Windows => '\\',
+            Os::Linux | Os::MacOs => '/',
+        }
+    }
+}
+
+/// The directories install and doctor work with, taken from the process
+/// environment once ([`Env::from_process`]) or given by tests.
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub os: Os,
+    pub home: PathBuf,
+    /// Linux: `$XDG_CONFIG_HOME`, else `~/.config`.
+    pub config_home: PathBuf,
+    /// Windows: `%APPDATA%` (roaming).
+    pub app_data: PathBuf,
+    /// Windows: `%LOCALAPPDATA%`.
+    pub local_app_data: PathBuf,
+    /// tabwire's data directory ([`crate::paths::data_dir`]).
+    pub data_dir: PathBuf,
+    /// `$PATH`, to find browsers installed under a command name.
+    pub path_dirs: Vec<PathBuf>,
+    /// Windows: Program Files directories.
+    pub program_dirs: Vec<PathBuf>,
+    /// Codex CLI's home (`$CODEX_HOME`, else `~/.codex`).
+    pub codex_home: PathBuf,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
-    #[error("unknown browser {0:?}; known: chromium, chrome")]
+    #[error(
+        "unknown browser {0:?}. Known browsers: {known}",
+        known = browsers::known_names()
+    )]
     UnknownBrowser(String),
+    #[error(
+        "unknown MCP client {0:?}. Known clients: {known}",
+        known = clients::known_names()
+    )]
+    UnknownClient(String),
     #[error("could not find this program's own path: {0}")]
     SelfPath(std::io::Error),
-    #[error("could not write {path}: {source}")]
-    Write {
+    #[error("no home directory is known (HOME is not set); set HOME or pass --user-data-dir")]
+    NoHome,
+    #[error("{0}")]
+    Usage(String),
+    #[error("could not {action} {path}: {source}")]
+    Io {
+        action: &'static str,
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("no user data dir given and no home directory known; pass --user-data-dir")]
-    NoHome,
+    #[error("{0}")]
+    Other(String),
 }
 
-/// Fills the template for a host binary at `binary`.
-pub fn render_manifest(binary: &Path) -> String {
-    let path = serde_json::to_string(&binary.to_string_lossy()).expect("string serializes");
-    TEMPLATE
-        .replace("\"@TABWIRE_BINARY@\"", &path)
-        .replace("@EXTENSION_ORIGIN@", &extension_origin())
-}
-
-/// Where `browser` looks for per-user host manifests on Linux by default.
-fn default_user_data_dir(browser: &str) -> Result<PathBuf, InstallError> {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .ok_or(InstallError::NoHome)?;
-    let sub = match browser {
-        "chromium" => "chromium",
-        "chrome" => "google-chrome",
-        other => return Err(InstallError::UnknownBrowser(other.into())),
-    };
-    Ok(home.join(".config").join(sub))
-}
-
-/// Writes the host manifest; returns its path.
-pub fn install(browser: &str, user_data_dir: Option<&Path>) -> Result<PathBuf, InstallError> {
-    if !matches!(browser, "chromium" | "chrome") {
-        return Err(InstallError::UnknownBrowser(browser.into()));
+impl InstallError {
+    pub fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.to_path_buf();
+        move |source| InstallError::Io {
+            action,
+            path,
+            source,
+        }
     }
-    let udd = match user_data_dir {
-        Some(d) => d.to_path_buf(),
-        None => default_user_data_dir(browser)?,
-    };
-    let binary = std::env::current_exe()
+}
+
+fn var_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+impl Env {
+    /// Reads the real environment.
+    pub fn from_process() -> Result<Self, InstallError> {
+        let os = Os::current();
+        let home = var_path("HOME")
+            .or_else(|| var_path("USERPROFILE"))
+            .ok_or(InstallError::NoHome)?;
+        let config_home = var_path("XDG_CONFIG_HOME")
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| browsers::join(os, &home, ".config"));
+        let app_data =
+            var_path("APPDATA").unwrap_or_else(|| browsers::join(os, &home, "AppData/Roaming"));
+        let local_app_data =
+            var_path("LOCALAPPDATA").unwrap_or_else(|| browsers::join(os, &home, "AppData/Local"));
+        let path_dirs = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        let program_dirs = ["ProgramFiles", "ProgramFiles(x86)", "ProgramW6432"]
+            .iter()
+            .filter_map(|v| var_path(v))
+            .collect();
+        let codex_home =
+            var_path("CODEX_HOME").unwrap_or_else(|| browsers::join(os, &home, ".codex"));
+        Ok(Self {
+            os,
+            home,
+            config_home,
+            app_data,
+            local_app_data,
+            data_dir: crate::paths::data_dir(),
+            path_dirs,
+            program_dirs,
+            codex_home,
+        })
+    }
+
+    /// A typical environment for `os` with the given home, for tests.
+    pub fn for_tests(os: Os, home: &str) -> Self {
+        let home = PathBuf::from(home);
+        let j = |rel: &str| browsers::join(os, &home, rel);
+        let local_app_data = j("AppData/Local");
+        let data_dir = match os {
+            Os::Linux => j(".local/share/tabwire"),
+            Os::MacOs => j("Library/Application Support/tabwire"),
+            Os::Windows => browsers::join(os, &local_app_data, "tabwire/data"),
+        };
+        Self {
+            os,
+            config_home: j(".config"),
+            app_data: j("AppData/Roaming"),
+            local_app_data,
+            data_dir,
+            path_dirs: vec!["/usr/local/bin".into(), "/usr/bin".into()],
+            program_dirs: vec![
+                PathBuf::from(r"C:\Program Files"),
+                PathBuf::from(r"C:\Program Files (x86)"),
+            ],
+            codex_home: j(".codex"),
+            home,
+        }
+    }
+}
+
+/// The absolute path of the running tabwire binary.
+pub fn this_binary() -> Result<PathBuf, InstallError> {
+    let path = std::env::current_exe()
         .and_then(|p| p.canonicalize())
         .map_err(InstallError::SelfPath)?;
-    let dir = udd.join("NativeMessagingHosts");
-    let path = dir.join(format!("{HOST_NAME}.json"));
-    let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(&path, render_manifest(&binary))
-    };
-    write().map_err(|source| InstallError::Write {
-        path: path.clone(),
-        source,
-    })?;
-    Ok(path)
+    Ok(strip_verbatim(path))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn manifest_names_host_binary_and_origin() {
-        let m: serde_json::Value =
-            serde_json::from_str(&render_manifest(Path::new("/opt/tw \"x\"/tabwire"))).unwrap();
-        assert_eq!(m["name"], HOST_NAME);
-        assert_eq!(m["type"], "stdio");
-        assert_eq!(m["path"], "/opt/tw \"x\"/tabwire");
-        assert_eq!(
-            m["allowed_origins"],
-            serde_json::json!([extension_origin()])
-        );
-    }
-
-    #[test]
-    fn install_writes_into_the_user_data_dir() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = install("chromium", Some(tmp.path())).unwrap();
-        assert_eq!(
-            path,
-            tmp.path()
-                .join("NativeMessagingHosts/com.tabwire.host.json")
-        );
-        let m: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        assert!(Path::new(m["path"].as_str().unwrap()).is_absolute());
-    }
-
-    #[test]
-    fn unknown_browser_is_refused() {
-        assert!(install("netscape", None).is_err());
+/// Windows' canonical form `\\?\C:\…` is not understood everywhere (Chrome's
+/// manifest `path` included): use the plain drive form.
+fn strip_verbatim(path: PathBuf) -> PathBuf {
+    match path.to_str().and_then(|s| s.strip_prefix(r"\\?\")) {
+        Some(rest) if !rest.starts_with("UNC") => PathBuf::from(rest),
+        _ => path,
     }
 }

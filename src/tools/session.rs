@@ -123,6 +123,7 @@ impl Session {
     pub fn set_client_name(&self, name: &str) {
         if !name.trim().is_empty() {
             *self.inner.client_name.lock().expect("name lock") = name.trim().to_string();
+            self.backend().client_named(name.trim());
         }
     }
 

@@ -21,6 +21,9 @@ pub fn spawn_with_pipe(
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     use tokio::net::unix::pipe;
 
+    /// A close-on-exec pipe whose fds are numbered 10 or higher: then the
+    /// child's dup2 onto 3 and 4 always creates a new descriptor (clearing
+    /// close-on-exec) and never overwrites the other pipe's end.
     fn cloexec_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
         let mut fds = [0; 2];
         // SAFETY: fds is a valid two-element array for pipe2 to fill.
@@ -28,7 +31,17 @@ pub fn spawn_with_pipe(
             return Err(std::io::Error::last_os_error());
         }
         // SAFETY: pipe2 succeeded, so both fds are open and owned by us.
-        Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+        let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let high = |fd: OwnedFd| -> std::io::Result<OwnedFd> {
+            // SAFETY: F_DUPFD_CLOEXEC on an open fd returns a new owned fd.
+            let n = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+            if n < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: n is a fresh descriptor we own; `fd` closes on drop.
+            Ok(unsafe { OwnedFd::from_raw_fd(n) })
+        };
+        Ok((high(r)?, high(w)?))
     }
 
     let (browser_reads, we_write) = cloexec_pipe().map_err(|e| format!("pipe: {e}"))?;

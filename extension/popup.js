@@ -1,0 +1,221 @@
+// tabwire popup (toolbar button) and options page: shows whether the native
+// host is connected (and why not), the connected MCP clients with their
+// tabs, and lets the user share a tab with a client or stop sharing it.
+// All state lives in the service worker; this page only asks and shows.
+
+const view = document.body.dataset.view; // "popup" | "options"
+const query = new URLSearchParams(location.search);
+const $ = (id) => document.getElementById(id);
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") node.className = v;
+    else if (k === "data") Object.assign(node.dataset, v);
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node[k] = v;
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) node.append(c);
+  }
+  return node;
+}
+
+// Text with `code` spans, as nodes.
+function withCode(text) {
+  return text.split("`").map((part, i) => (i % 2 ? el("code", {}, part) : part));
+}
+
+async function ask(msg) {
+  const r = await chrome.runtime.sendMessage(msg);
+  if (r?.error) throw new Error(r.error);
+  return r;
+}
+
+// What the browser's error means and what to do about it.
+function explain(error) {
+  const e = error ?? "";
+  if (/not found/i.test(e)) {
+    return "tabwire's native host is not registered for this browser (or for this profile). Run `tabwire install` in a terminal, then click Retry.";
+  }
+  if (/forbidden/i.test(e)) {
+    return "The host manifest does not allow this extension's ID. Run `tabwire install` again.";
+  }
+  if (/failed to start/i.test(e)) {
+    return "The browser could not start the program named in the host manifest (moved or deleted?). Run `tabwire install` again.";
+  }
+  if (/exited/i.test(e)) {
+    return "The native host started and exited at once.";
+  }
+  return "The connection to tabwire's native host closed.";
+}
+
+let lastError = null;
+let lastState = "";
+let busy = false;
+
+function renderHost(state) {
+  const box = $("host");
+  box.replaceChildren();
+  const h = state.host;
+  const clients = state.clients.length;
+  if (h.state === "connected") {
+    box.append(
+      el("div", { class: "state ok" }, "Native host: connected"),
+      el("div", { class: "muted" },
+        clients === 0
+          ? withCode("No MCP client is connected. Start your MCP client; it runs `tabwire serve`.")
+          : `${clients} MCP client${clients === 1 ? "" : "s"} connected.`),
+    );
+  } else if (h.state === "connecting") {
+    box.append(el("div", { class: "state wait" }, "Native host: connecting…"));
+  } else {
+    box.append(
+      el("div", { class: "state bad" }, "Native host: not connected"),
+      el("p", { class: "hint" }, withCode(explain(h.error))),
+      el("p", { class: "hint muted" }, `Browser said: ${h.error ?? "nothing"}`),
+      el("p", { class: "hint" }, "Run ", el("code", {}, "tabwire doctor"), " in a terminal: it checks every step and says how to fix it."),
+      el("div", { class: "row" }, el("button", { data: { action: "retry" }, onclick: () => act({ type: "tabwire.reconnect" }) }, "Retry now")),
+    );
+  }
+}
+
+function tabLabel(tab) {
+  return tab ? (tab.title || tab.url || `tab ${tab.id}`) : "a closed tab";
+}
+
+// Controls for one tab: who has it, and share / stop sharing.
+function tabControls(tab, state) {
+  const owner = state.owners[tab.id];
+  if (owner?.shared) {
+    return el("div", { class: "row" },
+      el("span", {}, "Shared with ", el("span", { class: "client-name" }, owner.name)),
+      el("button", { data: { action: "unshare", tabId: String(tab.id) }, onclick: () => act({ type: "tabwire.unshare", tabId: tab.id }) }, "Stop sharing"));
+  }
+  if (owner) {
+    return el("div", { class: "row muted" }, `Opened by ${owner.name}.`);
+  }
+  if (!/^(https?|file):/i.test(tab.url ?? "") && tab.url !== "about:blank") {
+    return el("div", { class: "row muted" }, "Browser and extension pages cannot be shared.");
+  }
+  if (state.clients.length === 0) {
+    return el("div", { class: "row muted" }, "Not shared. Connect an MCP client to share it.");
+  }
+  const select = el("select", { name: "client", title: "MCP client" },
+    state.clients.map((c) => el("option", { value: c.id }, c.name)));
+  return el("div", { class: "row" },
+    el("span", { class: "muted" }, "Not shared."),
+    select,
+    el("button", {
+      class: "primary",
+      data: { action: "share", tabId: String(tab.id) },
+      onclick: () => act({ type: "tabwire.share", tabId: tab.id, client: select.value }),
+    }, "Share"));
+}
+
+async function targetTab() {
+  const forced = Number(query.get("tab"));
+  if (forced) return chrome.tabs.get(forced).catch(() => null);
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  return tab ?? null;
+}
+
+async function renderThisTab(state) {
+  const box = $("this-tab");
+  if (!box) return;
+  const tab = await targetTab();
+  box.replaceChildren(el("h2", {}, "This tab"));
+  if (!tab) {
+    box.append(el("div", { class: "muted" }, "No tab."));
+    return;
+  }
+  box.append(el("div", { class: "tab-title", title: tab.url ?? "" }, tabLabel(tab)), tabControls(tab, state));
+}
+
+async function renderClients(state) {
+  const box = $("clients");
+  box.replaceChildren(el("h2", {}, "MCP clients"));
+  if (state.clients.length === 0) {
+    box.append(el("div", { class: "muted" }, "None connected."));
+    return;
+  }
+  const list = el("ul");
+  for (const c of state.clients) {
+    const tabs = await Promise.all(c.tabs.map((t) => chrome.tabs.get(t.tabId).then((tab) => ({ ...t, tab }), () => ({ ...t, tab: null }))));
+    const item = el("li", { data: { client: c.id } },
+      el("span", { class: "client-name" }, c.name),
+      el("span", { class: "tag" }, `tab group “${c.name}”`),
+      el("span", { class: "muted" }, ` — ${tabs.length} tab${tabs.length === 1 ? "" : "s"}`));
+    if (tabs.length) {
+      item.append(el("ul", {}, tabs.map((t) => el("li", { class: "tab-title" },
+        tabLabel(t.tab), t.shared ? el("span", { class: "tag" }, "shared by you") : null))));
+    }
+    if (c.recent?.length) {
+      item.append(el("div", { class: "muted recent" }, "Recent: " +
+        c.recent.slice().reverse().map((a) => a.tool.replace(/^browser_/, "") + (a.ok ? "" : " (failed)")).join(", ")));
+    }
+    list.append(item);
+  }
+  box.append(list);
+}
+
+async function renderAllTabs(state) {
+  const box = $("all-tabs");
+  if (!box) return;
+  const tabs = await chrome.tabs.query({});
+  const me = await chrome.tabs.getCurrent().catch(() => null);
+  box.replaceChildren(el("h2", {}, "Your tabs"));
+  const table = el("table");
+  for (const tab of tabs) {
+    if (me && tab.id === me.id) continue;
+    table.append(el("tr", { data: { tabId: String(tab.id), url: tab.url ?? "" } },
+      el("td", { class: "tab-title", title: tab.url ?? "" }, tabLabel(tab)),
+      el("td", {}, tabControls(tab, state))));
+  }
+  box.append(table);
+}
+
+// Redraws when something changed (`force`: tabs changed or the user acted),
+// so a menu the user is choosing from is not replaced under them.
+async function render(force = true) {
+  if (busy) return;
+  busy = true;
+  try {
+    const state = await ask({ type: "tabwire.state" });
+    const json = JSON.stringify(state);
+    if (!force && json === lastState) return;
+    lastState = json;
+    $("version").textContent = `extension ${state.version}`;
+    renderHost(state);
+    await renderThisTab(state);
+    await renderClients(state);
+    await renderAllTabs(state);
+    if (lastError) $("clients").append(el("div", { class: "error", role: "alert" }, lastError));
+    document.body.dataset.ready = "true";
+  } catch (e) {
+    $("host").replaceChildren(el("div", { class: "state bad" }, `tabwire is not running: ${e.message}`));
+  } finally {
+    busy = false;
+  }
+}
+
+async function act(msg) {
+  try {
+    await ask(msg);
+    lastError = null;
+  } catch (e) {
+    lastError = e.message;
+  }
+  await render();
+}
+
+render();
+setInterval(() => render(false), 1000);
+chrome.tabs.onUpdated.addListener(() => render());
+chrome.tabs.onRemoved.addListener(() => render());
+if (view === "popup") {
+  $("open-options")?.addEventListener("click", (e) => {
+    e.preventDefault();
+    chrome.runtime.openOptionsPage();
+  });
+}

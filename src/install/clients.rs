@@ -1,0 +1,683 @@
+//! MCP client configuration: what to paste for each client, and safe edits
+//! of their config files for `tabwire install --client NAME`.
+//!
+//! Edits keep everything else in the file as it was: JSON configs are read as
+//! an ordered list of raw entries (other servers keep their exact text and
+//! order), and Codex's TOML gets one `[mcp_servers.tabwire]` table added,
+//! replaced or removed as text.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::browsers::join;
+use super::{Env, Os};
+
+/// The server's name in every client config.
+pub const SERVER_NAME: &str = "tabwire";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `{"mcpServers": {"tabwire": {"command", "args"}}}`
+    McpServers,
+    /// VS Code: `{"servers": {"tabwire": {"type": "stdio", "command", "args"}}}`
+    VsCodeServers,
+    /// Codex CLI: `[mcp_servers.tabwire]` in TOML.
+    CodexToml,
+}
+
+#[derive(Debug)]
+pub struct Client {
+    pub id: &'static str,
+    pub aliases: &'static [&'static str],
+    pub name: &'static str,
+    pub format: Format,
+}
+
+pub const CLIENTS: &[Client] = &[
+    Client {
+        id: "claude-code",
+        aliases: &["claude"],
+        name: "Claude Code",
+        format: Format::McpServers,
+    },
+    Client {
+        id: "claude-desktop",
+        aliases: &[],
+        name: "Claude Desktop",
+        format: Format::McpServers,
+    },
+    Client {
+        id: "cursor",
+        aliases: &[],
+        name: "Cursor",
+        format: Format::McpServers,
+    },
+    Client {
+        id: "vscode",
+        aliases: &["vs-code", "code"],
+        name: "VS Code",
+        format: Format::VsCodeServers,
+    },
+    Client {
+        id: "codex",
+        aliases: &["codex-cli"],
+        name: "Codex CLI",
+        format: Format::CodexToml,
+    },
+    Client {
+        id: "windsurf",
+        aliases: &[],
+        name: "Windsurf",
+        format: Format::McpServers,
+    },
+];
+
+pub fn by_name(name: &str) -> Option<&'static Client> {
+    let name = name.trim().to_ascii_lowercase();
+    CLIENTS
+        .iter()
+        .find(|c| c.id == name || c.aliases.contains(&name.as_str()))
+}
+
+pub fn known_names() -> String {
+    CLIENTS.iter().map(|c| c.id).collect::<Vec<_>>().join(", ")
+}
+
+/// The user-level config file tabwire edits for `c` on `env.os`.
+pub fn config_path(c: &Client, env: &Env) -> PathBuf {
+    let os = env.os;
+    match c.id {
+        "claude-code" => join(os, &env.home, ".claude.json"),
+        "claude-desktop" => match os {
+            Os::MacOs => join(
+                os,
+                &env.home,
+                "Library/Application Support/Claude/claude_desktop_config.json",
+            ),
+            Os::Windows => join(os, &env.app_data, "Claude/claude_desktop_config.json"),
+            Os::Linux => join(os, &env.config_home, "Claude/claude_desktop_config.json"),
+        },
+        "cursor" => join(os, &env.home, ".cursor/mcp.json"),
+        "vscode" => match os {
+            Os::MacOs => join(
+                os,
+                &env.home,
+                "Library/Application Support/Code/User/mcp.json",
+            ),
+            Os::Windows => join(os, &env.app_data, "Code/User/mcp.json"),
+            Os::Linux => join(os, &env.config_home, "Code/User/mcp.json"),
+        },
+        "codex" => join(os, &env.codex_home, "config.toml"),
+        "windsurf" => join(os, &env.home, ".codeium/windsurf/mcp_config.json"),
+        other => unreachable!("client {other} has no config path"),
+    }
+}
+
+/// The server entry for `c`, as JSON.
+pub fn server_entry(c: &Client, binary: &Path) -> Value {
+    let command = binary.to_string_lossy();
+    match c.format {
+        Format::VsCodeServers => json!({"type": "stdio", "command": command, "args": ["serve"]}),
+        _ => json!({"command": command, "args": ["serve"]}),
+    }
+}
+
+fn servers_key(c: &Client) -> &'static str {
+    match c.format {
+        Format::VsCodeServers => "servers",
+        _ => "mcpServers",
+    }
+}
+
+/// The server entry's text at nesting `depth`, keys in reading order
+/// (`serde_json` would sort them).
+fn entry_text(c: &Client, binary: &Path, depth: usize) -> String {
+    let command = serde_json::to_string(&binary.to_string_lossy()).expect("string serializes");
+    let mut entries = Vec::new();
+    if c.format == Format::VsCodeServers {
+        entries.push(("type".to_string(), "\"stdio\"".to_string()));
+    }
+    entries.push(("command".to_string(), command));
+    let pad = "  ".repeat(depth + 2);
+    let close = "  ".repeat(depth + 1);
+    entries.push(("args".to_string(), format!("[\n{pad}\"serve\"\n{close}]")));
+    emit_object(&entries, depth)
+}
+
+/// The part of the config file that names tabwire, to paste by hand.
+pub fn snippet(c: &Client, binary: &Path) -> String {
+    match c.format {
+        Format::CodexToml => codex_table(binary),
+        _ => {
+            let servers = emit_object(&[(SERVER_NAME.to_string(), entry_text(c, binary, 2))], 1);
+            emit_object(&[(servers_key(c).to_string(), servers)], 0)
+        }
+    }
+}
+
+/// A one-line command of the client's own CLI that adds tabwire, if it has one.
+pub fn cli_command(c: &Client, binary: &Path) -> Option<String> {
+    let bin = shell_quote(&binary.to_string_lossy());
+    match c.id {
+        "claude-code" => Some(format!(
+            "claude mcp add --scope user {SERVER_NAME} -- {bin} serve"
+        )),
+        "codex" => Some(format!("codex mcp add {SERVER_NAME} -- {bin} serve")),
+        _ => None,
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:\\".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The result of adding tabwire to a config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// tabwire is already configured exactly like this.
+    Unchanged,
+    /// The new file text.
+    Changed(String),
+}
+
+/// Adds (or updates) tabwire in `existing` (None: the file does not exist).
+pub fn add(c: &Client, existing: Option<&str>, binary: &Path) -> Result<Edit, String> {
+    match c.format {
+        Format::CodexToml => toml_add(existing.unwrap_or(""), binary),
+        _ => json_add(c, existing.unwrap_or(""), binary),
+    }
+}
+
+/// Removes tabwire from `existing`; None if it has no tabwire entry.
+pub fn remove(c: &Client, existing: &str) -> Result<Option<String>, String> {
+    match c.format {
+        Format::CodexToml => toml_remove(existing),
+        _ => json_remove(c, existing),
+    }
+}
+
+/// True if `existing` configures a server named tabwire.
+pub fn has_tabwire(c: &Client, existing: &str) -> bool {
+    matches!(remove(c, existing), Ok(Some(_)))
+}
+
+// ---- JSON configs -------------------------------------------------------
+
+/// A JSON object as its entries in file order, values kept as raw text.
+struct Entries(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
+                    out.push((k, v));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+fn parse_entries(text: &str, what: &str) -> Result<Vec<(String, String)>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let Entries(entries) = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{what} is not a plain JSON object ({e}). tabwire edits only plain JSON (no \
+                 comments or trailing commas): fix the file, or add the tabwire entry that \
+                 `tabwire install` prints by hand"
+        )
+    })?;
+    Ok(entries
+        .into_iter()
+        .map(|(k, v)| (k, v.get().to_string()))
+        .collect())
+}
+
+/// An object at nesting `depth` (0 = top level), two-space indented; values
+/// are emitted as given.
+fn emit_object(entries: &[(String, String)], depth: usize) -> String {
+    if entries.is_empty() {
+        return "{}".into();
+    }
+    let pad = "  ".repeat(depth + 1);
+    let body: Vec<String> = entries
+        .iter()
+        .map(|(k, v)| format!("{pad}{}: {v}", serde_json::to_string(k).expect("key")))
+        .collect();
+    format!("{{\n{}\n{}}}", body.join(",\n"), "  ".repeat(depth))
+}
+
+fn json_add(c: &Client, text: &str, binary: &Path) -> Result<Edit, String> {
+    let key = servers_key(c);
+    let mut top = parse_entries(text, "the config file")?;
+    let ours = server_entry(c, binary);
+    let servers_at = top.iter().position(|(k, _)| k == key);
+    let mut servers = match servers_at {
+        Some(i) => parse_entries(&top[i].1, &format!("\"{key}\""))?,
+        None => Vec::new(),
+    };
+    match servers.iter().position(|(k, _)| k == SERVER_NAME) {
+        Some(i) => {
+            let current: Value = serde_json::from_str(&servers[i].1).unwrap_or(Value::Null);
+            if current == ours {
+                return Ok(Edit::Unchanged);
+            }
+            servers[i].1 = entry_text(c, binary, 2);
+        }
+        None => servers.push((SERVER_NAME.to_string(), entry_text(c, binary, 2))),
+    }
+    let servers_text = emit_object(&servers, 1);
+    match servers_at {
+        Some(i) => top[i].1 = servers_text,
+        None => top.push((key.to_string(), servers_text)),
+    }
+    Ok(Edit::Changed(format!("{}\n", emit_object(&top, 0))))
+}
+
+fn json_remove(c: &Client, text: &str) -> Result<Option<String>, String> {
+    let key = servers_key(c);
+    let mut top = parse_entries(text, "the config file")?;
+    let Some(i) = top.iter().position(|(k, _)| k == key) else {
+        return Ok(None);
+    };
+    let mut servers = parse_entries(&top[i].1, &format!("\"{key}\""))?;
+    let before = servers.len();
+    servers.retain(|(k, _)| k != SERVER_NAME);
+    if servers.len() == before {
+        return Ok(None);
+    }
+    top[i].1 = emit_object(&servers, 1);
+    Ok(Some(format!("{}\n", emit_object(&top, 0))))
+}
+
+// ---- Codex TOML ---------------------------------------------------------
+
+const TOML_HEADER: &str = "[mcp_servers.tabwire]";
+
+fn codex_table(binary: &Path) -> String {
+    // A JSON string is a valid TOML basic string.
+    let command = serde_json::to_string(&binary.to_string_lossy()).expect("string serializes");
+    format!("{TOML_HEADER}\ncommand = {command}\nargs = [\"serve\"]\n")
+}
+
+/// Normalizes a table header line: `[ mcp_servers . "tabwire" ]` → `mcp_servers.tabwire`.
+fn header_name(line: &str) -> Option<String> {
+    let t = line.trim();
+    if t.starts_with("[[") {
+        return Some(String::new());
+    }
+    let inner = t.strip_prefix('[')?.split(']').next()?;
+    Some(
+        inner
+            .split('.')
+            .map(|p| p.trim().trim_matches('"').trim_matches('\''))
+            .collect::<Vec<_>>()
+            .join("."),
+    )
+}
+
+/// Line range (start, end) of the `[mcp_servers.tabwire]` table and its
+/// sub-tables; errors if tabwire is configured in a form we do not edit.
+fn toml_block(lines: &[&str]) -> Result<Option<(usize, usize)>, String> {
+    let mut start = None;
+    let mut end = lines.len();
+    let mut section = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(name) = header_name(line) {
+            let ours = name == "mcp_servers.tabwire" || name.starts_with("mcp_servers.tabwire.");
+            match (start, ours) {
+                (None, true) if name == "mcp_servers.tabwire" => start = Some(i),
+                (None, true) => {
+                    return Err(
+                        "the tabwire server is configured in sub-tables tabwire does not \
+                                edit; edit it by hand"
+                            .into(),
+                    )
+                }
+                (Some(_), false) if end == lines.len() => end = i,
+                (Some(_), true) if end != lines.len() => {
+                    return Err(
+                        "the file has more than one [mcp_servers.tabwire] table; keep one \
+                                and retry"
+                            .into(),
+                    )
+                }
+                _ => {}
+            }
+            section = name;
+            continue;
+        }
+        let key = line.split('=').next().unwrap_or("").trim();
+        let dotted_ours = (section.is_empty() && key.starts_with("mcp_servers.tabwire"))
+            || (section == "mcp_servers" && (key == "tabwire" || key.starts_with("tabwire.")));
+        if line.contains('=') && dotted_ours {
+            return Err(
+                "the tabwire server is configured with inline or dotted keys, which \
+                        tabwire does not edit; replace it with a [mcp_servers.tabwire] table or \
+                        edit it by hand"
+                    .into(),
+            );
+        }
+    }
+    Ok(start.map(|s| (s, end)))
+}
+
+fn toml_add(text: &str, binary: &Path) -> Result<Edit, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let table = codex_table(binary);
+    match toml_block(&lines)? {
+        Some((s, e)) => {
+            let current = lines[s..e].join("\n");
+            if current.trim_end() == table.trim_end() {
+                return Ok(Edit::Unchanged);
+            }
+            let mut out: Vec<String> = lines[..s].iter().map(|l| l.to_string()).collect();
+            out.extend(table.lines().map(str::to_string));
+            // Keep the blank line that separated the next table.
+            if e < lines.len() {
+                out.push(String::new());
+            }
+            out.extend(lines[e..].iter().map(|l| l.to_string()));
+            Ok(Edit::Changed(format!("{}\n", out.join("\n"))))
+        }
+        None => {
+            let mut out = text.to_string();
+            if !out.is_empty() {
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push('\n');
+            }
+            out.push_str(&table);
+            Ok(Edit::Changed(out))
+        }
+    }
+}
+
+fn toml_remove(text: &str) -> Result<Option<String>, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some((s, mut e)) = toml_block(&lines)? else {
+        return Ok(None);
+    };
+    // Trailing blank lines of the block go with it…
+    while e > s && lines[e - 1].trim().is_empty() {
+        e -= 1;
+    }
+    let mut keep: Vec<&str> = lines[..s].to_vec();
+    // …and so does the blank line install put before it.
+    if e == lines.len() {
+        while keep.last().is_some_and(|l| l.trim().is_empty()) {
+            keep.pop();
+        }
+    } else {
+        let mut e2 = e;
+        while e2 < lines.len() && lines[e2].trim().is_empty() {
+            e2 += 1;
+        }
+        e = e2;
+    }
+    keep.extend(&lines[e..]);
+    if keep.is_empty() {
+        return Ok(Some(String::new()));
+    }
+    Ok(Some(format!("{}\n", keep.join("\n"))))
+}
+
+// ---- showing a change ---------------------------------------------------
+
+/// A short line diff (common head and tail trimmed) for showing a change.
+pub fn diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut out = String::new();
+    if head > 0 {
+        out.push_str(&format!("    {}\n", a[head - 1]));
+    }
+    for l in &a[head..a.len() - tail] {
+        out.push_str(&format!("  - {l}\n"));
+    }
+    for l in &b[head..b.len() - tail] {
+        out.push_str(&format!("  + {l}\n"));
+    }
+    if tail > 0 {
+        out.push_str(&format!("    {}\n", a[a.len() - tail]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BIN: &str = "/home/ada/.cargo/bin/tabwire";
+
+    fn client(id: &str) -> &'static Client {
+        by_name(id).unwrap()
+    }
+
+    fn changed(e: Edit) -> String {
+        match e {
+            Edit::Changed(s) => s,
+            Edit::Unchanged => panic!("expected a change"),
+        }
+    }
+
+    #[test]
+    fn config_paths_per_os() {
+        let linux = Env::for_tests(Os::Linux, "/home/ada");
+        let mac = Env::for_tests(Os::MacOs, "/Users/ada");
+        let win = Env::for_tests(Os::Windows, r"C:\Users\ada");
+        let p = |id: &str, env: &Env| config_path(client(id), env).to_string_lossy().into_owned();
+        assert_eq!(p("claude-code", &linux), "/home/ada/.claude.json");
+        assert_eq!(
+            p("claude-desktop", &mac),
+            "/Users/ada/Library/Application Support/Claude/claude_desktop_config.json"
+        );
+        assert_eq!(
+            p("claude-desktop", &win),
+            r"C:\Users\ada\AppData\Roaming\Claude\claude_desktop_config.json"
+        );
+        assert_eq!(
+            p("claude-desktop", &linux),
+            "/home/ada/.config/Claude/claude_desktop_config.json"
+        );
+        assert_eq!(p("cursor", &win), r"C:\Users\ada\.cursor\mcp.json");
+        assert_eq!(p("vscode", &linux), "/home/ada/.config/Code/User/mcp.json");
+        assert_eq!(
+            p("vscode", &mac),
+            "/Users/ada/Library/Application Support/Code/User/mcp.json"
+        );
+        assert_eq!(
+            p("vscode", &win),
+            r"C:\Users\ada\AppData\Roaming\Code\User\mcp.json"
+        );
+        assert_eq!(p("codex", &linux), "/home/ada/.codex/config.toml");
+        assert_eq!(
+            p("windsurf", &mac),
+            "/Users/ada/.codeium/windsurf/mcp_config.json"
+        );
+    }
+
+    #[test]
+    fn json_add_keeps_other_servers_and_order_byte_for_byte() {
+        let before = r#"{
+  "theme": "dark",
+  "mcpServers": {
+    "zeta": {"command": "zeta-mcp", "args": ["--x"]},
+    "alpha": {
+      "command": "alpha"
+    }
+  },
+  "after": [1, 2]
+}
+"#;
+        let after = changed(add(client("cursor"), Some(before), Path::new(BIN)).unwrap());
+        assert_eq!(
+            after,
+            format!(
+                r#"{{
+  "theme": "dark",
+  "mcpServers": {{
+    "zeta": {{"command": "zeta-mcp", "args": ["--x"]}},
+    "alpha": {{
+      "command": "alpha"
+    }},
+    "tabwire": {{
+      "command": "{BIN}",
+      "args": [
+        "serve"
+      ]
+    }}
+  }},
+  "after": [1, 2]
+}}
+"#
+            )
+        );
+        // Idempotent.
+        assert_eq!(
+            add(client("cursor"), Some(&after), Path::new(BIN)).unwrap(),
+            Edit::Unchanged
+        );
+        // Removing gives back the original text.
+        assert_eq!(remove(client("cursor"), &after).unwrap().unwrap(), before);
+        assert_eq!(remove(client("cursor"), before).unwrap(), None);
+    }
+
+    #[test]
+    fn json_add_creates_a_file_and_updates_a_moved_binary() {
+        let created = changed(add(client("claude-desktop"), None, Path::new(BIN)).unwrap());
+        let v: Value = serde_json::from_str(&created).unwrap();
+        assert_eq!(v["mcpServers"]["tabwire"]["command"], BIN);
+        assert_eq!(v["mcpServers"]["tabwire"]["args"], json!(["serve"]));
+        let moved = changed(
+            add(
+                client("claude-desktop"),
+                Some(&created),
+                Path::new("/opt/tabwire"),
+            )
+            .unwrap(),
+        );
+        let v: Value = serde_json::from_str(&moved).unwrap();
+        assert_eq!(v["mcpServers"]["tabwire"]["command"], "/opt/tabwire");
+        assert_eq!(v["mcpServers"].as_object().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn vscode_uses_servers_with_a_type() {
+        let out = changed(add(client("vscode"), Some("{}"), Path::new(BIN)).unwrap());
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["servers"]["tabwire"],
+            json!({"type": "stdio", "command": BIN, "args": ["serve"]})
+        );
+        assert!(v.get("mcpServers").is_none());
+    }
+
+    #[test]
+    fn broken_json_is_refused_not_clobbered() {
+        let err = add(client("cursor"), Some("{\"mcpServers\": {"), Path::new(BIN)).unwrap_err();
+        assert!(err.contains("by hand"), "{err}");
+        let err = add(
+            client("cursor"),
+            Some("{\"mcpServers\": []}"),
+            Path::new(BIN),
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("\"mcpServers\" is not a plain JSON object"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn codex_toml_add_replace_remove() {
+        let before = "model = \"o3\"\n\n[mcp_servers.other]\ncommand = \"other\"\n";
+        let after = changed(add(client("codex"), Some(before), Path::new(BIN)).unwrap());
+        assert_eq!(
+            after,
+            format!("{before}\n[mcp_servers.tabwire]\ncommand = \"{BIN}\"\nargs = [\"serve\"]\n")
+        );
+        assert_eq!(
+            add(client("codex"), Some(&after), Path::new(BIN)).unwrap(),
+            Edit::Unchanged
+        );
+        assert_eq!(remove(client("codex"), &after).unwrap().unwrap(), before);
+
+        // A table in the middle is replaced in place, the rest untouched.
+        let middle =
+            "[mcp_servers.tabwire]\ncommand = \"/old\"\nargs = [\"serve\"]\n\n[profile]\nx = 1\n";
+        let replaced = changed(add(client("codex"), Some(middle), Path::new(BIN)).unwrap());
+        assert_eq!(
+            replaced,
+            format!("[mcp_servers.tabwire]\ncommand = \"{BIN}\"\nargs = [\"serve\"]\n\n[profile]\nx = 1\n")
+        );
+        assert_eq!(
+            remove(client("codex"), &replaced).unwrap().unwrap(),
+            "[profile]\nx = 1\n"
+        );
+
+        // Created from nothing; removed back to nothing.
+        let fresh = changed(add(client("codex"), None, Path::new(BIN)).unwrap());
+        assert_eq!(remove(client("codex"), &fresh).unwrap().unwrap(), "");
+
+        // Forms we do not edit are refused with a reason.
+        let dotted = "[mcp_servers]\ntabwire = { command = \"x\" }\n";
+        assert!(add(client("codex"), Some(dotted), Path::new(BIN))
+            .unwrap_err()
+            .contains("by hand"));
+    }
+
+    #[test]
+    fn windows_paths_are_escaped_in_json_and_toml() {
+        let bin = Path::new(r"C:\Users\ada\.cargo\bin\tabwire.exe");
+        let toml = codex_table(bin);
+        assert!(
+            toml.contains(r#"command = "C:\\Users\\ada\\.cargo\\bin\\tabwire.exe""#),
+            "{toml}"
+        );
+        let out = changed(add(client("cursor"), None, bin).unwrap());
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["mcpServers"]["tabwire"]["command"],
+            bin.to_string_lossy().as_ref()
+        );
+    }
+
+    #[test]
+    fn cli_commands_and_diff() {
+        assert_eq!(
+            cli_command(client("claude-code"), Path::new("/a b/tabwire")).unwrap(),
+            "claude mcp add --scope user tabwire -- '/a b/tabwire' serve"
+        );
+        assert!(cli_command(client("cursor"), Path::new(BIN)).is_none());
+        let d = diff("a\nb\nc\n", "a\nb\nx\ny\nc\n");
+        assert_eq!(d, "    b\n  + x\n  + y\n    c\n");
+    }
+}
