@@ -16,12 +16,65 @@ use interprocess::local_socket::{GenericFilePath, ListenerOptions};
 /// Suffix that marks a serve socket in the runtime directory.
 pub const SOCKET_SUFFIX: &str = ".sock";
 
-/// The socket file a serve with this pid listens on.
+/// The socket file a serve with this pid listens on. On Windows it is a
+/// named pipe, `\\.\pipe\tabwire-<user>-serve-<pid>`, found by its prefix.
 pub fn socket_path(dir: &Path, pid: u32) -> PathBuf {
-    dir.join(format!("serve-{pid}{SOCKET_SUFFIX}"))
+    #[cfg(windows)]
+    {
+        let _ = dir;
+        PathBuf::from(format!(
+            r"\\.\pipe\{}serve-{pid}",
+            pipe_prefix(&windows_user())
+        ))
+    }
+    #[cfg(not(windows))]
+    {
+        dir.join(format!("serve-{pid}{SOCKET_SUFFIX}"))
+    }
+}
+
+/// Security descriptor of a serve pipe: a protected DACL (no inherited
+/// entries) with one entry, full access for the pipe's owner (the user who
+/// started serve). With interprocess's defaults the pipe also rejects remote
+/// clients and is created with FILE_FLAG_FIRST_PIPE_INSTANCE.
+pub const PIPE_SDDL: &str = "D:P(A;;GA;;;OW)";
+
+/// Pipe names of one user's serves start with this (the name is sanitized:
+/// pipe names are global on a Windows machine).
+pub fn pipe_prefix(user: &str) -> String {
+    let clean: String = user
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("tabwire-{clean}-")
+}
+
+#[cfg(windows)]
+fn windows_user() -> String {
+    std::env::var("USERNAME").unwrap_or_else(|_| "user".into())
+}
+
+/// Every serve pipe of this user (Windows lists pipes, not a directory).
+#[cfg(windows)]
+pub fn list_sockets(_dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let prefix = format!("{}serve-", pipe_prefix(&windows_user()));
+    let mut out: Vec<PathBuf> = std::fs::read_dir(r"\\.\pipe\")?
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| PathBuf::from(r"\\.\pipe\").join(e.file_name()))
+        .collect();
+    out.sort();
+    Ok(out)
 }
 
 /// Every candidate serve socket in the directory (sorted, for stable order).
+#[cfg(not(windows))]
 pub fn list_sockets(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir)? {
@@ -88,6 +141,14 @@ pub fn listen(dir: &Path) -> io::Result<ServeSocket> {
         use interprocess::os::unix::local_socket::ListenerOptionsExt;
         opts.mode(0o600)
     };
+    #[cfg(windows)]
+    let opts = {
+        use interprocess::os::windows::local_socket::ListenerOptionsExt;
+        use interprocess::os::windows::security_descriptor::SecurityDescriptor;
+        let sddl = widestring::U16CString::from_str(PIPE_SDDL)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+        opts.security_descriptor(SecurityDescriptor::deserialize(&sddl)?)
+    };
     let listener = opts.create_tokio()?;
     #[cfg(unix)]
     {
@@ -124,6 +185,27 @@ pub fn check_peer(stream: &Stream) -> io::Result<()> {
     {
         let _ = stream;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod pure_tests {
+    use super::*;
+
+    #[test]
+    fn pipe_names_are_per_user_and_sanitized() {
+        assert_eq!(pipe_prefix("alice"), "tabwire-alice-");
+        assert_eq!(pipe_prefix("Dom\\Bob Smith"), "tabwire-Dom_Bob_Smith-");
+    }
+
+    #[test]
+    fn pipe_dacl_is_protected_and_owner_only() {
+        // D: DACL, P: protected (ignore inheritance), one allow ACE granting
+        // generic all to OW (owner rights) and nothing for anyone else.
+        assert!(PIPE_SDDL.starts_with("D:P"));
+        assert_eq!(PIPE_SDDL.matches("(A;").count(), 1);
+        assert!(PIPE_SDDL.ends_with(";OW)"));
+        assert!(!PIPE_SDDL.contains("WD") && !PIPE_SDDL.contains("AU"));
     }
 }
 
