@@ -13,6 +13,9 @@ import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR } from "./protocol.js";
 import { blockedBy, LEAVING } from "./policy.js";
 
 const VERSION = chrome.runtime.getManifest().version;
+// Changes whenever this worker starts: tab ownership lives in its memory, so
+// a server that sees a new instance knows its old tab handles are gone.
+const INSTANCE = crypto.randomUUID();
 const OWN_ORIGIN = chrome.runtime.getURL("");
 
 let port = null;
@@ -157,7 +160,7 @@ async function dispatch(c, method, params) {
       }
       if (typeof params.client === "string" && params.client.trim()) servers.get(id).name = params.client.trim();
       if (params.policy && typeof params.policy === "object") servers.get(id).policy = params.policy;
-      return { v: PROTOCOL_VERSION, version: VERSION, browser: browserName() };
+      return { v: PROTOCOL_VERSION, version: VERSION, browser: browserName(), instance: INSTANCE };
     }
     case METHOD.TABS_LIST: {
       const s = serverFor(c);

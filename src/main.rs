@@ -337,6 +337,11 @@ async fn run_serve(args: ServeArgs) -> i32 {
         call_timeout,
     ));
     let session = Session::new(backend.clone(), policy);
+    session.set_script_timeout(
+        call_timeout
+            .saturating_sub(Duration::from_millis(500))
+            .max(Duration::from_millis(100)),
+    );
     let audit = Arc::new(AuditLog::new(
         audit::default_path(),
         audit::DEFAULT_MAX_BYTES,

@@ -94,7 +94,28 @@ on_both_backends!(
     policy_keeps_denied_domains_out_and_calls_are_audited,
     uploads_come_only_from_allowed_dirs,
     html_scrolling_partial_snapshots_and_element_shots,
+    a_runaway_script_is_stopped_and_the_tab_stays_usable,
 );
+
+async fn a_runaway_script_is_stopped_and_the_tab_stays_usable(w: World) {
+    let mcp = client_with(&w, "Looper", &["--call-timeout".into(), "2".into()]).await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/page/loop")}))
+        .await;
+    let stopped = mcp
+        .text(
+            "browser_evaluate",
+            json!({"function": "() => { while (true) {} }"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        stopped.contains("was stopped") && stopped.contains("usable again"),
+        "{stopped}"
+    );
+    assert_eq!(eval_json(&mcp, "() => 6 * 7").await, 42);
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(snap.contains("loop"), "{snap}");
+}
 
 /// Width and height of a base64 PNG or JPEG image block.
 fn image_size(r: &rmcp::model::CallToolResult) -> (String, u32, u32) {

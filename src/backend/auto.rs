@@ -52,6 +52,8 @@ pub struct AutoBackend {
     choice: Mutex<(Which, String)>,
     first_call_done: AtomicBool,
     launching: AtomicBool,
+    /// Direct browsers started or attached so far (each voids older tab ids).
+    launches: std::sync::atomic::AtomicU64,
     events: broadcast::Sender<TabEvent>,
 }
 
@@ -84,6 +86,7 @@ impl AutoBackend {
             choice: Mutex::new(initial),
             first_call_done: AtomicBool::new(false),
             launching: AtomicBool::new(false),
+            launches: std::sync::atomic::AtomicU64::new(0),
             events,
         }
     }
@@ -112,6 +115,10 @@ impl AutoBackend {
             BackendError::NotConnected(format!("could not start the CDP fallback: {e}"))
         })?);
         forward(d.subscribe(), self.events.clone());
+        // The first browser voids nothing; a replacement voids its ids.
+        if slot.is_some() {
+            self.launches.fetch_add(1, Ordering::SeqCst);
+        }
         *slot = Some(d.clone());
         *self.direct_now.lock().expect("direct lock") = Some(d.clone());
         Ok(d)
@@ -184,7 +191,12 @@ impl Backend for AutoBackend {
     async fn prepare(&self) -> Result<(), BackendError> {
         let first = !self.first_call_done.swap(true, Ordering::SeqCst);
         let (which, reason) = match self.mode {
-            Mode::Extension => (Which::Extension, "--backend extension".to_string()),
+            Mode::Extension => {
+                if let Some(ext) = &self.ext {
+                    ext.ensure_link().await?;
+                }
+                (Which::Extension, "--backend extension".to_string())
+            }
             Mode::Cdp => {
                 self.ensure_direct().await?;
                 (Which::Direct, "--backend cdp".to_string())
@@ -246,6 +258,11 @@ impl Backend for AutoBackend {
             .get()
             .cdp(tab, method, params)
             .await
+    }
+
+    fn generation(&self) -> u64 {
+        let ext = self.ext.as_ref().map_or(0, |e| e.generation());
+        ext + self.launches.load(Ordering::SeqCst)
     }
 
     fn client_named(&self, name: &str) {

@@ -68,6 +68,10 @@ impl Link {
 
 struct Inner {
     opts: ExtensionOptions,
+    /// The extension worker instance that answered the last hello.
+    instance: Mutex<Option<String>>,
+    /// Bumped when that instance changes (its tab ownership is gone).
+    generation: AtomicU64,
     links: Mutex<Vec<Arc<Link>>>,
     link_added: Notify,
     /// Set once a call has waited the full grace period without a host.
@@ -92,6 +96,8 @@ impl ExtensionBackend {
         let (events, _) = broadcast::channel(1024);
         let inner = Arc::new(Inner {
             opts,
+            instance: Mutex::new(None),
+            generation: AtomicU64::new(0),
             links: Mutex::new(Vec::new()),
             link_added: Notify::new(),
             gave_up_once: AtomicBool::new(false),
@@ -107,6 +113,12 @@ impl ExtensionBackend {
     /// True when a native host with a live extension is connected.
     pub fn is_connected(&self) -> bool {
         self.inner.active_link().is_some()
+    }
+
+    /// Waits (within the connect timeout) for a live extension link, so that
+    /// the link's generation is known before any tab handle is used.
+    pub async fn ensure_link(&self) -> Result<(), BackendError> {
+        self.inner.wait_for_link().await.map(|_| ())
     }
 
     /// Waits up to `limit` for the extension; true if it is connected.
@@ -373,6 +385,16 @@ async fn run_link(
                     let _ = link
                         .browser
                         .set(info["browser"].as_str().map(str::to_string));
+                    let instance = info["instance"].as_str().unwrap_or("").to_string();
+                    let previous = inner
+                        .instance
+                        .lock()
+                        .expect("instance lock")
+                        .replace(instance.clone());
+                    if previous.is_some_and(|p| p != instance) {
+                        tracing::info!("the extension restarted: earlier tab handles are void");
+                        inner.generation.fetch_add(1, Ordering::SeqCst);
+                    }
                     inner.links.lock().expect("links lock").push(link.clone());
                     inner.link_added.notify_waiters();
                     // The client's name may have arrived while we waited.
@@ -504,6 +526,10 @@ impl Backend for ExtensionBackend {
 
     fn client_named(&self, name: &str) {
         self.name_client(name);
+    }
+
+    fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::SeqCst)
     }
 
     fn note_call(&self, tool: &str, ok: bool) {

@@ -72,6 +72,11 @@ pub trait Backend: Send + Sync {
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
     /// Sends one CDP command to the tab's main target.
     async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError>;
+    /// Changes whenever every earlier tab handle became void (the browser
+    /// or its extension restarted, a new fallback browser was launched).
+    fn generation(&self) -> u64 {
+        0
+    }
     /// The MCP client introduced itself (the extension shows the name).
     fn client_named(&self, _name: &str) {}
     /// A tool call finished (the extension's popup lists recent calls).

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::session::exception_text;
 use super::{Kind, Response, Session, ToolDef, ToolError};
+use crate::backend::BackendError;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateArgs {
@@ -26,23 +27,48 @@ pub fn tools() -> Vec<ToolDef> {
                 "(async () => {{ const __tw = ({}\n); return typeof __tw === 'function' ? await __tw() : __tw; }})()",
                 a.function
             );
-            let r = s
-                .cdp(
-                    tab,
-                    "Runtime.evaluate",
-                    json!({
-                        "expression": expression,
-                        "returnByValue": true,
-                        "awaitPromise": true,
-                        "userGesture": true,
-                    }),
-                )
-                .await?;
+            // V8 itself stops a script that runs past the limit, which keeps
+            // a runaway loop from blocking the tab.
+            let limit = s.script_timeout();
+            let params = json!({
+                "expression": expression,
+                "returnByValue": true,
+                "awaitPromise": true,
+                "userGesture": true,
+                "timeout": limit.as_millis() as u64,
+            });
+            s.ready(tab, "Runtime.evaluate").await?;
+            let started = std::time::Instant::now();
+            let r = match s.backend().cdp(tab, "Runtime.evaluate", params).await {
+                Ok(r) => r,
+                // Chromium answers a script it stopped at `timeout` with a
+                // bare "Internal error"; the page is fine afterwards.
+                Err(BackendError::Cdp { message, .. })
+                    if message.contains("Internal error") && started.elapsed() >= limit =>
+                {
+                    return Err(ToolError(format!(
+                        "the function ran longer than {:.1} s and was stopped; the page is usable again",
+                        limit.as_secs_f64()
+                    )));
+                }
+                // A runaway script would block the page for good: stop it.
+                Err(BackendError::Timeout { secs, .. }) => {
+                    let stopped = s
+                        .backend()
+                        .cdp(tab, "Runtime.terminateExecution", json!({}))
+                        .await
+                        .is_ok();
+                    return Err(ToolError(if stopped {
+                        format!("the function ran longer than {secs} s and was stopped; the page is usable again")
+                    } else {
+                        format!("the function ran longer than {secs} s and could not be stopped; reload the page")
+                    }));
+                }
+                Err(e) => return Err(s.tab_error(tab, e)),
+            };
             if let Some(ex) = r.get("exceptionDetails") {
-                return Err(ToolError(format!(
-                    "the function threw: {}",
-                    exception_text(ex)
-                )));
+                let text = exception_text(ex);
+                return Err(ToolError(format!("the function threw: {text}")));
             }
             let result = &r["result"];
             let text = if let Some(u) = result["unserializableValue"].as_str() {

@@ -44,11 +44,16 @@ struct State {
     /// Tabs whose Page and Runtime domains are on (events flow).
     domains_on: HashSet<TabId>,
     events: PageEvents,
+    /// The backend generation our handles belong to.
+    generation: u64,
 }
 
 struct Inner {
     backend: Arc<dyn Backend>,
     policy: Arc<Policy>,
+    /// How long a page script may run before the browser stops it (kept
+    /// below the per-command timeout, so the tab stays usable).
+    script_timeout: Mutex<Duration>,
     client_name: Mutex<String>,
     state: Mutex<State>,
 }
@@ -103,6 +108,7 @@ impl Session {
             inner: Arc::new(Inner {
                 backend,
                 policy,
+                script_timeout: Mutex::new(Duration::from_secs(25)),
                 client_name: Mutex::new("tabwire".into()),
                 state: Mutex::new(State::default()),
             }),
@@ -117,6 +123,15 @@ impl Session {
 
     pub fn policy(&self) -> &Policy {
         &self.inner.policy
+    }
+
+    /// Scripts stop after `limit` (set just below the command timeout).
+    pub fn set_script_timeout(&self, limit: Duration) {
+        *self.inner.script_timeout.lock().expect("timeout lock") = limit;
+    }
+
+    pub fn script_timeout(&self) -> Duration {
+        *self.inner.script_timeout.lock().expect("timeout lock")
     }
 
     /// Names this client's tab group (from the MCP `clientInfo`).
@@ -160,6 +175,7 @@ impl Session {
                     TabEvent::Detached { tab, .. } => {
                         st.domains_on.remove(&tab);
                     }
+
                     TabEvent::Cdp {
                         tab,
                         method,
@@ -185,7 +201,7 @@ impl Session {
     /// The tab page tools read or act on, after checking that the policy
     /// allows its page (reads are how data leaves a page).
     pub async fn tab(&self) -> Result<TabId, ToolError> {
-        let tab = self.tab_to_navigate().await?;
+        let tab = self.tab_or_notice().await?;
         let url = self.url(tab).await?;
         self.policy().check_url(&url).map_err(|why| {
             ToolError(format!(
@@ -201,6 +217,14 @@ impl Session {
     /// Opens one (in this client's group) if the client has none yet. A tab
     /// closed behind the client's back is reported once.
     pub async fn tab_to_navigate(&self) -> Result<TabId, ToolError> {
+        // Navigating needs no old page: a closed tab is simply replaced.
+        self.forget_void_handles();
+        self.state().closed_notice = None;
+        self.tab_or_notice().await
+    }
+
+    async fn tab_or_notice(&self) -> Result<TabId, ToolError> {
+        self.forget_void_handles();
         if let Some(closed) = self.state().closed_notice.take() {
             return Err(ToolError(format!(
                 "the current tab (id {closed}) was closed. Use browser_tabs to list your \
@@ -222,9 +246,33 @@ impl Session {
         Ok(tab)
     }
 
+    /// If the backend's tabs were all voided since we last looked (browser
+    /// restarted), drop every handle now, before anything uses one.
+    fn forget_void_handles(&self) {
+        let now = self.backend().generation();
+        let mut st = self.state();
+        if st.generation != now {
+            st.generation = now;
+            st.closed_notice = st.current.take();
+            st.snapshot = None;
+            st.domains_on.clear();
+            st.events = PageEvents::default();
+        }
+    }
+
     /// Sends a CDP command, making sure the Page domain is on for the tab
     /// (navigation events drive [`Self::settle`]).
     pub async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
+        self.ready(tab, method).await?;
+        self.backend()
+            .cdp(tab, method, params)
+            .await
+            .map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// What every page command needs first: the tab's events flowing, and
+    /// no dialog blocking `method`.
+    pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
         let on = self.state().domains_on.contains(&tab);
         if !on {
             // Page events drive waiting and dialogs; Runtime events feed the
@@ -242,10 +290,7 @@ impl Session {
                 return Err(ToolError(d.describe()));
             }
         }
-        self.backend()
-            .cdp(tab, method, params)
-            .await
-            .map_err(|e| self.tab_error(tab, e))
+        Ok(())
     }
 
     /// The JavaScript dialog blocking `tab`, if any.
@@ -266,7 +311,7 @@ impl Session {
     }
 
     /// A closed tab reported by an error needs no second notice later.
-    fn tab_error(&self, tab: TabId, e: BackendError) -> ToolError {
+    pub fn tab_error(&self, tab: TabId, e: BackendError) -> ToolError {
         if matches!(e, BackendError::NoSuchTab | BackendError::Stale(_)) {
             let mut st = self.state();
             if st.current == Some(tab) {

@@ -150,14 +150,15 @@ impl Mcp {
         env: &[(&str, &Path)],
     ) -> Self {
         let mut cmd = tokio::process::Command::new(BIN);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
         cmd.arg("serve")
             .args(args)
             .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
             .env("TABWIRE_DATA_DIR", sb.data_dir())
             .env("RUST_LOG", "tabwire=debug");
+        // Extra variables come last so they can override the defaults.
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let log = std::fs::File::create(sb.log(&format!("serve-{client_name}"))).unwrap();
         let (transport, _) = TokioChildProcess::builder(cmd)
             .stderr(log)
@@ -457,4 +458,58 @@ pub fn tcp_listeners(pids: &[i32]) -> Vec<String> {
 pub fn sandbox_browsers(sb: &Sandbox) -> Vec<i32> {
     let needle = format!("TABWIRE_RUNTIME_DIR={}", sb.runtime.display());
     processes_matching(|cmd, env| cmd.contains("chrom") && env.split('\0').any(|kv| kv == needle))
+}
+
+/// A fake serve socket that only relays frames (for soak tests).
+pub struct RawServeListener {
+    listener: std::os::unix::net::UnixListener,
+}
+
+/// One accepted host connection on a [`RawServeListener`].
+pub struct RawConn {
+    conn: std::os::unix::net::UnixStream,
+    writer: std::io::BufWriter<std::os::unix::net::UnixStream>,
+}
+
+impl RawServeListener {
+    pub fn bind(sb: &Sandbox, fake_pid: u32) -> Self {
+        tabwire::broker::dir::ensure_runtime_dir(&sb.runtime).unwrap();
+        let path = sb.runtime.join(format!("serve-{fake_pid}.sock"));
+        Self {
+            listener: std::os::unix::net::UnixListener::bind(path).unwrap(),
+        }
+    }
+
+    /// Waits for the host and reads its hello.
+    pub async fn accept(&mut self) -> RawConn {
+        let listener = self.listener.try_clone().unwrap();
+        let mut conn = tokio::time::timeout(
+            Duration::from_secs(20),
+            tokio::task::spawn_blocking(move || listener.accept().unwrap().0),
+        )
+        .await
+        .expect("native host never connected")
+        .unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        assert_eq!(read_socket_frame(&mut conn)["type"], "host-hello");
+        let writer = std::io::BufWriter::new(conn.try_clone().unwrap());
+        RawConn { conn, writer }
+    }
+}
+
+impl RawConn {
+    pub fn send(&mut self, msg: &Value) {
+        use std::io::Write;
+        let body = serde_json::to_vec(msg).unwrap();
+        self.writer
+            .write_all(&(body.len() as u32).to_le_bytes())
+            .unwrap();
+        self.writer.write_all(&body).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    pub fn recv(&mut self) -> Value {
+        read_socket_frame(&mut self.conn)
+    }
 }

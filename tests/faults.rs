@@ -1,0 +1,347 @@
+//! Scripted faults against real processes (issue 7): the native host killed
+//! mid-call, a serve killed, the browser closing and coming back, an
+//! unwritable audit log; and load: many clients at once, a long relay soak.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+const EXT: [&str; 4] = ["--backend", "extension", "--connect-timeout", "30"];
+
+fn pids_with_cmdline(part: &str, sb: &Sandbox) -> Vec<i32> {
+    let needle = format!("TABWIRE_RUNTIME_DIR={}", sb.runtime.display());
+    processes_matching(|cmd, env| cmd.contains(part) && env.split('\0').any(|kv| kv == needle))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_the_native_host_mid_call_fails_fast_then_the_next_call_succeeds() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let _browser = Chromium::launch(&sb);
+    let site = site::Site::start();
+    let mcp = std::sync::Arc::new(Mcp::start(&sb, "Survivor", &EXT).await);
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/steady")}))
+        .await;
+
+    // A call that stays in flight for 20 s, and proof that it started.
+    let long = {
+        let mcp = mcp.clone();
+        tokio::spawn(async move {
+            mcp.text(
+                "browser_evaluate",
+                json!({"function": "async () => { window.__started = true; await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
+            )
+            .await
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => !!window.__started"}),
+        )
+        .await
+        != "Result (page data):\ntrue"
+    {
+        assert!(Instant::now() < deadline, "the long call never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let hosts = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    assert_eq!(hosts.len(), 1, "one native host expected: {hosts:?}");
+    let killed = Instant::now();
+    unsafe { libc::kill(hosts[0], libc::SIGKILL) };
+    let err = tokio::time::timeout(Duration::from_secs(5), long)
+        .await
+        .expect("the in-flight call must end soon after the host dies")
+        .unwrap()
+        .unwrap_err();
+    eprintln!(
+        "in-flight call failed {:?} after the kill",
+        killed.elapsed()
+    );
+    assert!(
+        killed.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        killed.elapsed()
+    );
+    assert!(
+        err.contains("native host") || err.contains("went away"),
+        "{err}"
+    );
+
+    // Chrome restarts the host when the extension reconnects; the same tab
+    // works again with no user action.
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("steady"), "{title}");
+    let hosts_after = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    assert!(!hosts_after.contains(&hosts[0]), "a new host serves now");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_serve_does_not_disturb_other_clients_and_its_socket_is_cleaned_up() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let _browser = Chromium::launch(&sb);
+    let site = site::Site::start();
+    let doomed = Mcp::start(&sb, "Doomed", &EXT).await;
+    let steady = Mcp::start(&sb, "Steady", &EXT).await;
+    doomed
+        .ok("browser_navigate", json!({"url": site.url("/page/a")}))
+        .await;
+    steady
+        .ok("browser_navigate", json!({"url": site.url("/page/b")}))
+        .await;
+
+    let serves = pids_with_cmdline("serve", &sb);
+    let doomed_pid = serves
+        .iter()
+        .copied()
+        .find(|p| {
+            let log = std::fs::read_to_string(sb.log("serve-Doomed")).unwrap_or_default();
+            log.contains(&format!("serve-{p}.sock"))
+        })
+        .expect("the doomed serve's pid");
+    let doomed_socket = sb.runtime.join(format!("serve-{doomed_pid}.sock"));
+    unsafe { libc::kill(doomed_pid, libc::SIGKILL) };
+
+    let snap = steady
+        .ok(
+            "browser_navigate",
+            json!({"url": site.url("/page/still-here")}),
+        )
+        .await;
+    assert!(snap.contains("still-here"), "{snap}");
+    assert!(
+        doomed_socket.exists(),
+        "SIGKILL leaves the socket file behind"
+    );
+    let _next = Mcp::start(&sb, "Next", &EXT).await;
+    assert!(
+        !doomed_socket.exists(),
+        "the next serve removes the dead socket"
+    );
+    steady.ok("browser_snapshot", json!({})).await;
+    drop(doomed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_closing_is_reported_and_its_return_is_picked_up() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = Chromium::launch(&sb);
+    let mcp = Mcp::start(
+        &sb,
+        "Patient",
+        &["--backend", "extension", "--connect-timeout", "3"],
+    )
+    .await;
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/first")}))
+        .await;
+
+    drop(browser); // the user quits the browser
+    let err = mcp.text("browser_snapshot", json!({})).await.unwrap_err();
+    assert!(
+        err.contains("not connected") || err.contains("went away"),
+        "{err}"
+    );
+
+    let _again = Chromium::launch(&sb); // and starts it again
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !mcp
+        .ok("browser_status", json!({}))
+        .await
+        .contains("Extension: connected")
+    {
+        assert!(Instant::now() < deadline, "the extension never came back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/second")}))
+        .await;
+    assert!(snap.contains("second"), "{snap}");
+}
+
+#[tokio::test]
+async fn an_unwritable_audit_log_does_not_break_calls() {
+    let sb = Sandbox::new();
+    let blocker = sb.tmp.path().join("not-a-dir");
+    std::fs::write(&blocker, b"a file where the data dir should be").unwrap();
+    let mcp = Mcp::start_with_env(&sb, "Diskless", &[], &[("TABWIRE_DATA_DIR", &blocker)]).await;
+    for _ in 0..3 {
+        let status = mcp.ok("browser_status", json!({})).await;
+        assert!(status.contains("Backend mode"), "{status}");
+    }
+    let log = std::fs::read_to_string(sb.log("serve-Diskless")).unwrap();
+    assert!(
+        log.contains("could not write the audit log"),
+        "the failure is logged"
+    );
+}
+
+/// p50 and p99 of durations, in milliseconds.
+fn percentiles(mut d: Vec<Duration>) -> (f64, f64) {
+    d.sort();
+    let at = |q: f64| d[((d.len() as f64 - 1.0) * q).round() as usize].as_secs_f64() * 1000.0;
+    (at(0.5), at(0.99))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_clients_two_hundred_calls_each_no_failure_no_leak() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let _browser = Chromium::launch(&sb);
+    let site = std::sync::Arc::new(site::Site::start());
+    let mut clients = Vec::new();
+    for i in 0..8 {
+        clients.push(Mcp::start(&sb, &format!("Load {i}"), &EXT).await);
+    }
+    let started = Instant::now();
+    let tasks: Vec<_> = clients
+        .into_iter()
+        .enumerate()
+        .map(|(i, mcp)| {
+            let site = site.clone();
+            tokio::spawn(async move {
+                let me = format!("client-{i}");
+                mcp.ok(
+                    "browser_navigate",
+                    json!({"url": site.url(&format!("/page/{me}"))}),
+                )
+                .await;
+                let mut times = Vec::new();
+                for n in 0..200 {
+                    let t = Instant::now();
+                    let text = match n % 4 {
+                        0 => {
+                            mcp.ok(
+                                "browser_evaluate",
+                                json!({"function": "() => document.title"}),
+                            )
+                            .await
+                        }
+                        1 => mcp.ok("browser_snapshot", json!({})).await,
+                        2 => mcp.ok("browser_tabs", json!({"action": "list"})).await,
+                        _ => mcp.ok("browser_get_text", json!({})).await,
+                    };
+                    times.push(t.elapsed());
+                    assert!(text.contains(&me), "client {i} call {n} saw: {text}");
+                    for other in (0..8).filter(|&o| o != i) {
+                        assert!(
+                            !text.contains(&format!("client-{other}")),
+                            "client {i} saw client {other}: {text}"
+                        );
+                    }
+                }
+                times
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.expect("a client failed"));
+    }
+    let (p50, p99) = percentiles(all.clone());
+    eprintln!(
+        "load: {} calls by 8 clients in {:.1} s through the extension; per call p50 {p50:.1} ms, p99 {p99:.1} ms",
+        all.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(all.len(), 1600);
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn fd_count(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_thousand_relayed_frames_leave_memory_and_fds_flat() {
+    use std::process::Stdio;
+    use tabwire::frame::{self, FrameReader, Framing};
+    use tokio::io::AsyncWriteExt;
+
+    let sb = Sandbox::new();
+    let mut serve = RawServeListener::bind(&sb, 4_100_000);
+    let mut host = tokio::process::Command::new(BIN)
+        .args(["native-host", EXTENSION_ORIGIN])
+        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let pid = host.id().unwrap();
+    // The fake extension echoes every message back to the serve it came from.
+    let mut to_host = host.stdin.take().unwrap();
+    let mut from_host = FrameReader::new(host.stdout.take().unwrap(), Framing::Native, 64 << 20);
+    let echo = tokio::spawn(async move {
+        while let Ok(Some(bytes)) = from_host.read_frame().await {
+            let msg: Value = serde_json::from_slice(&bytes).unwrap();
+            if msg.get("m").is_some() {
+                let back = serde_json::to_vec(&json!({"c": msg["c"], "m": msg["m"]})).unwrap();
+                let framed = frame::encode(&back, Framing::Native, 64 << 20).unwrap();
+                if to_host.write_all(&framed).await.is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let mut conn = serve.accept().await;
+
+    const TOTAL: u64 = 100_000;
+    const WINDOW: u64 = 256; // frames in flight at once
+    let mut sent = 0u64;
+    let mut received = 0u64;
+    let mut start = (0, 0);
+    let t = Instant::now();
+    while received < TOTAL {
+        while sent < TOTAL && sent - received < WINDOW {
+            conn.send(&json!({"id": sent, "method": "ping", "params": {"pad": "x".repeat(64)}}));
+            sent += 1;
+        }
+        let msg = conn.recv();
+        assert_eq!(msg["id"], received, "frames must come back in order");
+        received += 1;
+        if received == 1_000 {
+            start = (rss_kib(pid), fd_count(pid));
+        }
+    }
+    let end = (rss_kib(pid), fd_count(pid));
+    eprintln!(
+        "soak: {TOTAL} frames round trip in {:.1} s; host RSS {} → {} KiB, fds {} → {}",
+        t.elapsed().as_secs_f64(),
+        start.0,
+        end.0,
+        start.1,
+        end.1
+    );
+    assert_eq!(start.1, end.1, "open file descriptors grew");
+    assert!(
+        end.0 < start.0 + 8 * 1024,
+        "host memory grew by more than 8 MiB"
+    );
+    drop(conn);
+    echo.abort();
+    let _ = host.kill().await;
+}
