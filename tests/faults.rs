@@ -345,3 +345,102 @@ async fn a_hundred_thousand_relayed_frames_leave_memory_and_fds_flat() {
     echo.abort();
     let _ = host.kill().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_starting_at_the_same_moment_both_get_through() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let _browser = Chromium::launch(&sb);
+    let site = site::Site::start();
+    let (a, b) = tokio::join!(
+        Mcp::start(&sb, "Twin A", &EXT),
+        Mcp::start(&sb, "Twin B", &EXT)
+    );
+    let (ra, rb) = tokio::join!(
+        a.text("browser_navigate", json!({"url": site.url("/page/twin-a")})),
+        b.text("browser_navigate", json!({"url": site.url("/page/twin-b")})),
+    );
+    assert!(ra.unwrap().contains("twin-a"));
+    assert!(rb.unwrap().contains("twin-b"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_never_answers_is_bounded_and_the_tab_stays_usable() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let args = [
+        vec![
+            "--backend".to_string(),
+            "cdp".to_string(),
+            "--call-timeout".to_string(),
+            "3".to_string(),
+        ],
+        cdp_launch_args(),
+    ]
+    .concat();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mcp = Mcp::start(&sb, "Hanging", &args).await;
+    let t = Instant::now();
+    let err = mcp
+        .text("browser_navigate", json!({"url": site.url("/never")}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("did not answer") || err.contains("still loading"),
+        "{err}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(20),
+        "bounded, took {:?}",
+        t.elapsed()
+    );
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/after")}))
+        .await;
+    assert!(snap.contains("after"), "{snap}");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_stops_and_is_recorded_as_cancelled() {
+    use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
+    let sb = Sandbox::new();
+    // No extension will come: the call waits for it until cancelled.
+    let mcp = Mcp::start(
+        &sb,
+        "Impatient",
+        &["--backend", "extension", "--connect-timeout", "30"],
+    )
+    .await;
+    let params = CallToolRequestParams::new("browser_snapshot");
+    let handle = mcp
+        .client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(params)),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await; // let it start waiting
+    let t = Instant::now();
+    handle.cancel(Some("user gave up".into())).await.unwrap();
+    let audit = sb.data_dir().join("audit.log");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let text = std::fs::read_to_string(&audit).unwrap_or_default();
+        if text.contains("cancelled by the client") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the cancelled call kept running: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!("cancelled call ended {:?} after the cancel", t.elapsed());
+    // The server goes on serving.
+    assert!(mcp
+        .ok("browser_status", json!({}))
+        .await
+        .contains("Backend mode"));
+}

@@ -38,6 +38,11 @@ fn handle(mut stream: std::net::TcpStream) -> std::io::Result<()> {
         }
     }
     let target = request_line.split_whitespace().nth(1).unwrap_or("/");
+    if target.starts_with("/never") {
+        // A server that accepts and never answers (bounded, so the thread ends).
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        return Ok(());
+    }
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let (status, body) = page(path, query);
     let resp = format!(
