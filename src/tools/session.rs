@@ -336,13 +336,7 @@ impl Session {
                 json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
             )
             .await?;
-        if let Some(ex) = r.get("exceptionDetails") {
-            return Err(ToolError(format!(
-                "page script threw: {}",
-                exception_text(ex)
-            )));
-        }
-        Ok(r["result"]["value"].clone())
+        page_value(r)
     }
 
     /// Calls `function` (a JS function declaration) with the element as
@@ -375,13 +369,7 @@ impl Session {
                 }),
             )
             .await?;
-        if let Some(ex) = r.get("exceptionDetails") {
-            return Err(ToolError(format!(
-                "page script threw: {}",
-                exception_text(ex)
-            )));
-        }
-        Ok(r["result"]["value"].clone())
+        page_value(r)
     }
 
     /// The URL of the tab's page: from the browser, or (while a dialog
@@ -648,6 +636,18 @@ fn parse_ref(s: &str) -> Option<i64> {
         return None;
     }
     digits.parse().ok()
+}
+
+/// The JSON value of a `Runtime.evaluate`/`callFunctionOn` result, or the
+/// exception the page script threw.
+fn page_value(r: Value) -> Result<Value, ToolError> {
+    if let Some(ex) = r.get("exceptionDetails") {
+        return Err(ToolError(format!(
+            "page script threw: {}",
+            exception_text(ex)
+        )));
+    }
+    Ok(r["result"]["value"].clone())
 }
 
 /// The most useful line of a CDP `exceptionDetails`.

@@ -216,28 +216,18 @@ impl PipeChromium {
         let log = std::fs::File::create(sb.log("chromium")).unwrap();
         use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(chromium_path());
-        cmd.args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-default-apps",
-            "--remote-debugging-pipe",
-            "--window-size=900,700",
-        ])
-        .arg(format!("--user-data-dir={}", sb.udd.display()))
-        .arg(format!("--load-extension={ext}"))
-        .arg(format!("--disable-extensions-except={ext}"))
-        .args(urls)
-        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
-        .env("RUST_LOG", "tabwire=debug")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .process_group(0);
+        cmd.args(super::HEADLESS_FLAGS);
+        cmd.args(["--remote-debugging-pipe", "--window-size=900,700"])
+            .arg(format!("--user-data-dir={}", sb.udd.display()))
+            .arg(format!("--load-extension={ext}"))
+            .arg(format!("--disable-extensions-except={ext}"))
+            .args(urls)
+            .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+            .env("RUST_LOG", "tabwire=debug")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {

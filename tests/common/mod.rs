@@ -244,6 +244,18 @@ pub fn find_ref(snapshot: &str, role: &str, name: &str) -> String {
     line[start..end].to_string()
 }
 
+/// Flags a test Chromium needs on this machine (headless, as root, quiet).
+pub const HEADLESS_FLAGS: &[&str] = &[
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+];
+
 pub fn chromium_path() -> PathBuf {
     let p = std::env::var_os("TABWIRE_TEST_CHROMIUM")
         .map(PathBuf::from)
@@ -284,25 +296,16 @@ impl Chromium {
         let log = std::fs::File::create(sb.log("chromium")).unwrap();
         use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(chromium_path());
-        cmd.args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-default-apps",
-        ])
-        .arg(format!("--user-data-dir={}", sb.udd.display()))
-        .args(extra)
-        .arg("about:blank")
-        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
-        .env("RUST_LOG", "tabwire=debug")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .process_group(0);
+        cmd.args(HEADLESS_FLAGS)
+            .arg(format!("--user-data-dir={}", sb.udd.display()))
+            .args(extra)
+            .arg("about:blank")
+            .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+            .env("RUST_LOG", "tabwire=debug")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0);
         // If the test process dies without running Drop (SIGKILL), take the
         // browser down with it.
         unsafe {
