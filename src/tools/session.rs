@@ -24,8 +24,15 @@ const DIALOG_SAFE: &[&str] = &[
 
 /// How long a navigation may take before the tool returns anyway.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
-/// How long after an action a navigation may still start.
+/// How long after an action a navigation may still start, when the page
+/// cannot tell sooner (see [`Session::navigation_started`]).
 const NAV_START_WINDOW: Duration = Duration::from_millis(100);
+/// How long an event may trail the answer that followed it in the browser.
+const EVENT_HOP: Duration = Duration::from_millis(5);
+/// Resolves after the tasks queued before it (a posted message is not
+/// throttled, unlike timers in background tabs).
+const AFTER_QUEUED_TASKS: &str =
+    "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
 
 /// Marks which document the latest snapshot's refs belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -483,14 +490,7 @@ impl Session {
                 return Ok(outcome);
             }
         }
-        let started = tokio::time::timeout(
-            NAV_START_WINDOW,
-            next_event(&mut events, tab, is_navigation_start),
-        )
-        .await
-        .ok()
-        .flatten()
-        .is_some();
+        let started = self.navigation_started(tab, &mut events).await;
         if started {
             // The old document still answers until the new one commits:
             // wait for the commit (or the end of a load that never commits,
@@ -512,6 +512,45 @@ impl Session {
             .filter(|e| e.level == "error")
             .collect();
         Ok(outcome)
+    }
+
+    /// Whether the action just run started a navigation. The page is asked
+    /// to run one task queued after everything the action queued (a posted
+    /// message): a navigation those tasks start announces itself before that
+    /// answer, so the wait ends as soon as the page answers instead of after
+    /// a fixed window. When the page cannot answer (busy, blocked by a
+    /// dialog, already unloading) the wait is the old [`NAV_START_WINDOW`].
+    async fn navigation_started(
+        &self,
+        tab: TabId,
+        events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+    ) -> bool {
+        use futures_util::FutureExt as _;
+        // Fused: polled again after it has ended, it stays pending.
+        let nav = next_event(events, tab, is_navigation_start).fuse();
+        let probe = self.cdp(
+            tab,
+            "Runtime.evaluate",
+            json!({"expression": AFTER_QUEUED_TASKS, "awaitPromise": true, "returnByValue": true}),
+        );
+        let window = tokio::time::sleep(NAV_START_WINDOW);
+        tokio::pin!(nav, probe, window);
+        tokio::select! {
+            Some(_) = &mut nav => true,
+            r = &mut probe => {
+                if r.is_ok_and(|v| v.get("exceptionDetails").is_none()) {
+                    // The answer can overtake the event on its way through
+                    // the backends' event fan-out: allow that hop a moment.
+                    tokio::time::timeout(EVENT_HOP, &mut nav).await.ok().flatten().is_some()
+                } else {
+                    tokio::select! {
+                        Some(_) = &mut nav => true,
+                        _ = &mut window => false,
+                    }
+                }
+            }
+            _ = &mut window => false,
+        }
     }
 
     /// Polls until the page has loaded (bounded by [`LOAD_TIMEOUT`]). With
