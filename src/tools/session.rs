@@ -558,6 +558,8 @@ impl Session {
     /// document, so a still-answering old page is not mistaken for the new.
     pub async fn wait_for_load(&self, tab: TabId, document: Option<&str>) -> Result<(), ToolError> {
         let deadline = tokio::time::Instant::now() + LOAD_TIMEOUT;
+        // Load progress wakes the poll at once; the interval is the fallback.
+        let mut events = self.backend().subscribe();
         loop {
             let committed = match document {
                 Some(want) => self.loader_id(tab).await? == want,
@@ -573,7 +575,13 @@ impl Session {
                 tracing::info!(tab, "page still loading after {LOAD_TIMEOUT:?}; going on");
                 return Ok(());
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            let tick = tokio::time::Instant::now() + Duration::from_millis(50);
+            let woke =
+                tokio::time::timeout_at(tick, next_event(&mut events, tab, is_load_progress));
+            if let Ok(None) = woke.await {
+                // The tab or the event stream ended: no early wake-ups.
+                tokio::time::sleep_until(tick).await;
+            }
         }
     }
 
@@ -633,6 +641,18 @@ fn is_navigation_commit(method: &str, params: &Value) -> bool {
         "Page.navigatedWithinDocument" | "Page.frameStoppedLoading" => true,
         _ => false,
     }
+}
+
+/// The page's document or load state may have moved on.
+fn is_load_progress(method: &str, _params: &Value) -> bool {
+    matches!(
+        method,
+        "Page.frameNavigated"
+            | "Page.domContentEventFired"
+            | "Page.loadEventFired"
+            | "Page.frameStoppedLoading"
+            | "Page.navigatedWithinDocument"
+    )
 }
 
 /// `e12` → 12.
