@@ -69,6 +69,9 @@ struct Args {
     /// The Chromium every server drives.
     #[arg(long, default_value = "/usr/lib/chromium/chromium")]
     chromium: PathBuf,
+    /// The tabwire binary to measure (default: the one built next to this bench).
+    #[arg(long)]
+    tabwire: Option<PathBuf>,
     /// Where the JSON result goes.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -154,7 +157,11 @@ async fn run(args: Args) -> i32 {
         );
         return 2;
     }
-    let tabwire = match procs::tabwire_binary() {
+    let found = match &args.tabwire {
+        Some(p) => Ok(p.clone()),
+        None => procs::tabwire_binary(),
+    };
+    let tabwire = match found {
         Ok(b) => b,
         Err(e) => {
             eprintln!("bench: {e}");

@@ -163,7 +163,8 @@ fn request(id: u64, method: &str) -> Vec<u8> {
     .expect("request serializes")
 }
 
-/// Round trips and 8 MiB transfers: raw pipe vs through `tabwire native-host`.
+/// Round trips and 8 MiB transfers: raw pipe vs through `tabwire native-host`,
+/// measured alternately so both see the same machine load.
 pub fn relay(tabwire: &Path, work: &Path, round_trips: usize) -> Result<Value, String> {
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
 
@@ -176,14 +177,13 @@ pub fn relay(tabwire: &Path, work: &Path, round_trips: usize) -> Result<Value, S
         .map_err(|e| format!("spawn fake extension: {e}"))?);
     let mut to = raw.0.stdin.take().expect("stdin");
     let mut from = raw.0.stdout.take().expect("stdout");
-    let raw_rt = time_round_trips(round_trips, |id, method| {
+    let mut raw_once = |id: u64, method: &str| {
         let mut msg = b"{\"c\":1,\"m\":".to_vec();
         msg.extend(request(id, method));
         msg.push(b'}');
         write_framed(&mut to, &msg, true).map_err(|e| e.to_string())?;
         read_native(&mut from).ok_or_else(|| "fake extension closed".to_string())
-    })?;
-    drop((to, from, raw));
+    };
 
     // Broker: bench (as serve) ⇄ socket ⇄ native host ⇄ fake extension.
     let rt_dir = work.join("relay-rt");
@@ -213,16 +213,31 @@ pub fn relay(tabwire: &Path, work: &Path, round_trips: usize) -> Result<Value, S
         return Err(format!("expected host-hello, got {hello}"));
     }
     let host_pid = host.0.id();
-    let broker_rt = time_round_trips(round_trips, |id, method| {
+    let mut broker_once = |id: u64, method: &str| {
         write_framed(&mut conn, &request(id, method), false).map_err(|e| e.to_string())?;
         read_le(&mut conn).map_err(|e| format!("native host closed: {e}"))
-    })?;
+    };
+
+    let (mut raw_rt, mut broker_rt) = (Vec::new(), Vec::new());
+    for i in 0..(round_trips + round_trips / 10) {
+        let id = i as u64 + 1;
+        let a = round_trip(id, &mut raw_once)?;
+        let b = round_trip(id, &mut broker_once)?;
+        if i >= round_trips / 10 {
+            raw_rt.push(a);
+            broker_rt.push(b);
+        }
+    }
     let host_mem = crate::procs::memory(host_pid);
-    let raw_big = raw_big_transfers(&me)?;
-    let broker_big = time_big(|id| {
-        write_framed(&mut conn, &request(id, "big"), false).map_err(|e| e.to_string())?;
-        read_le(&mut conn).map_err(|e| e.to_string())
-    })?;
+    let (mut raw_big, mut broker_big) = (Vec::new(), Vec::new());
+    for i in 0..22u64 {
+        let a = big_transfer(1_000_000 + i, &mut raw_once)?;
+        let b = big_transfer(1_000_000 + i, &mut broker_once)?;
+        if i >= 2 {
+            raw_big.push(a);
+            broker_big.push(b);
+        }
+    }
     let host_mem_after = crate::procs::memory(host_pid);
     let _ = std::fs::remove_file(&sock);
 
@@ -239,6 +254,9 @@ pub fn relay(tabwire: &Path, work: &Path, round_trips: usize) -> Result<Value, S
         "raw_big_median_ms": median(&raw_big),
         "broker_big_median_ms": median(&broker_big),
         "big_ratio": median(&broker_big) / median(&raw_big),
+        "raw_big_min_ms": percentile(&raw_big, 0.0),
+        "broker_big_min_ms": percentile(&broker_big, 0.0),
+        "big_ratio_of_minima": percentile(&broker_big, 0.0) / percentile(&raw_big, 0.0),
         "broker_big_mb_s": BIG as f64 / 1e6 / (median(&broker_big) / 1e3),
         "native_host_rss_kib_idle": host_mem.map(|m| m.rss_kib),
         "native_host_rss_kib_after_big": host_mem_after.map(|m| m.rss_kib),
@@ -246,62 +264,34 @@ pub fn relay(tabwire: &Path, work: &Path, round_trips: usize) -> Result<Value, S
     }))
 }
 
-fn raw_big_transfers(me: &Path) -> Result<Vec<f64>, String> {
-    let mut raw = Kid(Command::new(me)
-        .arg("--fake-extension")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("spawn fake extension: {e}"))?);
-    let mut to = raw.0.stdin.take().expect("stdin");
-    let mut from = raw.0.stdout.take().expect("stdout");
-    time_big(|id| {
-        let mut msg = b"{\"c\":1,\"m\":".to_vec();
-        msg.extend(request(id, "big"));
-        msg.push(b'}');
-        write_framed(&mut to, &msg, true).map_err(|e| e.to_string())?;
-        read_native(&mut from).ok_or_else(|| "fake extension closed".to_string())
-    })
+/// One timed round trip; the answer is checked.
+fn round_trip(
+    id: u64,
+    once: &mut impl FnMut(u64, &str) -> Result<Vec<u8>, String>,
+) -> Result<f64, String> {
+    let t0 = Instant::now();
+    let answer = once(id, "cdp.send")?;
+    let took = ms(t0.elapsed());
+    let v: Value = serde_json::from_slice(&answer).map_err(|e| e.to_string())?;
+    let m = if v.get("m").is_some() { &v["m"] } else { &v };
+    if m["id"] != id || m["result"]["result"]["value"] != 2 {
+        return Err(format!("wrong answer to request {id}: {v}"));
+    }
+    Ok(took)
 }
 
-/// Times `n` round trips (after 10% warm-up); each answer is checked.
-fn time_round_trips(
-    n: usize,
-    mut once: impl FnMut(u64, &str) -> Result<Vec<u8>, String>,
-) -> Result<Vec<f64>, String> {
-    let mut out = Vec::with_capacity(n);
-    for i in 0..(n + n / 10) {
-        let id = i as u64 + 1;
-        let t0 = Instant::now();
-        let answer = once(id, "cdp.send")?;
-        let took = ms(t0.elapsed());
-        let v: Value = serde_json::from_slice(&answer).map_err(|e| e.to_string())?;
-        let m = if v.get("m").is_some() { &v["m"] } else { &v };
-        if m["id"] != id || m["result"]["result"]["value"] != 2 {
-            return Err(format!("wrong answer to request {id}: {v}"));
-        }
-        if i >= n / 10 {
-            out.push(took);
-        }
+/// One timed 8 MiB answer; its size is checked.
+fn big_transfer(
+    id: u64,
+    once: &mut impl FnMut(u64, &str) -> Result<Vec<u8>, String>,
+) -> Result<f64, String> {
+    let t0 = Instant::now();
+    let answer = once(id, "big")?;
+    let took = ms(t0.elapsed());
+    if answer.len() < BIG {
+        return Err(format!("8 MiB answer arrived with {} bytes", answer.len()));
     }
-    Ok(out)
-}
-
-/// Times 8 MiB answers (2 warm-up, 10 measured); sizes are checked.
-fn time_big(mut once: impl FnMut(u64) -> Result<Vec<u8>, String>) -> Result<Vec<f64>, String> {
-    let mut out = Vec::new();
-    for i in 0..12u64 {
-        let t0 = Instant::now();
-        let answer = once(1_000_000 + i)?;
-        let took = ms(t0.elapsed());
-        if answer.len() < BIG {
-            return Err(format!("8 MiB answer arrived with {} bytes", answer.len()));
-        }
-        if i >= 2 {
-            out.push(took);
-        }
-    }
-    Ok(out)
+    Ok(took)
 }
 
 fn accept_within(listener: &UnixListener, limit: Duration) -> Result<UnixStream, String> {
