@@ -24,8 +24,15 @@ const DIALOG_SAFE: &[&str] = &[
 
 /// How long a navigation may take before the tool returns anyway.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
-/// How long after an action a navigation may still start.
+/// How long after an action a navigation may still start, when the page
+/// cannot tell sooner (see [`Session::navigation_started`]).
 const NAV_START_WINDOW: Duration = Duration::from_millis(100);
+/// How long an event may trail the answer that followed it in the browser.
+const EVENT_HOP: Duration = Duration::from_millis(5);
+/// Resolves after the tasks queued before it (a posted message is not
+/// throttled, unlike timers in background tabs).
+const AFTER_QUEUED_TASKS: &str =
+    "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
 
 /// Marks which document the latest snapshot's refs belong to.
 #[derive(Debug, Clone, PartialEq)]
@@ -516,14 +523,7 @@ impl Session {
                 return Ok(outcome);
             }
         }
-        let started = tokio::time::timeout(
-            NAV_START_WINDOW,
-            next_event(&mut events, tab, is_navigation_start),
-        )
-        .await
-        .ok()
-        .flatten()
-        .is_some();
+        let started = self.navigation_started(tab, &mut events).await;
         if started {
             // The old document still answers until the new one commits:
             // wait for the commit (or the end of a load that never commits,
@@ -547,11 +547,52 @@ impl Session {
         Ok(outcome)
     }
 
+    /// Whether the action just run started a navigation. The page is asked
+    /// to run one task queued after everything the action queued (a posted
+    /// message): a navigation those tasks start announces itself before that
+    /// answer, so the wait ends as soon as the page answers instead of after
+    /// a fixed window. When the page cannot answer (busy, blocked by a
+    /// dialog, already unloading) the wait is the old [`NAV_START_WINDOW`].
+    async fn navigation_started(
+        &self,
+        tab: TabId,
+        events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+    ) -> bool {
+        use futures_util::FutureExt as _;
+        // Fused: polled again after it has ended, it stays pending.
+        let nav = next_event(events, tab, is_navigation_start).fuse();
+        let probe = self.cdp(
+            tab,
+            "Runtime.evaluate",
+            json!({"expression": AFTER_QUEUED_TASKS, "awaitPromise": true, "returnByValue": true}),
+        );
+        let window = tokio::time::sleep(NAV_START_WINDOW);
+        tokio::pin!(nav, probe, window);
+        tokio::select! {
+            Some(_) = &mut nav => true,
+            r = &mut probe => {
+                if r.is_ok_and(|v| v.get("exceptionDetails").is_none()) {
+                    // The answer can overtake the event on its way through
+                    // the backends' event fan-out: allow that hop a moment.
+                    tokio::time::timeout(EVENT_HOP, &mut nav).await.ok().flatten().is_some()
+                } else {
+                    tokio::select! {
+                        Some(_) = &mut nav => true,
+                        _ = &mut window => false,
+                    }
+                }
+            }
+            _ = &mut window => false,
+        }
+    }
+
     /// Polls until the page has loaded (bounded by [`LOAD_TIMEOUT`]). With
     /// `document`, first waits for that loaderId to be the main frame's
     /// document, so a still-answering old page is not mistaken for the new.
     pub async fn wait_for_load(&self, tab: TabId, document: Option<&str>) -> Result<(), ToolError> {
         let deadline = tokio::time::Instant::now() + LOAD_TIMEOUT;
+        // Load progress wakes the poll at once; the interval is the fallback.
+        let mut events = self.backend().subscribe();
         loop {
             let committed = match document {
                 Some(want) => self.loader_id(tab).await? == want,
@@ -567,7 +608,13 @@ impl Session {
                 tracing::info!(tab, "page still loading after {LOAD_TIMEOUT:?}; going on");
                 return Ok(());
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            let tick = tokio::time::Instant::now() + Duration::from_millis(50);
+            let woke =
+                tokio::time::timeout_at(tick, next_event(&mut events, tab, is_load_progress));
+            if let Ok(None) = woke.await {
+                // The tab or the event stream ended: no early wake-ups.
+                tokio::time::sleep_until(tick).await;
+            }
         }
     }
 
@@ -627,6 +674,18 @@ fn is_navigation_commit(method: &str, params: &Value) -> bool {
         "Page.navigatedWithinDocument" | "Page.frameStoppedLoading" => true,
         _ => false,
     }
+}
+
+/// The page's document or load state may have moved on.
+fn is_load_progress(method: &str, _params: &Value) -> bool {
+    matches!(
+        method,
+        "Page.frameNavigated"
+            | "Page.domContentEventFired"
+            | "Page.loadEventFired"
+            | "Page.frameStoppedLoading"
+            | "Page.navigatedWithinDocument"
+    )
 }
 
 /// `e12` → 12.

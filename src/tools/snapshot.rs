@@ -96,11 +96,18 @@ async fn take_from(
     tab: crate::backend::TabId,
     root: Option<i64>,
 ) -> Result<String, ToolError> {
-    let loader_id = s.loader_id(tab).await?;
-    let tree = s.cdp(tab, "Accessibility.getFullAXTree", json!({})).await?;
-    let nodes = tree["nodes"].as_array().cloned().unwrap_or_default();
+    // Three independent reads, sent together (in this order) rather than
+    // one after another.
+    let (loader_id, mut tree, page) = tokio::try_join!(
+        s.loader_id(tab),
+        s.cdp(tab, "Accessibility.getFullAXTree", json!({})),
+        s.page_line(tab),
+    )?;
+    let nodes = match tree["nodes"].take() {
+        Value::Array(nodes) => nodes,
+        _ => Vec::new(),
+    };
     s.remember_snapshot(SnapshotMark { tab, loader_id });
-    let page = s.page_line(tab).await?;
     let outline = match root {
         None => render_outline(&nodes),
         Some(id) => render_subtree(&nodes, id).ok_or_else(|| {
