@@ -352,43 +352,25 @@ pub async fn eventually<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<
 /// A hand-made serve endpoint speaking tabwire's socket protocol directly,
 /// to test the host and extension without the MCP layer in between.
 pub struct RawServe {
-    conn: std::os::unix::net::UnixStream,
+    conn: RawConn,
     next_id: u64,
 }
 
 impl RawServe {
     /// Binds `serve-<fake_pid>.sock` and waits (up to 20 s) for the host.
     pub async fn accept(sb: &Sandbox, fake_pid: u32) -> Self {
-        tabwire::broker::dir::ensure_runtime_dir(&sb.runtime).unwrap();
-        let path = sb.runtime.join(format!("serve-{fake_pid}.sock"));
-        let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
-        let mut conn = tokio::time::timeout(
-            Duration::from_secs(20),
-            tokio::task::spawn_blocking(move || listener.accept().unwrap().0),
-        )
-        .await
-        .expect("native host never connected")
-        .unwrap();
-        conn.set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        let hello = read_socket_frame(&mut conn);
-        assert_eq!(hello["type"], "host-hello");
+        let conn = RawServeListener::bind(sb, fake_pid).accept().await;
         Self { conn, next_id: 1 }
     }
 
     /// Sends a request and returns the whole response (`result` or `error`).
     pub fn request(&mut self, method: &str, params: Value) -> Value {
-        use std::io::Write;
         let id = self.next_id;
         self.next_id += 1;
-        let body =
-            serde_json::to_vec(&serde_json::json!({"id": id, "method": method, "params": params}))
-                .unwrap();
-        let mut bytes = (body.len() as u32).to_le_bytes().to_vec();
-        bytes.extend_from_slice(&body);
-        self.conn.write_all(&bytes).unwrap();
+        self.conn
+            .send(&serde_json::json!({"id": id, "method": method, "params": params}));
         loop {
-            let msg = read_socket_frame(&mut self.conn);
+            let msg = self.conn.recv();
             if msg["id"] == id {
                 return msg;
             }
