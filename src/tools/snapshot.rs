@@ -47,6 +47,9 @@ const INTERACTIVE: &[&str] = &[
 /// Wrapper roles that add nothing when unnamed: their children move up.
 const TRANSPARENT: &[&str] = &[
     "generic",
+    // An unnamed list item adds a line per entry and nothing a model needs:
+    // its content moves up under the list.
+    "listitem",
     "none",
     "presentation",
     "LineBreak",
@@ -172,7 +175,8 @@ fn render(
             .filter_map(|id| by_id.get(id.as_str()?).copied())
     };
 
-    if role == "InlineTextBox" {
+    // Text runs and list bullets repeat what their parents already say.
+    if role == "InlineTextBox" || role == "ListMarker" {
         return;
     }
     if role == "StaticText" {
@@ -209,7 +213,8 @@ fn render(
                     _ => {}
                 }
             }
-            "level" => {
+            // Heading levels carry meaning; list nesting levels do not.
+            "level" if role == "heading" => {
                 if let Some(l) = pval.as_i64() {
                     let _ = write!(line, " [level={l}]");
                 }
@@ -331,6 +336,23 @@ mod tests {
             "- navigation \"Main\"\n  - link \"Home\" [ref=e103]\n"
         );
         assert!(render_subtree(&nodes, 999).is_none());
+    }
+
+    #[test]
+    fn list_items_and_bullets_collapse_into_their_list() {
+        let mut item = node("3", Some("2"), "listitem", "", &["4", "5"]);
+        item["properties"] = json!([{"name": "level", "value": {"type": "integer", "value": 1}}]);
+        let nodes = vec![
+            node("1", None, "RootWebArea", "", &["2"]),
+            node("2", Some("1"), "list", "", &["3"]),
+            item,
+            node("4", Some("3"), "ListMarker", "•", &[]),
+            node("5", Some("3"), "link", "Item 0", &[]),
+        ];
+        assert_eq!(
+            render_outline(&nodes),
+            "- list\n  - link \"Item 0\" [ref=e105]\n"
+        );
     }
 
     #[test]
