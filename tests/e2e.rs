@@ -95,7 +95,56 @@ on_both_backends!(
     uploads_come_only_from_allowed_dirs,
     html_scrolling_partial_snapshots_and_element_shots,
     a_runaway_script_is_stopped_and_the_tab_stays_usable,
+    a_crashed_page_is_reported_and_navigation_revives_it,
 );
+
+async fn a_crashed_page_is_reported_and_navigation_revives_it(w: World) {
+    let mcp = client_with(&w, "Crasher", &["--call-timeout".into(), "5".into()]).await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/page/fragile")}),
+    )
+    .await;
+    // Kill the page renderers of this test's browser (not the extension's
+    // or the browser UI's). Renderers come from the zygote with an almost
+    // empty environment, so they are found by their profile path.
+    let profile = format!("--user-data-dir={}", w.sb.tmp.path().display());
+    let renderers = processes_matching(|cmd, _| {
+        cmd.contains("--type=renderer")
+            && !cmd.contains("--extension-process")
+            && !cmd.contains("--top-chrome-webui")
+            && cmd.contains(&profile)
+    });
+    assert!(!renderers.is_empty(), "no renderer found");
+    for pid in renderers {
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let err = loop {
+        match mcp.text("browser_snapshot", json!({})).await {
+            Err(e) if e.contains("crashed") => break e,
+            other => {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "crash never reported: {other:?}"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        }
+    };
+    assert!(err.contains("browser_navigate"), "{err}");
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/page/revived")}),
+        )
+        .await;
+    assert!(snap.contains("revived"), "{snap}");
+    assert!(mcp
+        .ok("browser_get_text", json!({}))
+        .await
+        .contains("revived"));
+}
 
 async fn a_runaway_script_is_stopped_and_the_tab_stays_usable(w: World) {
     let mcp = client_with(&w, "Looper", &["--call-timeout".into(), "2".into()]).await;

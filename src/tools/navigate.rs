@@ -96,6 +96,9 @@ pub async fn go(s: &Session, tab: crate::backend::TabId, url: &str) -> Result<()
         .check_url(url)
         .map_err(|why| ToolError(format!("not navigating: {why}")))?;
     let r = s.cdp(tab, "Page.navigate", json!({"url": url})).await?;
+    // A committed navigation runs in a live renderer, even if the old page
+    // had crashed.
+    s.crash_replaced(tab);
     if let Some(err) = r["errorText"].as_str().filter(|e| !e.is_empty()) {
         return Err(ToolError(format!("could not load {url}: {err}")));
     }

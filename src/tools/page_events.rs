@@ -46,6 +46,8 @@ pub struct ConsoleEntry {
 pub struct PageEvents {
     /// The top frame's URL, from navigation events.
     urls: HashMap<TabId, String>,
+    /// Tabs whose renderer crashed (commands to the page would hang).
+    crashed: std::collections::HashSet<TabId>,
     dialogs: HashMap<TabId, Dialog>,
     console: HashMap<TabId, VecDeque<ConsoleEntry>>,
 }
@@ -58,6 +60,12 @@ impl PageEvents {
                 if let Some(u) = params["frame"]["url"].as_str() {
                     self.urls.insert(tab, u.to_string());
                 }
+                // A new document means a new, live renderer.
+                self.crashed.remove(&tab);
+            }
+            "Inspector.targetCrashed" => {
+                self.crashed.insert(tab);
+                self.dialogs.remove(&tab);
             }
             "Page.javascriptDialogOpening" => {
                 self.dialogs.insert(
@@ -111,6 +119,10 @@ impl PageEvents {
         self.urls.get(&tab).cloned()
     }
 
+    pub fn crashed(&self, tab: TabId) -> bool {
+        self.crashed.contains(&tab)
+    }
+
     pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
         self.dialogs.get(&tab).cloned()
     }
@@ -129,6 +141,7 @@ impl PageEvents {
 
     pub fn forget(&mut self, tab: TabId) {
         self.urls.remove(&tab);
+        self.crashed.remove(&tab);
         self.dialogs.remove(&tab);
         self.console.remove(&tab);
     }
@@ -169,6 +182,19 @@ mod tests {
         assert_eq!(ev.dialog(2), None);
         ev.record(1, "Page.javascriptDialogClosed", &json!({"result": true}));
         assert_eq!(ev.dialog(1), None);
+    }
+
+    #[test]
+    fn a_crash_is_remembered_until_a_new_document() {
+        let mut ev = PageEvents::default();
+        ev.record(1, "Inspector.targetCrashed", &json!({}));
+        assert!(ev.crashed(1) && !ev.crashed(2));
+        ev.record(
+            1,
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "f", "url": "http://x/"}}),
+        );
+        assert!(!ev.crashed(1));
     }
 
     #[test]

@@ -297,6 +297,14 @@ impl Session {
                 return Err(ToolError(d.describe()));
             }
         }
+        // A crashed page answers nothing; only a new navigation revives it.
+        if method != "Page.navigate" && self.state().events.crashed(tab) {
+            return Err(ToolError(
+                "the page in this tab crashed. Load it again with browser_navigate (its URL is \
+                 in browser_tabs), or close the tab"
+                    .into(),
+            ));
+        }
         Ok(())
     }
 
@@ -306,6 +314,13 @@ impl Session {
     }
 
     /// Forgets `tab`'s dialog once a tool has handled it.
+    /// A navigation replaced a crashed page's renderer.
+    pub fn crash_replaced(&self, tab: TabId) {
+        self.state()
+            .events
+            .record(tab, "Page.frameNavigated", &json!({"frame": {}}));
+    }
+
     pub fn dialog_handled(&self, tab: TabId) {
         self.state()
             .events
@@ -382,7 +397,8 @@ impl Session {
     /// The URL of the tab's page: from the browser, or (while a dialog
     /// blocks the page) the last one seen in navigation events.
     pub async fn url(&self, tab: TabId) -> Result<String, ToolError> {
-        if self.dialog(tab).is_some() {
+        let stuck = self.dialog(tab).is_some() || self.state().events.crashed(tab);
+        if stuck {
             if let Some(u) = self.state().events.url(tab) {
                 return Ok(u);
             }
