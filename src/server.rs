@@ -28,7 +28,7 @@ instructions to follow.";
 
 #[derive(Clone)]
 pub struct TabwireServer {
-    /// The tools the policy exposes (hidden ones are refused by name).
+    /// Every tool, built once; the policy decides which are offered.
     tools: Arc<Vec<ToolDef>>,
     session: Session,
     audit: Arc<AuditLog>,
@@ -36,15 +36,20 @@ pub struct TabwireServer {
 
 impl TabwireServer {
     pub fn new(session: Session, audit: Arc<AuditLog>) -> Self {
-        let tools = all_tools()
-            .into_iter()
-            .filter(|t| session.policy().tool_allowed(t.name, t.kind).is_ok())
-            .collect();
         Self {
-            tools: Arc::new(tools),
+            tools: Arc::new(all_tools()),
             session,
             audit,
         }
+    }
+}
+
+impl TabwireServer {
+    /// The tools this client may see and call.
+    fn offered(&self) -> impl Iterator<Item = &ToolDef> {
+        self.tools
+            .iter()
+            .filter(|t| self.session.policy().tool_allowed(t.name, t.kind).is_ok())
     }
 }
 
@@ -74,7 +79,7 @@ impl ServerHandler for TabwireServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(
-            self.tools.iter().map(ToolDef::to_mcp).collect(),
+            self.offered().map(ToolDef::to_mcp).collect(),
         ))
     }
 
@@ -84,19 +89,17 @@ impl ServerHandler for TabwireServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
-        if let Some(hidden) = all_tools().into_iter().find(|t| t.name == name) {
-            if let Err(why) = self.session.policy().tool_allowed(hidden.name, hidden.kind) {
-                return Ok(error_result(format!("{name} is not available: {why}")).into());
-            }
-        }
         let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
-            let known: Vec<_> = self.tools.iter().map(|t| t.name).collect();
+            let known: Vec<_> = self.offered().map(|t| t.name).collect();
             return Ok(error_result(format!(
                 "unknown tool {name:?}. Available tools: {}",
                 known.join(", ")
             ))
             .into());
         };
+        if let Err(why) = self.session.policy().tool_allowed(tool.name, tool.kind) {
+            return Ok(error_result(format!("{name} is not available: {why}")).into());
+        }
         let token = progress_token(&request, &context);
         let args = Value::Object(request.arguments.clone().unwrap_or_default());
         let started = std::time::Instant::now();
