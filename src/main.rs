@@ -73,7 +73,7 @@ struct ServeArgs {
 #[derive(Subcommand)]
 enum Command {
     /// Run the MCP server on stdin/stdout (what MCP clients launch).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// The native-messaging host Chrome starts for the extension.
     NativeHost {
         /// The calling extension's origin (Chrome passes it).
@@ -179,7 +179,7 @@ async fn run() -> i32 {
         },
     };
     match command {
-        Command::Serve(args) => run_serve(args).await,
+        Command::Serve(args) => run_serve(*args).await,
         Command::NativeHost { origin, max_frame } => run_host(origin, max_frame).await,
         Command::Audit { tail, client } => {
             for e in audit::tail(&audit::default_path(), tail, client.as_deref()) {

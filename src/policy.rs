@@ -37,6 +37,13 @@ pub struct PolicyArgs {
     /// Directories files may be uploaded from (repeatable; none by default).
     #[arg(long = "upload-dir", value_name = "DIR")]
     pub upload_dirs: Vec<PathBuf>,
+    /// Where browser_download, browser_capture_media and browser_pdf_save
+    /// write (default: <data dir>/downloads). Nothing is written elsewhere.
+    #[arg(long = "download-dir", value_name = "DIR")]
+    pub download_dir: Option<PathBuf>,
+    /// Largest file those tools save, in MiB (default 100).
+    #[arg(long = "max-download-mb", value_name = "MIB")]
+    pub max_download_mb: Option<u64>,
     /// Policy file to use instead of <config dir>/policy.toml or policy.json.
     #[arg(long = "policy", value_name = "FILE")]
     pub policy_file: Option<PathBuf>,
@@ -54,7 +61,14 @@ pub struct Policy {
     pub tools: Vec<String>,
     pub allow_file_urls: bool,
     pub upload_dirs: Vec<PathBuf>,
+    /// None: `<data dir>/downloads`.
+    pub download_dir: Option<PathBuf>,
+    /// None: [`DEFAULT_MAX_DOWNLOAD_MB`].
+    pub max_download_mb: Option<u64>,
 }
+
+/// The size cap on saved files when the policy sets none.
+pub const DEFAULT_MAX_DOWNLOAD_MB: u64 = 100;
 
 /// tabwire's config dir: `$TABWIRE_CONFIG_DIR`, else the platform's
 /// (`~/.config/tabwire`, `~/Library/Application Support/tabwire`, …).
@@ -92,6 +106,12 @@ impl Policy {
         }
         if !args.upload_dirs.is_empty() {
             policy.upload_dirs = args.upload_dirs.clone();
+        }
+        if args.download_dir.is_some() {
+            policy.download_dir = args.download_dir.clone();
+        }
+        if args.max_download_mb.is_some() {
+            policy.max_download_mb = args.max_download_mb;
         }
         policy.read_only |= args.read_only;
         policy.no_eval |= args.no_eval;
@@ -204,6 +224,18 @@ impl Policy {
     }
 
     /// One line per rule, for `browser_status`.
+    /// The only directory files are saved into.
+    pub fn download_dir(&self) -> PathBuf {
+        self.download_dir
+            .clone()
+            .unwrap_or_else(|| crate::paths::data_dir().join("downloads"))
+    }
+
+    /// The size cap on one saved file, in bytes.
+    pub fn max_download_bytes(&self) -> u64 {
+        self.max_download_mb.unwrap_or(DEFAULT_MAX_DOWNLOAD_MB) * 1024 * 1024
+    }
+
     pub fn summary(&self) -> String {
         let list = |v: &[String]| {
             if v.is_empty() {
@@ -214,7 +246,7 @@ impl Policy {
         };
         let tools: BTreeSet<_> = self.tools.iter().collect();
         format!(
-            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}",
+            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB)",
             list(&self.allow_domains),
             if self.deny_domains.is_empty() { "none".into() } else { self.deny_domains.join(", ") },
             if self.read_only { "yes" } else { "no" },
@@ -222,6 +254,8 @@ impl Policy {
             if tools.is_empty() { "all".into() } else { tools.into_iter().cloned().collect::<Vec<_>>().join(", ") },
             if self.allow_file_urls { "allowed" } else { "blocked" },
             if self.upload_dirs.is_empty() { "none".into() } else { self.upload_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") },
+            self.download_dir().display(),
+            self.max_download_mb.unwrap_or(DEFAULT_MAX_DOWNLOAD_MB),
         )
     }
 }

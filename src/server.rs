@@ -125,6 +125,7 @@ impl ServerHandler for TabwireServer {
         if let Some(t) = ticker {
             t.abort();
         }
+        self.session.set_progress(None);
         let ms = started.elapsed().as_millis() as u64;
         let url = self.session.last_url();
         let client = self.session.client_name();
@@ -168,7 +169,7 @@ async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, session: 
     let started = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(PROGRESS_EVERY).await;
-        let message = session.backend().progress_message();
+        let message = session.progress_message();
         let param = ProgressNotificationParam::new(token.clone(), started.elapsed().as_secs_f64())
             .with_message(message);
         if peer.notify_progress(param).await.is_err() {

@@ -6,81 +6,13 @@
 //! - `cdp::*` — through the CDP fallback: serve launches Chromium itself over
 //!   `--remote-debugging-pipe`.
 
+#[macro_use]
 mod common;
 
 use base64::Engine as _;
+use common::world::*;
 use common::*;
 use serde_json::json;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Via {
-    Extension,
-    Cdp,
-}
-
-/// Browser (for the extension path), site and sandbox for one scenario.
-struct World {
-    sb: Sandbox,
-    _browser: Option<Chromium>,
-    site: site::Site,
-    via: Via,
-}
-
-fn world(via: Via) -> World {
-    let sb = Sandbox::new();
-    let browser = (via == Via::Extension).then(|| Chromium::launch(&sb));
-    World {
-        sb,
-        _browser: browser,
-        site: site::Site::start(),
-        via,
-    }
-}
-
-async fn client(w: &World, name: &str) -> Mcp {
-    client_with(w, name, &[]).await
-}
-
-/// A client whose serve gets `extra` flags (policy, upload dirs, …).
-async fn client_with(w: &World, name: &str, extra: &[String]) -> Mcp {
-    let args: Vec<String> = match w.via {
-        Via::Extension => ["--backend", "extension", "--connect-timeout", "30"]
-            .map(String::from)
-            .to_vec(),
-        Via::Cdp => [
-            vec!["--backend".to_string(), "cdp".to_string()],
-            cdp_launch_args(),
-        ]
-        .concat(),
-    };
-    let args = [args, extra.to_vec()].concat();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    Mcp::start(&w.sb, name, &args).await
-}
-
-/// One test per scenario and backend, sharing the scenario code.
-macro_rules! on_both_backends {
-    ($($scenario:ident),* $(,)?) => {
-        mod extension {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    let _serial = super::BROWSER_LOCK.lock().await;
-                    super::$scenario(super::world(super::Via::Extension)).await
-                }
-            )*
-        }
-        mod cdp {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    let _serial = super::BROWSER_LOCK.lock().await;
-                    super::$scenario(super::world(super::Via::Cdp)).await
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(
     form_round_trip_snapshot_type_click_screenshot,
@@ -388,15 +320,6 @@ async fn uploads_come_only_from_allowed_dirs(w: World) {
         eval_json(&mcp, "() => document.querySelector('#files').textContent").await,
         "report.txt:5"
     );
-}
-
-/// The value `browser_evaluate` returned, parsed.
-async fn eval_json(mcp: &Mcp, function: &str) -> serde_json::Value {
-    let out = mcp
-        .ok("browser_evaluate", json!({"function": function}))
-        .await;
-    serde_json::from_str(out.trim_start_matches("Result (page data):\n"))
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
 
 async fn history_waiting_and_reading(w: World) {

@@ -8,9 +8,7 @@ use super::{Kind, Session, ToolDef, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DialogArgs {
-    /// true = OK, false = Cancel.
     pub accept: bool,
-    /// Answer for a prompt dialog.
     #[serde(rename = "promptText")]
     pub prompt_text: Option<String>,
 }
@@ -20,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_handle_dialog",
         "Handle a dialog",
         Kind::Action,
-        "Accept or dismiss the alert/confirm/prompt that blocks the page. Tools report such dialogs; the page is unusable until it is handled.",
+        "Accept or dismiss the alert/confirm/prompt blocking the page.",
         |s: Session, a: DialogArgs| async move {
             let tab = s.tab().await?;
             let Some(d) = s.dialog(tab) else {

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::session::{Element, Outcome};
+use super::session::{next_event, Element, Outcome};
 use super::{keys, Kind, Response, Session, ToolDef, ToolError};
 use crate::backend::TabId;
 
@@ -19,51 +19,45 @@ pub enum MouseButton {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ClickArgs {
-    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// What the element is (optional).
+    /// Accepted for playwright-mcp compatibility; not in the schema.
+    #[schemars(skip)]
     pub element: Option<String>,
-    /// Mouse button (default left).
     pub button: Option<MouseButton>,
-    /// Double-click.
     #[serde(default, rename = "doubleClick")]
     pub double_click: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct HoverArgs {
-    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// What the element is (optional).
+    /// Accepted for playwright-mcp compatibility; not in the schema.
+    #[schemars(skip)]
     pub element: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TypeArgs {
-    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// Text to enter (replaces the content).
     pub text: String,
-    /// Press Enter afterwards.
     #[serde(default)]
     pub submit: bool,
-    /// What the element is (optional).
+    /// Accepted for playwright-mcp compatibility; not in the schema.
+    #[schemars(skip)]
     pub element: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PressKeyArgs {
-    /// Character or key name (Enter, Tab, Escape, ArrowDown, PageDown, F5), with optional modifiers: Control+A, Shift+Tab.
     pub key: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SelectArgs {
-    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// Values or labels to select.
     pub values: Vec<String>,
-    /// What the element is (optional).
+    /// Accepted for playwright-mcp compatibility; not in the schema.
+    #[schemars(skip)]
     pub element: Option<String>,
 }
 
@@ -79,40 +73,48 @@ pub enum FieldType {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FormField {
-    /// Snapshot ref (e.g. e12) or CSS selector.
     pub target: String,
-    /// Field kind.
     #[serde(rename = "type")]
     pub kind: FieldType,
-    /// textbox: text; checkbox/radio: true or false; combobox: option value or label; slider: number.
+    /// true/false for checkbox, radio.
     pub value: String,
-    /// Field name for the report (optional).
     pub name: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ScrollArgs {
-    /// Snapshot ref or CSS selector (default: the page).
     pub target: Option<String>,
-    /// Pixels to the right (negative: left).
     #[serde(rename = "deltaX")]
     pub delta_x: Option<f64>,
-    /// Pixels down (negative: up); default most of a screen.
     #[serde(rename = "deltaY")]
     pub delta_y: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UploadArgs {
-    /// Snapshot ref or CSS selector of the file input.
     pub target: String,
-    /// Absolute paths of the files, inside the directories the user allowed.
+    /// Absolute.
     pub paths: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct DragArgs {
+    #[serde(rename = "startTarget")]
+    pub start_target: String,
+    #[serde(rename = "endTarget")]
+    pub end_target: String,
+    /// Accepted for playwright-mcp compatibility; not in the schema.
+    #[schemars(skip)]
+    #[serde(rename = "startElement")]
+    pub start_element: Option<String>,
+    /// Accepted for playwright-mcp compatibility; not in the schema.
+    #[schemars(skip)]
+    #[serde(rename = "endElement")]
+    pub end_element: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct FillFormArgs {
-    /// Fields, filled in order.
     pub fields: Vec<FormField>,
 }
 
@@ -122,7 +124,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_click",
             "Click",
             Kind::Action,
-            "Trusted mouse click at the element's center (scrolled into view). Waits for a navigation it starts; reports navigation, dialogs and console errors.",
+            "Click `target` with trusted input. Actions report snapshot changes (or the new page), dialogs and console errors.",
             |s: Session, a: ClickArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
@@ -148,10 +150,28 @@ pub fn tools() -> Vec<ToolDef> {
             },
         ),
         ToolDef::new(
+            "browser_drag",
+            "Drag and drop",
+            Kind::Action,
+            "Drag `startTarget` onto `endTarget` (HTML5 or mouse-driven).",
+            |s: Session, a: DragArgs| async move {
+                let tab = s.tab().await?;
+                let from = s.element(tab, &a.start_target).await?;
+                let to = s.element(tab, &a.end_target).await?;
+                let outcome = s.settle(tab, || drag(&s, tab, from, to)).await?;
+                let what = format!(
+                    "Dragged {} onto {}",
+                    describe(&a.start_target, &a.start_element),
+                    describe(&a.end_target, &a.end_element)
+                );
+                done(&s, tab, what, &outcome).await
+            },
+        ),
+        ToolDef::new(
             "browser_hover",
             "Hover",
             Kind::Action,
-            "Move the mouse over an element, e.g. to open a menu.",
+            "Move the mouse over `target` (menus, tooltips).",
             |s: Session, a: HoverArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
@@ -174,7 +194,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_type",
             "Type text",
             Kind::Action,
-            "Replace the text of an input, textarea or contenteditable; `submit` then presses Enter. Reports like browser_click.",
+            "Replace the text of a field; submit presses Enter after.",
             |s: Session, a: TypeArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
@@ -200,7 +220,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_press_key",
             "Press a key",
             Kind::Action,
-            "Press a key or combination in the focused element, e.g. \"Enter\", \"Escape\", \"ArrowDown\", \"Control+A\". Use browser_type for text.",
+            "Press a key in the focused element: Enter, Escape, ArrowDown, Control+A…",
             |s: Session, a: PressKeyArgs| async move {
                 let tab = s.tab().await?;
                 keys::parse(&a.key).map_err(ToolError)?;
@@ -212,7 +232,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_select_option",
             "Select option",
             Kind::Action,
-            "Select options of a <select> by value or label. If none matches, the error lists the options.",
+            "Choose options of a <select> by value or label.",
             |s: Session, a: SelectArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
@@ -235,7 +255,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_fill_form",
             "Fill form",
             Kind::Action,
-            "Fill several fields at once; stops at the first failure; does not submit.",
+            "Fill several fields in order; does not submit.",
             |s: Session, a: FillFormArgs| async move {
                 let tab = s.tab().await?;
                 let mut filled = Vec::new();
@@ -261,7 +281,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_scroll",
             "Scroll",
             Kind::Action,
-            "Scroll the page (or the element at `target`) with the mouse wheel. Returns the new scroll position.",
+            "Scroll the page or `target` by deltaX/deltaY px (default: a screen down).",
             |s: Session, a: ScrollArgs| async move {
                 let tab = s.tab().await?;
                 let (x, y) = match &a.target {
@@ -296,7 +316,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_file_upload",
             "Upload files",
             Kind::Action,
-            "Set the files of an <input type=file>; only files under serve's --upload-dir directories.",
+            "Set files of an <input type=file>; only from --upload-dir.",
             |s: Session, a: UploadArgs| async move {
                 let tab = s.tab().await?;
                 let files = a
@@ -348,7 +368,10 @@ pub(super) async fn done(
     // While a dialog blocks the page, its title and URL cannot be read.
     let page = match outcome.dialog {
         Some(_) => String::new(),
-        None => format!("\n{}", s.page_line(tab).await?),
+        None => match super::snapshot::after_action(s, tab, outcome.navigated).await? {
+            Some(changes) => format!("\n{changes}"),
+            None => format!("\n{}", s.page_line(tab).await?),
+        },
     };
     Ok(Response::text(format!("{what}.{}{page}", outcome.report())))
 }
@@ -401,6 +424,81 @@ async fn mouse(
         ev["clickCount"] = json!(clicks);
     }
     s.cdp(tab, "Input.dispatchMouseEvent", ev).await.map(|_| ())
+}
+
+/// Whether a press on the element may start an HTML5 drag (then the
+/// browser's drag is intercepted and replayed as drag events: synthetic
+/// mouse input alone never finishes a native drag).
+const NATIVELY_DRAGGABLE: &str = "function() { \
+    return !!this.closest('[draggable=true], a[href], img') && this.closest('[draggable=false]') === null; }";
+
+/// How long a native drag may take to announce itself after the move.
+const DRAG_START_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result<(), ToolError> {
+    let native = s
+        .call_on(tab, from, NATIVELY_DRAGGABLE, Value::Null)
+        .await?
+        .as_bool()
+        .unwrap_or(false);
+    let (x0, y0) = center(s, tab, from).await?;
+    let mut events = s.backend().subscribe();
+    if native {
+        s.cdp(tab, "Input.setInterceptDrags", json!({"enabled": true}))
+            .await?;
+    }
+    let result = async {
+        mouse(s, tab, "mouseMoved", x0, y0, None, 0).await?;
+        mouse(s, tab, "mousePressed", x0, y0, Some("left"), 1).await?;
+        // A few pixels first: pages start dragging past a small threshold.
+        drag_move(s, tab, x0 + 6.0, y0 + 6.0).await?;
+        let data = if native {
+            let wait = next_event(&mut events, tab, |m, _| m == "Input.dragIntercepted");
+            tokio::time::timeout(DRAG_START_WAIT, wait)
+                .await
+                .ok()
+                .flatten()
+                .map(|p| p["data"].clone())
+        } else {
+            None
+        };
+        let (x1, y1) = center(s, tab, to).await?;
+        match data {
+            Some(data) => {
+                for kind in ["dragEnter", "dragOver", "drop"] {
+                    s.cdp(
+                        tab,
+                        "Input.dispatchDragEvent",
+                        json!({"type": kind, "x": x1, "y": y1, "data": data}),
+                    )
+                    .await?;
+                }
+            }
+            None => {
+                drag_move(s, tab, (x0 + x1) / 2.0, (y0 + y1) / 2.0).await?;
+                drag_move(s, tab, x1, y1).await?;
+            }
+        }
+        mouse(s, tab, "mouseReleased", x1, y1, Some("left"), 1).await
+    }
+    .await;
+    if native {
+        let _ = s
+            .cdp(tab, "Input.setInterceptDrags", json!({"enabled": false}))
+            .await;
+    }
+    result
+}
+
+/// A mouse move with the left button held.
+async fn drag_move(s: &Session, tab: TabId, x: f64, y: f64) -> Result<(), ToolError> {
+    s.cdp(
+        tab,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": 1}),
+    )
+    .await
+    .map(|_| ())
 }
 
 async fn click(

@@ -9,51 +9,52 @@ use crate::backend::TabId;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateArgs {
-    /// Absolute URL.
     pub url: String,
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
-        "browser_navigate",
-        "Navigate to a URL",
-        Kind::Action,
-        "Load a URL in the current tab (opening one if needed) and wait for the load. Returns title, URL and a snapshot with refs.",
-        |s: Session, a: NavigateArgs| async move {
-            let tab = s.tab_to_navigate().await?;
-            go(&s, tab, &a.url).await?;
-            Ok(Response::text(snapshot::take(&s, tab).await?))
-        },
-    ),
-    ToolDef::new(
-        "browser_navigate_back",
-        "Go back",
-        Kind::Action,
-        "Go back in the current tab's history and wait for the load.",
-        |s: Session, _: NoArgs| async move { history_step(s, -1).await },
-    ),
-    ToolDef::new(
-        "browser_navigate_forward",
-        "Go forward",
-        Kind::Action,
-        "Go forward in the current tab's history and wait for the load.",
-        |s: Session, _: NoArgs| async move { history_step(s, 1).await },
-    ),
-    ToolDef::new(
-        "browser_reload",
-        "Reload",
-        Kind::Action,
-        "Reload the current page and wait for the load; earlier refs go stale.",
-        |s: Session, _: NoArgs| async move {
-            let tab = s.tab().await?;
-            let outcome = s
-                .settle(tab, || async {
-                    s.cdp(tab, "Page.reload", json!({})).await.map(|_| ())
-                })
-                .await?;
-            done(&s, tab, "Reloaded the page".into(), &outcome).await
-        },
-    )]
+    vec![
+        ToolDef::new(
+            "browser_navigate",
+            "Navigate to a URL",
+            Kind::Action,
+            "Open a URL in the current tab and wait for the load; returns a snapshot.",
+            |s: Session, a: NavigateArgs| async move {
+                let tab = s.tab_to_navigate().await?;
+                go(&s, tab, &a.url).await?;
+                Ok(Response::text(snapshot::take(&s, tab).await?))
+            },
+        ),
+        ToolDef::new(
+            "browser_navigate_back",
+            "Go back",
+            Kind::Action,
+            "Go back in history; returns a snapshot.",
+            |s: Session, _: NoArgs| async move { history_step(s, -1).await },
+        ),
+        ToolDef::new(
+            "browser_navigate_forward",
+            "Go forward",
+            Kind::Action,
+            "Go forward in history; returns a snapshot.",
+            |s: Session, _: NoArgs| async move { history_step(s, 1).await },
+        ),
+        ToolDef::new(
+            "browser_reload",
+            "Reload",
+            Kind::Action,
+            "Reload the page; returns a snapshot.",
+            |s: Session, _: NoArgs| async move {
+                let tab = s.tab().await?;
+                let outcome = s
+                    .settle(tab, || async {
+                        s.cdp(tab, "Page.reload", json!({})).await.map(|_| ())
+                    })
+                    .await?;
+                done(&s, tab, "Reloaded the page".into(), &outcome).await
+            },
+        ),
+    ]
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -50,11 +50,13 @@ pub struct PageEvents {
     crashed: std::collections::HashSet<TabId>,
     dialogs: HashMap<TabId, Dialog>,
     console: HashMap<TabId, VecDeque<ConsoleEntry>>,
+    pub network: super::network_log::NetworkLog,
 }
 
 impl PageEvents {
     /// Folds one CDP event of `tab` into the record.
     pub fn record(&mut self, tab: TabId, method: &str, params: &Value) {
+        self.network.record(tab, method, params);
         match method {
             "Page.frameNavigated" if params["frame"].get("parentId").is_none() => {
                 if let Some(u) = params["frame"]["url"].as_str() {
@@ -144,6 +146,7 @@ impl PageEvents {
         self.crashed.remove(&tab);
         self.dialogs.remove(&tab);
         self.console.remove(&tab);
+        self.network.forget(tab);
     }
 }
 

@@ -18,15 +18,12 @@ pub enum ImageType {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ScreenshotArgs {
-    /// Capture the whole scrollable page.
     #[serde(default, rename = "fullPage")]
     pub full_page: bool,
-    /// Only this element: snapshot ref or CSS selector.
     pub target: Option<String>,
-    /// png (default) or jpeg (smaller).
     #[serde(rename = "type")]
     pub kind: Option<ImageType>,
-    /// JPEG quality 0-100 (default 80).
+    /// JPEG 0-100.
     pub quality: Option<u8>,
 }
 
@@ -35,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_take_screenshot",
         "Take a screenshot",
         Kind::ReadOnly,
-        "Image of the viewport, the whole page (fullPage; very tall pages are cut) or one element. browser_snapshot is cheaper for reading.",
+        "Image of the viewport, the full page or `target`. For reading, browser_snapshot is cheaper.",
         |s: Session, a: ScreenshotArgs| async move {
             let tab = s.tab().await?;
             let (format, mime) = match a.kind {

@@ -20,7 +20,13 @@ const DIALOG_SAFE: &[&str] = &[
     "Page.handleJavaScriptDialog",
     "Page.enable",
     "Runtime.enable",
+    "Network.enable",
 ];
+
+/// Domains switched on once per tab: Page events drive waiting and
+/// dialogs, Runtime events feed the console log, Network events the
+/// request log.
+const DOMAINS: &[&str] = &["Page.enable", "Runtime.enable", "Network.enable"];
 
 /// How long a navigation may take before the tool returns anyway.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
@@ -39,6 +45,37 @@ const AFTER_QUEUED_TASKS: &str =
 pub struct SnapshotMark {
     pub tab: TabId,
     pub loader_id: String,
+    /// The whole-page outline, kept to report what an action changed
+    /// (None for a subtree snapshot).
+    pub outline: Option<String>,
+    /// Refs handed out for this document (all its snapshots so far).
+    pub refs: HashSet<i64>,
+    /// Refs handed out for the document before it: using one is a mistake
+    /// to name, and in a new renderer the same number may be another node.
+    pub stale_refs: HashSet<i64>,
+}
+
+impl SnapshotMark {
+    /// A mark for a snapshot whose text is `outline`.
+    pub fn new(tab: TabId, loader_id: String, outline: &str, whole_page: bool) -> Self {
+        let refs = outline
+            .match_indices("[ref=e")
+            .filter_map(|(at, _)| {
+                let digits: String = outline[at + 6..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse().ok()
+            })
+            .collect();
+        Self {
+            tab,
+            loader_id,
+            outline: whole_page.then(|| outline.to_string()),
+            refs,
+            stale_refs: HashSet::new(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -62,6 +99,8 @@ struct Inner {
     /// below the per-command timeout, so the tab stays usable).
     script_timeout: Mutex<Duration>,
     client_name: Mutex<String>,
+    /// What a long tool is doing now (for progress notifications).
+    progress: Mutex<Option<String>>,
     state: Mutex<State>,
 }
 
@@ -86,9 +125,7 @@ impl Outcome {
     pub fn report(&self) -> String {
         let mut out = String::new();
         if self.navigated {
-            out.push_str(
-                "\nThe page navigated: refs from earlier snapshots are stale; call browser_snapshot.",
-            );
+            out.push_str("\nThe page navigated: earlier refs are stale; its new snapshot follows.");
         }
         if let Some(d) = &self.dialog {
             out.push_str(&format!("\nNote: {}.", d.describe()));
@@ -117,6 +154,7 @@ impl Session {
                 policy,
                 script_timeout: Mutex::new(Duration::from_secs(25)),
                 client_name: Mutex::new("tabwire".into()),
+                progress: Mutex::new(None),
                 state: Mutex::new(State::default()),
             }),
         };
@@ -151,6 +189,27 @@ impl Session {
 
     pub fn client_name(&self) -> String {
         self.inner.client_name.lock().expect("name lock").clone()
+    }
+
+    /// Tells progress notifications what the running tool is doing
+    /// (None: fall back to the backend's own message).
+    pub fn set_progress(&self, message: Option<String>) {
+        *self.inner.progress.lock().expect("progress lock") = message;
+    }
+
+    /// What a slow call is doing, for progress notifications.
+    pub fn progress_message(&self) -> String {
+        self.inner
+            .progress
+            .lock()
+            .expect("progress lock")
+            .clone()
+            .unwrap_or_else(|| self.backend().progress_message())
+    }
+
+    /// Runs `f` with the session's page-event record (console, network …).
+    pub fn with_events<T>(&self, f: impl FnOnce(&PageEvents) -> T) -> T {
+        f(&self.state().events)
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -282,14 +341,22 @@ impl Session {
     pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
         let on = self.state().domains_on.contains(&tab);
         if !on {
-            // Page events drive waiting and dialogs; Runtime events feed the
-            // console log.
-            for domain in ["Page.enable", "Runtime.enable"] {
+            for domain in DOMAINS {
                 self.backend()
                     .cdp(tab, domain, json!({}))
                     .await
                     .map_err(|e| self.tab_error(tab, e))?;
             }
+            // Pages that declare tools for agents find a registry even
+            // where the browser has none (from the next document on).
+            self.backend()
+                .cdp(
+                    tab,
+                    "Page.addScriptToEvaluateOnNewDocument",
+                    json!({"source": super::page_tools::REGISTRY_SHIM}),
+                )
+                .await
+                .map_err(|e| self.tab_error(tab, e))?;
             self.state().domains_on.insert(tab);
         }
         if !DIALOG_SAFE.contains(&method) {
@@ -359,6 +426,17 @@ impl Session {
             )
             .await?;
         page_value(r)
+    }
+
+    /// Calls `function` (a JS function expression) in the page with `arg`
+    /// (JSON) as its argument; returns the JSON result, promises awaited.
+    pub async fn call_page(
+        &self,
+        tab: TabId,
+        function: &str,
+        arg: Value,
+    ) -> Result<Value, ToolError> {
+        self.eval(tab, &format!("({function})({arg})")).await
     }
 
     /// Calls `function` (a JS function declaration) with the element as
@@ -439,8 +517,26 @@ impl Session {
             .to_string())
     }
 
-    pub fn remember_snapshot(&self, mark: SnapshotMark) {
-        self.state().snapshot = Some(mark);
+    /// Records a new snapshot: refs of the same document accumulate; a new
+    /// document's snapshot turns the old document's refs stale.
+    pub fn remember_snapshot(&self, mut mark: SnapshotMark) {
+        let mut st = self.state();
+        if let Some(prev) = st.snapshot.take() {
+            if prev.tab == mark.tab && prev.loader_id == mark.loader_id {
+                mark.refs.extend(prev.refs);
+                mark.stale_refs = prev.stale_refs;
+                if mark.outline.is_none() {
+                    mark.outline = prev.outline;
+                }
+            } else if prev.tab == mark.tab {
+                mark.stale_refs = prev.refs;
+            }
+        }
+        st.snapshot = Some(mark);
+    }
+
+    pub fn last_snapshot(&self) -> Option<SnapshotMark> {
+        self.state().snapshot.clone()
     }
 
     /// Resolves `target`: a ref (`e12`) from the latest snapshot, or a CSS
@@ -466,6 +562,19 @@ impl Session {
                     "ref {target} is stale: the page navigated since the snapshot. Call \
                      browser_snapshot again and use the new refs"
                 )));
+            }
+            if !mark.refs.contains(&id) {
+                return Err(ToolError(if mark.stale_refs.contains(&id) {
+                    format!(
+                        "ref {target} is stale: it belongs to the page before the last \
+                         navigation. Use refs from the latest snapshot"
+                    )
+                } else {
+                    format!(
+                        "ref {target} is not in any snapshot of this page. Call \
+                         browser_snapshot and use a ref from it"
+                    )
+                }));
             }
             return match self
                 .cdp(tab, "DOM.resolveNode", json!({"backendNodeId": id}))
@@ -649,7 +758,7 @@ impl Session {
 
 /// Waits for the first event of `tab` that `pred` accepts and returns its
 /// params; None if the tab closes or the event stream ends first.
-async fn next_event(
+pub(super) async fn next_event(
     events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
     tab: TabId,
     pred: fn(&str, &Value) -> bool,
@@ -748,6 +857,20 @@ mod tests {
         assert_eq!(parse_ref("#e12"), None);
         assert_eq!(parse_ref("em"), None);
         assert_eq!(parse_ref("e1x"), None);
+    }
+
+    #[test]
+    fn marks_collect_refs_from_the_outline() {
+        let m = SnapshotMark::new(
+            1,
+            "L".into(),
+            "- button \"Go\" [ref=e12]\n- link \"x [ref=e9\" [ref=e7] [level=2]\n",
+            true,
+        );
+        let mut refs: Vec<_> = m.refs.into_iter().collect();
+        refs.sort();
+        assert_eq!(refs, [7, 9, 12]);
+        assert!(m.outline.is_some());
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_status",
         "Browser status",
         Kind::ReadOnly,
-        "Which browser serves your calls and why, the extension's state, and the policy in force.",
+        "Which browser serves you and why, the extension's state, the policy.",
         |s: Session, _: StatusArgs| async move {
             let current = match s.current_tab() {
                 Some(_) => "yes",

@@ -17,68 +17,74 @@ pub enum TabAction {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TabsArgs {
-    /// What to do.
     pub action: TabAction,
-    /// Tab index from "list"; needed by select; close defaults to the current tab.
+    /// From list; for select, close (default current).
     pub index: Option<usize>,
-    /// URL for "new" (default about:blank).
+    /// For new.
     pub url: Option<String>,
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
-        "browser_tabs",
-        "Manage tabs",
-        Kind::Action,
-        "List, open, select or close your tabs (only tabs you opened or the user shared). Page tools act on the (current) one.",
-        |s: Session, a: TabsArgs| async move {
-            match a.action {
-                TabAction::List => {}
-                TabAction::New => {
-                    let tab = s.backend().new_tab("about:blank", &s.client_name()).await?;
-                    s.set_current(Some(tab.tab_id));
-                    if let Some(url) = a.url.as_deref() {
-                        super::navigate::go(&s, tab.tab_id, url).await?;
+    vec![
+        ToolDef::new(
+            "browser_tabs",
+            "Manage tabs",
+            Kind::Action,
+            "List, open (new), select or close your tabs. Page tools act on the current one.",
+            |s: Session, a: TabsArgs| async move {
+                match a.action {
+                    TabAction::List => {}
+                    TabAction::New => {
+                        let tab = s.backend().new_tab("about:blank", &s.client_name()).await?;
+                        s.set_current(Some(tab.tab_id));
+                        if let Some(url) = a.url.as_deref() {
+                            super::navigate::go(&s, tab.tab_id, url).await?;
+                        }
+                    }
+                    TabAction::Select => {
+                        let index = a.index.ok_or_else(|| {
+                            ToolError(
+                                "action \"select\" needs `index` (see action \"list\")".into(),
+                            )
+                        })?;
+                        let tab = nth(&s, index).await?;
+                        s.backend().select_tab(tab.tab_id).await?;
+                        s.set_current(Some(tab.tab_id));
+                    }
+                    TabAction::Close => {
+                        let tab = match a.index {
+                            Some(i) => nth(&s, i).await?.tab_id,
+                            None => s.current_tab().ok_or_else(|| {
+                                ToolError("there is no current tab to close; pass `index`".into())
+                            })?,
+                        };
+                        s.backend().close_tab(tab).await?;
+                        if s.current_tab() == Some(tab) {
+                            s.set_current(None);
+                        }
                     }
                 }
-                TabAction::Select => {
-                    let index = a.index.ok_or_else(|| {
-                        ToolError("action \"select\" needs `index` (see action \"list\")".into())
-                    })?;
-                    let tab = nth(&s, index).await?;
-                    s.backend().select_tab(tab.tab_id).await?;
-                    s.set_current(Some(tab.tab_id));
-                }
-                TabAction::Close => {
-                    let tab = match a.index {
-                        Some(i) => nth(&s, i).await?.tab_id,
-                        None => s.current_tab().ok_or_else(|| {
-                            ToolError("there is no current tab to close; pass `index`".into())
-                        })?,
-                    };
-                    s.backend().close_tab(tab).await?;
-                    if s.current_tab() == Some(tab) {
-                        s.set_current(None);
-                    }
-                }
-            }
-            Ok(Response::text(render_list(&s).await?))
-        },
-    ),
-    ToolDef::new(
-        "browser_close",
-        "Close tab",
-        Kind::Action,
-        "Close the current tab (the browser stays open). Returns your remaining tabs.",
-        |s: Session, _: CloseArgs| async move {
-            let Some(tab) = s.current_tab() else {
-                return Err(ToolError("there is no current tab to close".into()));
-            };
-            s.backend().close_tab(tab).await?;
-            s.set_current(None);
-            Ok(Response::text(format!("Closed the tab.\n{}", render_list(&s).await?)))
-        },
-    )]
+                Ok(Response::text(render_list(&s).await?))
+            },
+        ),
+        ToolDef::new(
+            "browser_close",
+            "Close tab",
+            Kind::Action,
+            "Close the current tab; returns your other tabs.",
+            |s: Session, _: CloseArgs| async move {
+                let Some(tab) = s.current_tab() else {
+                    return Err(ToolError("there is no current tab to close".into()));
+                };
+                s.backend().close_tab(tab).await?;
+                s.set_current(None);
+                Ok(Response::text(format!(
+                    "Closed the tab.\n{}",
+                    render_list(&s).await?
+                )))
+            },
+        ),
+    ]
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

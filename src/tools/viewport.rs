@@ -8,9 +8,7 @@ use super::{Kind, Response, Session, ToolDef, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ResizeArgs {
-    /// CSS pixels, 100-4000.
     pub width: u32,
-    /// CSS pixels, 100-4000.
     pub height: u32,
 }
 
@@ -19,7 +17,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_resize",
         "Resize viewport",
         Kind::Action,
-        "Set the viewport to width x height CSS pixels (e.g. 390 x 844 for a phone layout).",
+        "Set the viewport in CSS px (e.g. 390x844 for a phone).",
         |s: Session, a: ResizeArgs| async move {
             for (what, v) in [("width", a.width), ("height", a.height)] {
                 if !(100..=4000).contains(&v) {

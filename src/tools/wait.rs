@@ -14,16 +14,13 @@ const MAX_WAIT_SECS: f64 = 25.0;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WaitArgs {
-    /// Text to appear.
     pub text: Option<String>,
-    /// Text to disappear.
     #[serde(rename = "textGone")]
     pub text_gone: Option<String>,
-    /// CSS selector to match.
     pub selector: Option<String>,
-    /// Seconds to just wait (prefer a condition).
+    /// Seconds.
     pub time: Option<f64>,
-    /// Give up after N s (default 10, max 25).
+    /// Seconds (default 10, max 25).
     pub timeout: Option<f64>,
 }
 
@@ -32,7 +29,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_wait_for",
         "Wait for",
         Kind::ReadOnly,
-        "Wait until `text` appears, `textGone` disappears or `selector` matches (re-checked on every DOM change), or for `time` seconds.",
+        "Wait until `text` appears, `textGone` vanishes or `selector` matches (checked on DOM changes), or `time` seconds.",
         |s: Session, a: WaitArgs| async move {
             let tab = s.tab().await?;
             if let Some(t) = a.time {

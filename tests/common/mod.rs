@@ -5,6 +5,8 @@
 
 pub mod install_env;
 pub mod site;
+#[macro_use]
+pub mod world;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -44,6 +44,19 @@ fn handle(mut stream: std::net::TcpStream) -> std::io::Result<()> {
         return Ok(());
     }
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    if let Some(r) = resource(path, query) {
+        let mut head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            r.content_type,
+            r.body.len()
+        );
+        for (k, v) in &r.headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes())?;
+        return stream.write_all(&r.body);
+    }
     let (status, body) = page(path, query);
     let resp = format!(
         "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -52,8 +65,70 @@ fn handle(mut stream: std::net::TcpStream) -> std::io::Result<()> {
     stream.write_all(resp.as_bytes())
 }
 
+/// A non-HTML response (files, images, JSON, cookie setters).
+struct Resource {
+    content_type: &'static str,
+    headers: Vec<(&'static str, String)>,
+    body: Vec<u8>,
+}
+
+/// A 1×1 red PNG.
+pub const DOT_PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+    0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x08, 0xd7, 0x63, 0xf8, 0xcf, 0xc0, 0x00,
+    0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xdd, 0x8d, 0xb0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+    0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// The CSV served by `/files/report.csv`.
+pub const REPORT_CSV: &str = "id,name\n1,alpha\n2,beta\n";
+
+fn resource(path: &str, query: &str) -> Option<Resource> {
+    let plain = |content_type, body: Vec<u8>| Resource {
+        content_type,
+        headers: Vec::new(),
+        body,
+    };
+    Some(match path {
+        "/img/dot.png" => plain("image/png", DOT_PNG.to_vec()),
+        "/files/report.csv" => Resource {
+            content_type: "text/csv",
+            // A hostile suggested name: tabwire must keep only "evil report.csv".
+            headers: vec![(
+                "Content-Disposition",
+                "attachment; filename=\"../../evil report.csv\"".into(),
+            )],
+            body: REPORT_CSV.as_bytes().to_vec(),
+        },
+        "/files/big.bin" => {
+            let n: usize = query
+                .strip_prefix("bytes=")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1024);
+            plain(
+                "application/octet-stream",
+                (0..n).map(|i| (i % 251) as u8).collect(),
+            )
+        }
+        "/api/data.json" => plain("application/json", br#"{"items":[1,2,3]}"#.to_vec()),
+        "/set-cookie" => Resource {
+            content_type: "text/html",
+            headers: vec![("Set-Cookie", "visit=first; Path=/".into())],
+            body: b"<!doctype html><title>Cookie set</title><p>cookie set".to_vec(),
+        },
+        _ => return None,
+    })
+}
+
 fn page(path: &str, query: &str) -> (&'static str, String) {
     match path {
+        "/article" => ("200 OK", article()),
+        "/media" => ("200 OK", MEDIA.to_string()),
+        "/drag" => ("200 OK", DRAG.to_string()),
+        "/webmcp" => ("200 OK", WEBMCP.to_string()),
+        "/frames" => ("200 OK", FRAMES.to_string()),
+        "/frame-inner" => ("200 OK", FRAME_INNER.to_string()),
         "/form" => ("200 OK", FORM.to_string()),
         "/result" => {
             let get = |k: &str| {
@@ -198,3 +273,83 @@ const UPLOAD: &str = r#"<!doctype html><meta charset=utf-8><title>Upload</title>
 <label>Attachment <input type=file id=f multiple></label><p id=files>none</p>
 <script>document.querySelector('#f').addEventListener('change', e =>
   document.querySelector('#files').textContent = [...e.target.files].map(f => f.name + ':' + f.size).join(','));</script>"#;
+
+/// A long article inside site chrome (nav, header, aside, footer).
+fn article() -> String {
+    let mut body = String::from(
+        r#"<!doctype html><meta charset=utf-8><title>On Tidepools</title>
+<header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header>
+<aside>Subscribe to our newsletter!</aside>
+<article><h1>On Tidepools</h1>
+<p>Tidepools are <strong>rocky</strong> pools by the <em>sea</em>. See <a href="/page/anemones">anemones</a>.</p>
+<h2>What lives there</h2>
+<ul><li>Anemones</li><li>Crabs<ul><li>Hermit crabs</li></ul></li></ul>
+<ol><li>Look</li><li>Do not touch</li></ol>
+<pre><code>tide = low
+visit()</code></pre>
+<table><tr><th>Tide</th><th>Height</th></tr><tr><td>Low</td><td>0.3 m</td></tr></table>
+<img src="/img/dot.png" alt="A red dot">
+<blockquote>The sea is patient.</blockquote>
+<p style="display:none">Hidden text must not appear.</p>
+<script>var notInMarkdown = 1;</script>
+"#,
+    );
+    for i in 1..=60 {
+        body.push_str(&format!(
+            "<p>Paragraph {i}: the tide comes in and goes out, leaving pools full of small and patient creatures that wait for the sea to return.</p>\n"
+        ));
+    }
+    body.push_str("</article><footer>© Footer text</footer>");
+    body
+}
+
+const MEDIA: &str = r#"<!doctype html><meta charset=utf-8><title>Media</title>
+<img id=dot src="/img/dot.png" alt="Dot" width=20 height=20>
+<canvas id=canvas width=4 height=4></canvas>
+<a id=report href="/files/report.csv">Report</a>
+<a id=named href="/api/data.json" download="data export.json">Export</a>
+<button id=make onclick="makeBlob()">Make blob</button>
+<a id=bloblink>blob</a>
+<script>
+const c = document.querySelector('#canvas').getContext('2d'); c.fillStyle = 'blue'; c.fillRect(0, 0, 4, 4);
+fetch('/api/data.json').then(r => r.json()).then(d => document.title = 'Media ' + d.items.length);
+function makeBlob() {
+  const a = document.querySelector('#bloblink');
+  a.href = URL.createObjectURL(new Blob(['made in the page'], {type: 'text/plain'}));
+  a.textContent = 'blob ready';
+}
+</script>"#;
+
+const DRAG: &str = r#"<!doctype html><meta charset=utf-8><title>Drag</title>
+<div id=card draggable=true style="width:80px;height:40px;background:#fc0">Card</div>
+<div id=zone style="margin-top:60px;width:200px;height:100px;background:#0cf">Drop zone</div>
+<p id=log>nothing dropped</p>
+<script>
+card.addEventListener('dragstart', e => e.dataTransfer.setData('text/plain', 'card-1'));
+zone.addEventListener('dragover', e => e.preventDefault());
+zone.addEventListener('drop', e => { e.preventDefault(); log.textContent = 'dropped ' + e.dataTransfer.getData('text/plain'); });
+</script>"#;
+
+const WEBMCP: &str = r#"<!doctype html><meta charset=utf-8><title>Page tools</title>
+<p id=total>0</p>
+<script>
+navigator.modelContext.registerTool({
+  name: 'add_to_total',
+  description: 'Adds n to the total shown on the page',
+  inputSchema: {type: 'object', properties: {n: {type: 'number'}}, required: ['n']},
+  async execute({n}) {
+    const el = document.querySelector('#total');
+    el.textContent = String(Number(el.textContent) + n);
+    return {content: [{type: 'text', text: 'total is ' + el.textContent}]};
+  },
+});
+</script>"#;
+
+const FRAMES: &str = r#"<!doctype html><meta charset=utf-8><title>Frames</title>
+<h1>Outer</h1>
+<iframe id=inner src="/frame-inner" style="width:400px;height:200px;margin-top:40px"></iframe>"#;
+
+const FRAME_INNER: &str = r#"<!doctype html><meta charset=utf-8><title>Inner</title>
+<label>Inner name <input id=iname></label>
+<button id=ibutton onclick="document.querySelector('#iout').textContent = 'inner clicked ' + document.querySelector('#iname').value">Inner button</button>
+<p id=iout>not yet</p>"#;

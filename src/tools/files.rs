@@ -1,0 +1,192 @@
+//! Tools that save files into the download directory: a download, the
+//! media an element shows, the page as PDF. Only that directory is ever
+//! written, under sanitized names, within the size cap.
+
+use base64::Engine as _;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::fetch::{first_that_works, Fetched, Way};
+use super::save::{extension_for, sanitize_name, save, Saved};
+use super::{Kind, Response, Session, ToolDef, ToolError};
+use crate::backend::TabId;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DownloadArgs {
+    pub url: Option<String>,
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PdfArgs {
+    pub filename: Option<String>,
+}
+
+/// What an element points at, read in the page.
+const ELEMENT_SOURCE: &str = r#"function() {
+  const el = this;
+  if (el instanceof HTMLCanvasElement) {
+    try { return {url: el.toDataURL('image/png'), name: 'canvas.png'}; }
+    catch (e) { return {error: 'the canvas is tainted by cross-origin content: ' + e.message}; }
+  }
+  if (el instanceof SVGSVGElement)
+    return {url: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(new XMLSerializer().serializeToString(el)), name: 'image.svg'};
+  const media = el.matches('img, video, audio') ? el : el.querySelector('img, video, audio');
+  if (media) {
+    const src = media.currentSrc || media.src || (media.querySelector('source') || {}).src;
+    if (src) return {url: src};
+  }
+  const link = el.closest('a[href]') || el.querySelector('a[href]');
+  if (link) return {url: link.href, name: link.getAttribute('download') || ''};
+  const bg = getComputedStyle(el).backgroundImage.match(/url\(["']?(.*?)["']?\)/);
+  if (bg) return {url: new URL(bg[1], document.baseURI).href};
+  return {error: 'the element is not a link, image, video, audio, canvas or svg'};
+}"#;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "browser_download",
+            "Download a file",
+            Kind::Action,
+            "Save `url` or the file a link/media `target` points to (with the page's cookies) in the download dir; returns path, size, type.",
+            |s: Session, a: DownloadArgs| async move {
+                let tab = s.tab().await?;
+                let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
+                let cap = s.policy().max_download_bytes();
+                let got = first_that_works(&s, tab, &url, cap, &[Way::InPage, Way::Browser]).await?;
+                let saved = store(&s, &url, name, "download", got.bytes, &got.mime, &got.suggested_name)?;
+                Ok(Response::text(format!("{}\nFrom {url}", saved.describe())))
+            },
+        ),
+        ToolDef::new(
+            "browser_capture_media",
+            "Capture media",
+            Kind::ReadOnly,
+            "Save the image/video/audio/canvas `target` shows (or `url`), reusing loaded bytes; returns path, size, type.",
+            |s: Session, a: DownloadArgs| async move {
+                let tab = s.tab().await?;
+                let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
+                let cap = s.policy().max_download_bytes();
+                let got: Fetched = first_that_works(
+                    &s,
+                    tab,
+                    &url,
+                    cap,
+                    &[Way::NetworkLog, Way::InPage, Way::Browser],
+                )
+                .await?;
+                let via = got.via;
+                let saved = store(&s, &url, name, "media", got.bytes, &got.mime, &got.suggested_name)?;
+                let from = if url.starts_with("data:") { "inline data" } else { &url };
+                Ok(Response::text(format!("{}\nFrom {from} (via {via})", saved.describe())))
+            },
+        ),
+        ToolDef::new(
+            "browser_pdf_save",
+            "Save as PDF",
+            Kind::ReadOnly,
+            "Print the page to a PDF in the download dir.",
+            |s: Session, a: PdfArgs| async move {
+                let tab = s.tab().await?;
+                s.set_progress(Some("printing the page to PDF".into()));
+                let r = s
+                    .cdp(tab, "Page.printToPDF", json!({"printBackground": true}))
+                    .await?;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(r["data"].as_str().unwrap_or_default())
+                    .map_err(|e| ToolError(format!("the browser sent an undecodable PDF: {e}")))?;
+                if bytes.len() as u64 > s.policy().max_download_bytes() {
+                    return Err(ToolError("the PDF is larger than --max-download-mb; nothing was saved".into()));
+                }
+                let title = s.eval(tab, "document.title").await?;
+                let raw = a
+                    .filename
+                    .unwrap_or_else(|| title.as_str().filter(|t| !t.trim().is_empty()).unwrap_or("page").to_string());
+                let mut name = sanitize_name(&raw, "page");
+                if !name.to_ascii_lowercase().ends_with(".pdf") {
+                    name.push_str(".pdf");
+                }
+                let saved = save(&s.policy().download_dir(), &name, &bytes, "application/pdf")?;
+                Ok(Response::text(saved.describe()))
+            },
+        ),
+    ]
+}
+
+/// The absolute URL to fetch (and a name the page suggests), from `url`
+/// or from what the element at `target` points to. Checked by the policy.
+async fn source(
+    s: &Session,
+    tab: TabId,
+    url: Option<&str>,
+    target: Option<&str>,
+) -> Result<(String, Option<String>), ToolError> {
+    let (url, name) = match (url, target) {
+        (Some(u), None) => {
+            let abs = s
+                .call_page(tab, "(u) => new URL(u, document.baseURI).href", json!(u))
+                .await
+                .map_err(|_| ToolError(format!("{u:?} is not a valid URL")))?;
+            (abs.as_str().unwrap_or(u).to_string(), None)
+        }
+        (None, Some(t)) => {
+            let el = s.element(tab, t).await?;
+            let r = s.call_on(tab, el, ELEMENT_SOURCE, Value::Null).await?;
+            if let Some(e) = r["error"].as_str() {
+                return Err(ToolError(format!("{e}; pass `url` instead")));
+            }
+            let name = r["name"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .map(str::to_string);
+            (r["url"].as_str().unwrap_or_default().to_string(), name)
+        }
+        _ => return Err(ToolError("give exactly one of `url` or `target`".into())),
+    };
+    // blob: and data: URLs are the page's own data; anything else must be
+    // a place the policy lets us read.
+    let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
+    if !matches!(scheme.as_str(), "blob" | "data") {
+        s.policy()
+            .check_url(&url)
+            .map_err(|why| ToolError(format!("not downloading: {why}")))?;
+    }
+    Ok((url, name))
+}
+
+/// Names the file (response's suggestion, the page's, the URL's last
+/// segment, then `fallback`) and saves it.
+fn store(
+    s: &Session,
+    url: &str,
+    page_name: Option<String>,
+    fallback: &str,
+    bytes: Vec<u8>,
+    mime: &str,
+    suggested: &Option<String>,
+) -> Result<Saved, ToolError> {
+    let from_url = if url.starts_with("data:") || url.starts_with("blob:") {
+        String::new()
+    } else {
+        url.split(['?', '#'])
+            .next()
+            .unwrap_or("")
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    let raw = suggested
+        .clone()
+        .or(page_name)
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or(from_url);
+    let mut name = sanitize_name(&raw, fallback);
+    if !name.contains('.') {
+        name.push_str(extension_for(mime));
+    }
+    let mime = mime.split(';').next().unwrap_or("").trim();
+    save(&s.policy().download_dir(), &name, &bytes, mime)
+}

@@ -1,0 +1,286 @@
+//! The requests a tab made, folded from CDP `Network.*` events, so
+//! `browser_network_requests` can list them and media can be captured from
+//! a response the page already received.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::backend::TabId;
+
+/// Requests kept per tab (oldest dropped first).
+const KEEP: usize = 500;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Request {
+    /// Short id for the model (`1`, `2`, … per tab).
+    pub id: u64,
+    /// CDP's requestId (for `Network.getResponseBody`).
+    pub cdp_id: String,
+    pub method: String,
+    pub url: String,
+    /// Document, Script, Image, XHR, Fetch …
+    pub kind: String,
+    pub status: Option<i64>,
+    pub status_text: String,
+    pub mime: String,
+    pub request_headers: Value,
+    pub response_headers: Value,
+    pub post_data: Option<String>,
+    pub failed: Option<String>,
+    pub finished: bool,
+    /// Bytes on the wire, once finished.
+    pub size: Option<f64>,
+    /// A top-level document request: a new page starts here.
+    pub top_document: bool,
+}
+
+impl Request {
+    /// One line for a listing.
+    pub fn line(&self) -> String {
+        let status = match (&self.failed, self.status) {
+            (Some(err), _) => format!("FAILED {err}"),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => "pending".into(),
+        };
+        let size = self
+            .size
+            .map(|b| format!(" {}", human_bytes(b as u64)))
+            .unwrap_or_default();
+        format!(
+            "[{}] {} {} → {status} {}{size}",
+            self.id, self.method, self.url, self.kind
+        )
+    }
+}
+
+pub fn human_bytes(b: u64) -> String {
+    match b {
+        0..=1023 => format!("{b} B"),
+        1024..=1_048_575 => format!("{:.1} KiB", b as f64 / 1024.0),
+        _ => format!("{:.1} MiB", b as f64 / 1_048_576.0),
+    }
+}
+
+#[derive(Default)]
+struct TabLog {
+    next_id: u64,
+    requests: VecDeque<Request>,
+    /// CDP requestId → our id (a redirect reuses the CDP id: the newest wins).
+    by_cdp: HashMap<String, u64>,
+    main_frame: Option<String>,
+}
+
+#[derive(Default)]
+pub struct NetworkLog {
+    tabs: HashMap<TabId, TabLog>,
+}
+
+impl NetworkLog {
+    /// Folds one CDP event (any domain; non-Network ones are ignored except
+    /// the top frame's id).
+    pub fn record(&mut self, tab: TabId, method: &str, p: &Value) {
+        if method == "Page.frameNavigated" && p["frame"].get("parentId").is_none() {
+            if let Some(id) = p["frame"]["id"].as_str() {
+                self.tabs.entry(tab).or_default().main_frame = Some(id.to_string());
+            }
+            return;
+        }
+        if !method.starts_with("Network.") {
+            return;
+        }
+        let log = self.tabs.entry(tab).or_default();
+        let cdp_id = p["requestId"].as_str().unwrap_or_default();
+        match method {
+            "Network.requestWillBeSent" => {
+                let req = &p["request"];
+                let kind = p["type"].as_str().unwrap_or("Other").to_string();
+                let same_frame = match (&log.main_frame, p["frameId"].as_str()) {
+                    (Some(main), Some(f)) => main == f,
+                    _ => true,
+                };
+                let top_document =
+                    kind == "Document" && p["loaderId"].as_str() == Some(cdp_id) && same_frame;
+                log.next_id += 1;
+                let entry = Request {
+                    id: log.next_id,
+                    cdp_id: cdp_id.to_string(),
+                    method: req["method"].as_str().unwrap_or("GET").to_string(),
+                    url: req["url"].as_str().unwrap_or_default().to_string(),
+                    kind,
+                    request_headers: req["headers"].clone(),
+                    post_data: req["postData"].as_str().map(str::to_string),
+                    top_document,
+                    ..Default::default()
+                };
+                log.by_cdp.insert(cdp_id.to_string(), entry.id);
+                if log.requests.len() == KEEP {
+                    if let Some(old) = log.requests.pop_front() {
+                        if log.by_cdp.get(&old.cdp_id) == Some(&old.id) {
+                            log.by_cdp.remove(&old.cdp_id);
+                        }
+                    }
+                }
+                log.requests.push_back(entry);
+            }
+            "Network.responseReceived" => {
+                if let Some(r) = log.find_mut(cdp_id) {
+                    let resp = &p["response"];
+                    r.status = resp["status"].as_i64();
+                    r.status_text = resp["statusText"].as_str().unwrap_or_default().into();
+                    r.mime = resp["mimeType"].as_str().unwrap_or_default().into();
+                    r.response_headers = resp["headers"].clone();
+                }
+            }
+            "Network.loadingFinished" => {
+                if let Some(r) = log.find_mut(cdp_id) {
+                    r.finished = true;
+                    r.size = p["encodedDataLength"].as_f64();
+                }
+            }
+            "Network.loadingFailed" => {
+                if let Some(r) = log.find_mut(cdp_id) {
+                    let why = if p["canceled"].as_bool() == Some(true) {
+                        "canceled"
+                    } else {
+                        p["errorText"].as_str().unwrap_or("failed")
+                    };
+                    r.failed = Some(why.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Requests of the current page: from its top-level document request
+    /// on (everything kept, when that request is not in the log).
+    pub fn current_page(&self, tab: TabId) -> Vec<Request> {
+        let Some(log) = self.tabs.get(&tab) else {
+            return Vec::new();
+        };
+        let start = log
+            .requests
+            .iter()
+            .rposition(|r| r.top_document)
+            .unwrap_or(0);
+        log.requests.iter().skip(start).cloned().collect()
+    }
+
+    pub fn get(&self, tab: TabId, id: u64) -> Option<Request> {
+        self.tabs
+            .get(&tab)?
+            .requests
+            .iter()
+            .find(|r| r.id == id)
+            .cloned()
+    }
+
+    /// The newest finished response for `url`.
+    pub fn finished_for(&self, tab: TabId, url: &str) -> Option<Request> {
+        self.tabs
+            .get(&tab)?
+            .requests
+            .iter()
+            .rev()
+            .find(|r| r.url == url && r.finished && r.failed.is_none())
+            .cloned()
+    }
+
+    pub fn forget(&mut self, tab: TabId) {
+        self.tabs.remove(&tab);
+    }
+}
+
+impl TabLog {
+    fn find_mut(&mut self, cdp_id: &str) -> Option<&mut Request> {
+        let id = *self.by_cdp.get(cdp_id)?;
+        self.requests.iter_mut().rev().find(|r| r.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sent(log: &mut NetworkLog, id: &str, url: &str, kind: &str, loader: &str) {
+        log.record(
+            1,
+            "Network.requestWillBeSent",
+            &json!({"requestId": id, "loaderId": loader, "type": kind, "frameId": "F",
+                    "request": {"url": url, "method": "GET", "headers": {}}}),
+        );
+    }
+
+    #[test]
+    fn requests_fold_status_size_and_failure() {
+        let mut log = NetworkLog::default();
+        sent(&mut log, "A", "http://x/", "Document", "A");
+        sent(&mut log, "B", "http://x/a.png", "Image", "A");
+        sent(&mut log, "C", "http://x/b.js", "Script", "A");
+        log.record(1, "Network.responseReceived", &json!({"requestId": "B", "response": {"status": 200, "mimeType": "image/png", "headers": {"a": "b"}}}));
+        log.record(
+            1,
+            "Network.loadingFinished",
+            &json!({"requestId": "B", "encodedDataLength": 2048}),
+        );
+        log.record(
+            1,
+            "Network.loadingFailed",
+            &json!({"requestId": "C", "errorText": "net::ERR_ABORTED"}),
+        );
+        let page = log.current_page(1);
+        assert_eq!(page.len(), 3);
+        assert!(
+            page[1].line().contains("→ 200 Image 2.0 KiB"),
+            "{}",
+            page[1].line()
+        );
+        assert!(page[2].line().contains("FAILED net::ERR_ABORTED"));
+        assert!(page[0].line().contains("pending"));
+        assert_eq!(log.finished_for(1, "http://x/a.png").unwrap().cdp_id, "B");
+        assert!(log.finished_for(1, "http://x/b.js").is_none());
+    }
+
+    #[test]
+    fn a_new_top_document_starts_a_new_page() {
+        let mut log = NetworkLog::default();
+        log.record(
+            1,
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "F", "url": "http://x/"}}),
+        );
+        sent(&mut log, "A", "http://x/", "Document", "A");
+        sent(&mut log, "B", "http://x/a.png", "Image", "A");
+        // A child frame's document does not start a page.
+        log.record(
+            1,
+            "Network.requestWillBeSent",
+            &json!({"requestId": "I", "loaderId": "I", "type": "Document", "frameId": "child",
+                    "request": {"url": "http://x/frame", "method": "GET"}}),
+        );
+        sent(&mut log, "D", "http://y/", "Document", "D");
+        sent(&mut log, "E", "http://y/s.css", "Stylesheet", "D");
+        let page: Vec<_> = log.current_page(1).into_iter().map(|r| r.url).collect();
+        assert_eq!(page, ["http://y/", "http://y/s.css"]);
+        assert_eq!(log.get(1, 2).unwrap().url, "http://x/a.png");
+    }
+
+    #[test]
+    fn the_log_is_bounded() {
+        let mut log = NetworkLog::default();
+        for i in 0..(KEEP + 20) {
+            sent(
+                &mut log,
+                &format!("r{i}"),
+                &format!("http://x/{i}"),
+                "XHR",
+                "L",
+            );
+        }
+        let page = log.current_page(1);
+        assert_eq!(page.len(), KEEP);
+        assert_eq!(page[0].id, 21);
+        assert!(log.get(1, 1).is_none());
+    }
+}

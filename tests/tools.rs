@@ -1,0 +1,400 @@
+//! End to end, on both backends (extension and CDP fallback), for the tools
+//! that read and keep data: Markdown, network log, cookies, storage,
+//! downloads, media capture, PDF, drag and drop, page-declared tools,
+//! snapshot diffs after actions and same-origin iframes.
+
+#[macro_use]
+mod common;
+
+use common::install_env::png_size;
+use common::world::*;
+use common::*;
+use serde_json::json;
+
+on_both_backends!(
+    markdown_keeps_the_article_and_drops_the_chrome,
+    network_log_cookies_and_storage,
+    downloads_media_and_pdf_land_in_the_download_dir_only,
+    drag_and_drop_page_tools_and_snapshot_diffs,
+    same_origin_iframes_can_be_read_and_driven,
+);
+
+async fn markdown_keeps_the_article_and_drops_the_chrome(w: World) {
+    let mcp = client(&w, "Reader").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/article")}))
+        .await;
+    let md = mcp.ok("browser_read_markdown", json!({})).await;
+    for want in [
+        "# On Tidepools",
+        "Tidepools are **rocky** pools by the *sea*.",
+        &format!("[anemones]({})", w.site.url("/page/anemones")),
+        "## What lives there",
+        "- Anemones",
+        "  - Hermit crabs",
+        "1. Look\n2. Do not touch",
+        "```\ntide = low\nvisit()\n```",
+        "| Tide | Height |\n| --- | --- |\n| Low | 0.3 m |",
+        &format!("![A red dot]({})", w.site.url("/img/dot.png")),
+        "> The sea is patient.",
+        "Paragraph 60: the tide",
+    ] {
+        assert!(md.contains(want), "missing {want:?} in:\n{md}");
+    }
+    for gone in [
+        "Home",
+        "newsletter",
+        "Footer text",
+        "Hidden text",
+        "notInMarkdown",
+    ] {
+        assert!(!md.contains(gone), "{gone:?} should be left out:\n{md}");
+    }
+    // A target limits it to one element.
+    let part = mcp
+        .ok("browser_read_markdown", json!({"target": "table"}))
+        .await;
+    assert!(part.contains("| Low | 0.3 m |") && !part.contains("Paragraph 1:"));
+    eprintln!(
+        "article: markdown {} bytes, snapshot {} bytes",
+        md.len(),
+        mcp.ok("browser_snapshot", json!({})).await.len()
+    );
+}
+
+async fn network_log_cookies_and_storage(w: World) {
+    let mcp = client(&w, "Data").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/media")}))
+        .await;
+    // The page's own fetch lands in the log with its status and type.
+    let json_url = w.site.url("/api/data.json");
+    let list = wait_for_text(&mcp, "browser_network_requests", json!({}), &json_url).await;
+    let line = list
+        .lines()
+        .find(|l| l.contains(&json_url))
+        .unwrap_or_else(|| panic!("{list}"));
+    assert!(line.contains("→ 200 Fetch"), "{line}");
+    assert!(
+        list.contains(&format!("GET {} → 200 Document", w.site.url("/media"))),
+        "{list}"
+    );
+    let only = mcp
+        .ok("browser_network_requests", json!({"filter": "dot.png"}))
+        .await;
+    assert!(
+        only.contains("dot.png") && !only.contains("data.json"),
+        "{only}"
+    );
+    let id: u64 = line[1..line.find(']').unwrap()].parse().unwrap();
+    let detail = mcp
+        .ok("browser_network_request", json!({"id": id, "body": true}))
+        .await;
+    assert!(
+        detail.contains("content-type: application/json")
+            || detail.contains("Content-Type: application/json"),
+        "{detail}"
+    );
+    assert!(detail.contains(r#"{"items":[1,2,3]}"#), "{detail}");
+    let e = mcp
+        .text("browser_network_request", json!({"id": 99999}))
+        .await
+        .unwrap_err();
+    assert!(e.contains("no request [99999]"), "{e}");
+
+    // Cookies: one set by the server, one by the tool, then deleted.
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/set-cookie")}),
+    )
+    .await;
+    let cookies = mcp.ok("browser_cookies", json!({"action": "list"})).await;
+    assert!(cookies.contains("visit=first"), "{cookies}");
+    mcp.ok(
+        "browser_cookies",
+        json!({"action": "set", "name": "theme", "value": "dark"}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.cookie.split('; ').sort().join('; ')").await,
+        "theme=dark; visit=first"
+    );
+    let one = mcp
+        .ok("browser_cookies", json!({"action": "get", "name": "theme"}))
+        .await;
+    assert!(one.starts_with("theme=dark"), "{one}");
+    mcp.ok(
+        "browser_cookies",
+        json!({"action": "delete", "name": "visit"}),
+    )
+    .await;
+    assert_eq!(eval_json(&mcp, "() => document.cookie").await, "theme=dark");
+    let e = mcp
+        .text("browser_cookies", json!({"action": "get"}))
+        .await
+        .unwrap_err();
+    assert!(e.contains("needs `name`"), "{e}");
+    mcp.ok("browser_cookies", json!({"action": "clear"})).await;
+    assert_eq!(eval_json(&mcp, "() => document.cookie").await, "");
+
+    // Web storage, both areas.
+    mcp.ok(
+        "browser_storage",
+        json!({"area": "local", "action": "set", "key": "cart", "value": "3 items"}),
+    )
+    .await;
+    mcp.ok(
+        "browser_storage",
+        json!({"area": "session", "action": "set", "key": "step", "value": "2"}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(
+            &mcp,
+            "() => [localStorage.getItem('cart'), sessionStorage.getItem('step')]"
+        )
+        .await,
+        json!(["3 items", "2"])
+    );
+    let listed = mcp
+        .ok(
+            "browser_storage",
+            json!({"area": "local", "action": "list"}),
+        )
+        .await;
+    assert!(listed.contains("cart = 3 items"), "{listed}");
+    let got = mcp
+        .ok(
+            "browser_storage",
+            json!({"area": "session", "action": "get", "key": "step"}),
+        )
+        .await;
+    assert!(got.starts_with("step = 2"), "{got}");
+    mcp.ok(
+        "browser_storage",
+        json!({"area": "local", "action": "delete", "key": "cart"}),
+    )
+    .await;
+    mcp.ok(
+        "browser_storage",
+        json!({"area": "session", "action": "clear"}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => localStorage.length + sessionStorage.length").await,
+        0
+    );
+}
+
+/// Calls `tool` until its text contains `want` (the page may still be
+/// fetching).
+async fn wait_for_text(mcp: &Mcp, tool: &str, args: serde_json::Value, want: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text = mcp.ok(tool, args.clone()).await;
+        if text.contains(want) {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{tool} never showed {want:?}:\n{text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// The path in a "Saved /x/y (N bytes, type)" answer.
+fn saved_path(answer: &str) -> std::path::PathBuf {
+    let first = answer.lines().next().unwrap_or("");
+    let rest = first
+        .strip_prefix("Saved ")
+        .unwrap_or_else(|| panic!("not a saved answer: {answer}"));
+    std::path::PathBuf::from(&rest[..rest.rfind(" (").unwrap()])
+}
+
+async fn downloads_media_and_pdf_land_in_the_download_dir_only(w: World) {
+    let dir = w.sb.tmp.path().join("downloads");
+    let mcp = client_with(
+        &w,
+        "Saver",
+        &[
+            "--download-dir".into(),
+            dir.display().to_string(),
+            "--max-download-mb".into(),
+            "1".into(),
+        ],
+    )
+    .await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/media")}))
+        .await;
+
+    // A link whose server suggests "../../evil report.csv": saved inside
+    // the dir, under the sanitized name, with the exact bytes.
+    let report = find_ref(&snap, "link", "Report");
+    let got = mcp.ok("browser_download", json!({"target": report})).await;
+    let path = saved_path(&got);
+    assert_eq!(path, dir.join("evil report.csv"), "{got}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), site::REPORT_CSV);
+    assert!(got.contains("text/csv"), "{got}");
+    // Again: a second file, never an overwrite.
+    let again = mcp
+        .ok("browser_download", json!({"target": "#report"}))
+        .await;
+    assert_eq!(saved_path(&again), dir.join("evil report (2).csv"));
+    // The page's own download name.
+    let named = mcp
+        .ok("browser_download", json!({"target": "#named"}))
+        .await;
+    assert_eq!(saved_path(&named), dir.join("data export.json"));
+
+    // Cross-origin (no CORS headers): the browser's loader gets it.
+    let other = site::Site::start();
+    let url = other.url("/files/big.bin?bytes=300000");
+    let big = mcp.ok("browser_download", json!({"url": url})).await;
+    let bytes = std::fs::read(saved_path(&big)).unwrap();
+    assert_eq!(bytes.len(), 300_000);
+    assert!(bytes.iter().enumerate().all(|(i, b)| *b == (i % 251) as u8));
+
+    // Over the cap (1 MiB): a clear error and nothing written.
+    let before = std::fs::read_dir(&dir).unwrap().count();
+    for url in [
+        w.site.url("/files/big.bin?bytes=1200000"),
+        other.url("/files/big.bin?bytes=1200000"),
+    ] {
+        let e = mcp
+            .text("browser_download", json!({"url": url}))
+            .await
+            .unwrap_err();
+        assert!(e.contains("limit is 1.0 MiB"), "{e}");
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before);
+    let e = mcp.text("browser_download", json!({})).await.unwrap_err();
+    assert!(e.contains("exactly one of `url` or `target`"), "{e}");
+
+    // Media: the image from the response the page already has, the canvas
+    // from its pixels, a blob the page made.
+    let dot = mcp
+        .ok("browser_capture_media", json!({"target": "#dot"}))
+        .await;
+    assert!(
+        dot.contains("via the response the page already received"),
+        "{dot}"
+    );
+    assert_eq!(std::fs::read(saved_path(&dot)).unwrap(), site::DOT_PNG);
+    assert!(saved_path(&dot).ends_with("dot.png"));
+    let canvas = mcp
+        .ok("browser_capture_media", json!({"target": "#canvas"}))
+        .await;
+    let png = std::fs::read(saved_path(&canvas)).unwrap();
+    assert_eq!(png_size(&png), (4, 4), "{canvas}");
+    mcp.ok("browser_click", json!({"target": "#make"})).await;
+    let blob = mcp
+        .ok("browser_download", json!({"target": "#bloblink"}))
+        .await;
+    assert_eq!(
+        std::fs::read_to_string(saved_path(&blob)).unwrap(),
+        "made in the page"
+    );
+
+    let pdf = mcp.ok("browser_pdf_save", json!({})).await;
+    let path = saved_path(&pdf);
+    assert!(
+        path.starts_with(&dir) && path.extension().unwrap() == "pdf",
+        "{pdf}"
+    );
+    assert!(std::fs::read(&path).unwrap().starts_with(b"%PDF-"));
+    let entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        entries
+            .iter()
+            .all(|n| !n.contains('/') && !n.starts_with('.')),
+        "{entries:?}"
+    );
+}
+
+async fn drag_and_drop_page_tools_and_snapshot_diffs(w: World) {
+    let mcp = client(&w, "Dragger").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/drag")}))
+        .await;
+    let dropped = mcp
+        .ok(
+            "browser_drag",
+            json!({"startTarget": "#card", "endTarget": "#zone"}),
+        )
+        .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#log').textContent").await,
+        "dropped card-1",
+        "{dropped}"
+    );
+    // The navigate answer was a snapshot, so the drag reports the change.
+    assert!(
+        dropped.contains("added:") && dropped.contains("dropped card-1"),
+        "{dropped}"
+    );
+    assert!(
+        dropped.contains("removed:") && dropped.contains("nothing dropped"),
+        "{dropped}"
+    );
+
+    // A change that does not touch the outline says so.
+    let same = mcp.ok("browser_hover", json!({"target": "#zone"})).await;
+    assert!(same.contains("The snapshot did not change."), "{same}");
+
+    // Page-declared tools (WebMCP).
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/webmcp")}))
+        .await;
+    let listed = mcp.ok("browser_page_tools", json!({})).await;
+    assert!(
+        listed.contains("- add_to_total: Adds n to the total"),
+        "{listed}"
+    );
+    assert!(listed.contains(r#""required":["n"]"#), "{listed}");
+    let r = mcp
+        .ok(
+            "browser_page_tool_call",
+            json!({"name": "add_to_total", "arguments": {"n": 5}}),
+        )
+        .await;
+    assert!(r.ends_with("total is 5"), "{r}");
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#total').textContent").await,
+        "5"
+    );
+    let e = mcp
+        .text("browser_page_tool_call", json!({"name": "nope"}))
+        .await
+        .unwrap_err();
+    assert!(e.contains("no tool \"nope\" (it has: add_to_total)"), "{e}");
+    let e = mcp
+        .text(
+            "browser_page_tool_call",
+            json!({"name": "add_to_total", "arguments": {"n": "x"}}),
+        )
+        .await;
+    // The page's own code decides what bad input means; it must not hang.
+    assert!(e.is_ok() || e.unwrap_err().contains("page tool"));
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    let none = mcp.ok("browser_page_tools", json!({})).await;
+    assert!(none.contains("declares no tools"), "{none}");
+}
+
+async fn same_origin_iframes_can_be_read_and_driven(w: World) {
+    let mcp = client(&w, "Framer").await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/frames")}))
+        .await;
+    assert!(
+        snap.contains("Inner button"),
+        "the iframe's content is in the snapshot:\n{snap}"
+    );
+    let field = find_ref(&snap, "textbox", "Inner name");
+    let button = find_ref(&snap, "button", "Inner button");
+    mcp.ok("browser_type", json!({"target": field, "text": "Ada"}))
+        .await;
+    let clicked = mcp.ok("browser_click", json!({"target": button})).await;
+    assert!(clicked.contains("inner clicked Ada"), "{clicked}");
+}
