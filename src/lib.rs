@@ -13,14 +13,18 @@
 //! - [`policy`]   allowed domains, tools and files, enforced on every call
 //! - [`audit`]    the per-call audit log
 //! - [`tools`]    the MCP tools, one file per group, joined in one list
+//! - [`app`]      assembling a server (policy, socket, backends, session)
 //! - [`server`]   rmcp glue for `tabwire serve`
+//! - [`call`]     `tabwire call`: one tool from a shell
 //! - [`install`]  registering the native host with browsers
 //!
 //! `src/main.rs` is CLI dispatch only.
 
+pub mod app;
 pub mod audit;
 pub mod backend;
 pub mod broker;
+pub mod call;
 pub mod frame;
 pub mod host;
 pub mod install;

@@ -2,19 +2,13 @@
 //! uninstall and doctor.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 
-use tabwire::audit::{self, AuditLog};
-use tabwire::backend::auto::{AutoBackend, DirectConfig, Mode};
-use tabwire::backend::direct::launch::LaunchOptions;
-use tabwire::backend::extension::{ExtensionBackend, ExtensionOptions};
-use tabwire::backend::Backend;
-use tabwire::policy::{Policy, PolicyArgs};
-use tabwire::{broker, frame, host, install, server::TabwireServer, tools::Session};
+use tabwire::app::{App, BackendChoice, ServeArgs};
+use tabwire::audit;
+use tabwire::{broker, call, frame, host, install, server::TabwireServer};
 
 #[derive(Parser)]
 #[command(
@@ -27,53 +21,13 @@ struct Cli {
     command: Option<Command>,
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq)]
-enum BackendChoice {
-    /// The extension when it is connected, else tabwire's own browser over CDP.
-    Auto,
-    /// Only the tabwire extension in your running browser.
-    Extension,
-    /// Only CDP: a browser tabwire launches (or the one at --cdp-url).
-    Cdp,
-}
-
-#[derive(clap::Args, Clone)]
-struct ServeArgs {
-    /// Which browser to drive.
-    #[arg(long, value_enum, default_value = "auto")]
-    backend: BackendChoice,
-    /// Seconds the first call waits for the extension before `auto` falls back to CDP.
-    #[arg(long, default_value_t = 2.0)]
-    extension_grace: f64,
-    /// Seconds a call waits for the extension to connect with `--backend extension`.
-    #[arg(long, default_value_t = 10.0)]
-    connect_timeout: f64,
-    /// Seconds any single browser command may take.
-    #[arg(long, default_value_t = 30.0)]
-    call_timeout: f64,
-    /// Largest message accepted on the local socket, in bytes.
-    #[arg(long, default_value_t = frame::DEFAULT_MAX_FRAME)]
-    max_frame: usize,
-    /// CDP fallback: attach to this browser (ws://… or http://host:port) instead of launching one.
-    #[arg(long)]
-    cdp_url: Option<String>,
-    /// CDP fallback: the browser executable to launch (default: search standard locations).
-    #[arg(long)]
-    browser_path: Option<PathBuf>,
-    /// CDP fallback: an extra browser flag (repeatable), e.g. --browser-arg=--lang=en.
-    #[arg(long = "browser-arg", allow_hyphen_values = true)]
-    browser_args: Vec<String>,
-    /// CDP fallback: run the launched browser headless even when a display exists.
-    #[arg(long)]
-    headless: bool,
-    #[command(flatten)]
-    policy: PolicyArgs,
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Run the MCP server on stdin/stdout (what MCP clients launch).
     Serve(Box<ServeArgs>),
+    /// Run one tool against your browser and print the result as JSON (exit status 1 on a
+    /// tool error). Calls with the same --session share tabs.
+    Call(Box<call::CallArgs>),
     /// The native-messaging host Chrome starts for the extension.
     NativeHost {
         /// The calling extension's origin (Chrome passes it).
@@ -180,6 +134,7 @@ async fn run() -> i32 {
     };
     match command {
         Command::Serve(args) => run_serve(*args).await,
+        Command::Call(args) => call::run(*args).await,
         Command::NativeHost { origin, max_frame } => run_host(origin, max_frame).await,
         Command::Audit { tail, client } => {
             for e in audit::tail(&audit::default_path(), tail, client.as_deref()) {
@@ -270,95 +225,21 @@ async fn run_host(origin: String, max_frame: usize) -> i32 {
 }
 
 async fn run_serve(args: ServeArgs) -> i32 {
-    let policy = match Policy::load(&args.policy) {
-        Ok(p) => Arc::new(p),
+    let app = match App::build(&args, BackendChoice::Auto, None).await {
+        Ok(a) => a,
         Err(e) => {
             eprintln!("tabwire serve: {e}");
             return 1;
         }
     };
-    let mode = match args.backend {
-        BackendChoice::Auto => Mode::Auto,
-        BackendChoice::Extension => Mode::Extension,
-        BackendChoice::Cdp => Mode::Cdp,
-    };
-    let call_timeout = Duration::from_secs_f64(args.call_timeout.max(0.1));
-
-    // The socket for the native host exists unless only CDP is wanted.
-    let mut socket = None;
-    let mut ext = None;
-    if mode != Mode::Cdp {
-        let dir = match broker::dir::ensure_runtime_dir(&broker::dir::runtime_dir_path()) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("tabwire serve: {e}");
-                return 1;
-            }
-        };
-        broker::remove_stale_sockets(&dir).await;
-        let listening = match broker::listen(&dir) {
-            Ok(s) => Arc::new(s),
-            Err(e) => {
-                eprintln!("tabwire serve: could not listen in {}: {e}", dir.display());
-                return 1;
-            }
-        };
-        tracing::info!(socket = %listening.path.display(), "serve listening for the native host");
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos();
-        ext = Some(ExtensionBackend::start(
-            listening.clone(),
-            ExtensionOptions {
-                server_id: format!("{}-{started}", std::process::id()),
-                connect_timeout: Duration::from_secs_f64(args.connect_timeout.max(0.0)),
-                call_timeout,
-                max_frame: args.max_frame,
-                policy: policy.for_extension(),
-            },
-        ));
-        socket = Some(listening);
-    }
-    let direct = match args.cdp_url {
-        Some(url) => DirectConfig::Attach(url),
-        None => DirectConfig::Launch(LaunchOptions {
-            browser_path: args.browser_path,
-            extra_args: args.browser_args,
-            headless: args.headless,
-            profile_dir: None,
-        }),
-    };
-    let backend = Arc::new(AutoBackend::new(
-        mode,
-        ext,
-        direct,
-        Duration::from_secs_f64(args.extension_grace.max(0.0)),
-        call_timeout,
-    ));
-    let session = Session::new(backend.clone(), policy);
-    session.set_script_timeout(
-        call_timeout
-            .saturating_sub(Duration::from_millis(500))
-            .max(Duration::from_millis(100)),
-    );
-    let audit = Arc::new(AuditLog::new(
-        audit::default_path(),
-        audit::DEFAULT_MAX_BYTES,
-    ));
-    let remove_socket = || {
-        if let Some(s) = &socket {
-            let _ = std::fs::remove_file(&s.path);
-        }
-    };
-    let service = match TabwireServer::new(session, audit)
+    let service = match TabwireServer::new(app.session.clone(), app.audit.clone())
         .serve(rmcp::transport::stdio())
         .await
     {
         Ok(s) => s,
         Err(e) => {
             tracing::error!(error = %e, "MCP session did not start");
-            remove_socket();
+            app.shutdown().await;
             return 1;
         }
     };
@@ -370,8 +251,7 @@ async fn run_serve(args: ServeArgs) -> i32 {
         }
         _ = shutdown_signal() => tracing::info!("signal received; shutting down"),
     }
-    remove_socket();
-    backend.shutdown().await;
+    app.shutdown().await;
     0
 }
 

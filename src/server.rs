@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
@@ -45,6 +45,11 @@ impl TabwireServer {
 }
 
 impl TabwireServer {
+    /// The MCP descriptions of the tools this client may call.
+    pub fn tool_list(&self) -> Vec<rmcp::model::Tool> {
+        self.offered().map(ToolDef::to_mcp).collect()
+    }
+
     /// The tools this client may see and call.
     fn offered(&self) -> impl Iterator<Item = &ToolDef> {
         self.tools
@@ -88,21 +93,7 @@ impl ServerHandler for TabwireServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let name = request.name.as_ref();
-        let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
-            let known: Vec<_> = self.offered().map(|t| t.name).collect();
-            return Ok(error_result(format!(
-                "unknown tool {name:?}. Available tools: {}",
-                known.join(", ")
-            ))
-            .into());
-        };
-        if let Err(why) = self.session.policy().tool_allowed(tool.name, tool.kind) {
-            return Ok(error_result(format!("{name} is not available: {why}")).into());
-        }
         let token = progress_token(&request, &context);
-        let args = Value::Object(request.arguments.clone().unwrap_or_default());
-        let started = std::time::Instant::now();
         let ticker = token.map(|token| {
             tokio::spawn(report_progress(
                 context.peer.clone(),
@@ -110,6 +101,39 @@ impl ServerHandler for TabwireServer {
                 self.session.clone(),
             ))
         });
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let result = self
+            .run_tool(request.name.as_ref(), arguments, context.ct.cancelled())
+            .await;
+        if let Some(t) = ticker {
+            t.abort();
+        }
+        Ok(result.into())
+    }
+}
+
+impl TabwireServer {
+    /// Runs one tool call from start to audit: lookup, policy, browser
+    /// choice, the tool itself (abandoned when `cancelled` resolves). Every
+    /// failure is an `isError` result the caller can show as is.
+    pub async fn run_tool(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> CallToolResult {
+        let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
+            let known: Vec<_> = self.offered().map(|t| t.name).collect();
+            return error_result(format!(
+                "unknown tool {name:?}. Available tools: {}",
+                known.join(", ")
+            ));
+        };
+        if let Err(why) = self.session.policy().tool_allowed(tool.name, tool.kind) {
+            return error_result(format!("{name} is not available: {why}"));
+        }
+        let args = Value::Object(arguments.clone());
+        let started = std::time::Instant::now();
         let session = self.session.clone();
         let needs_browser = tool.needs_browser;
         let run = async move {
@@ -120,11 +144,8 @@ impl ServerHandler for TabwireServer {
         };
         let outcome = tokio::select! {
             r = run => r,
-            _ = context.ct.cancelled() => Err(ToolError("cancelled by the client".into())),
+            _ = cancelled => Err(ToolError("cancelled by the client".into())),
         };
-        if let Some(t) = ticker {
-            t.abort();
-        }
         self.session.set_progress(None);
         let ms = started.elapsed().as_millis() as u64;
         let url = self.session.last_url();
@@ -133,7 +154,7 @@ impl ServerHandler for TabwireServer {
         self.audit.record(&audit::Entry {
             client: &client,
             tool: name,
-            args: &Value::Object(request.arguments.clone().unwrap_or_default()),
+            args: &Value::Object(arguments),
             url: url.as_deref(),
             error: error.as_deref(),
             ms,
@@ -149,7 +170,7 @@ impl ServerHandler for TabwireServer {
             ms = started.elapsed().as_millis() as u64,
             "tool call"
         );
-        Ok(result.into())
+        result
     }
 }
 

@@ -398,3 +398,103 @@ async fn same_origin_iframes_can_be_read_and_driven(w: World) {
     let clicked = mcp.ok("browser_click", json!({"target": button})).await;
     assert!(clicked.contains("inner clicked Ada"), "{clicked}");
 }
+
+/// Runs `tabwire call` against the sandbox's browser; (exit status, JSON).
+fn tabwire_call(sb: &Sandbox, args: &[&str]) -> (i32, serde_json::Value) {
+    let out = std::process::Command::new(BIN)
+        .arg("call")
+        .args(args)
+        .args(["--connect-timeout", "30"])
+        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+        .env("TABWIRE_DATA_DIR", sb.data_dir())
+        .output()
+        .expect("run tabwire call");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON result ({e}): {stdout:?}; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+fn result_text(v: &serde_json::Value) -> String {
+    v["content"][0]["text"].as_str().unwrap_or("").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let _browser = Chromium::launch(&sb);
+    let site = site::Site::start();
+    let url = site.url("/page/from-a-script");
+    let (code, nav) = tabwire_call(
+        &sb,
+        &[
+            "browser_navigate",
+            "--args",
+            &json!({"url": url}).to_string(),
+        ],
+    );
+    assert_eq!(code, 0, "{nav}");
+    assert!(
+        result_text(&nav).contains("heading \"from-a-script\""),
+        "{nav}"
+    );
+    // The next call of the same session finds that tab.
+    let (code, text) = tabwire_call(&sb, &["browser_get_text"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(result_text(&text).contains("from-a-script"), "{text}");
+    // Another session has its own tabs.
+    let (code, tabs) = tabwire_call(
+        &sb,
+        &[
+            "browser_tabs",
+            "--session",
+            "other",
+            "--args",
+            r#"{"action":"list"}"#,
+        ],
+    );
+    assert_eq!(code, 0, "{tabs}");
+    assert!(!result_text(&tabs).contains("from-a-script"), "{tabs}");
+    // A tool error: exit status 1 and the error in the JSON.
+    let (code, err) = tabwire_call(
+        &sb,
+        &["browser_click", "--args", r##"{"target":"#missing"}"##],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err["isError"], true);
+    assert!(result_text(&err).contains("no element matches"), "{err}");
+    // The policy flags apply as in serve.
+    let (code, denied) = tabwire_call(
+        &sb,
+        &[
+            "browser_navigate",
+            "--deny-domain",
+            "127.0.0.1",
+            "--args",
+            &json!({"url": url}).to_string(),
+        ],
+    );
+    assert_eq!(code, 1, "{denied}");
+    assert!(result_text(&denied).contains("127.0.0.1"), "{denied}");
+    // Bad arguments never reach the browser.
+    let out = std::process::Command::new(BIN)
+        .args(["call", "browser_tabs", "--args", "not json"])
+        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    // Each call left its socket behind it removed.
+    let left: Vec<_> = std::fs::read_dir(&sb.runtime)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().starts_with("serve-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -1,0 +1,106 @@
+//! `tabwire call <tool> --args JSON`: one tool call from a shell script,
+//! through the same tool registry, policy and audit log as `tabwire serve`,
+//! with the result printed as the JSON of an MCP `CallToolResult`.
+//!
+//! By default it drives the user's browser through the extension. Calls
+//! with the same `--session` name share tabs: the extension keeps tab
+//! ownership per server id, and the id is derived from the session name, so
+//! a script's second call finds the tab its first call opened.
+
+use rmcp::model::JsonObject;
+
+use crate::app::{App, BackendChoice, ServeArgs};
+use crate::server::TabwireServer;
+
+/// Exit status for a call the tool itself failed (the JSON says why).
+pub const EXIT_TOOL_ERROR: i32 = 1;
+/// Exit status for a command line that could not be run at all.
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct CallArgs {
+    /// The tool to run, e.g. browser_navigate (`--list` shows them all).
+    #[arg(required_unless_present = "list")]
+    pub tool: Option<String>,
+    /// The tool's arguments as a JSON object.
+    #[arg(long, default_value = "{}")]
+    pub args: String,
+    /// Calls with the same session name share tabs (while the browser runs).
+    #[arg(long, default_value = "default")]
+    pub session: String,
+    /// Print the tools (name, description, input schema) as JSON and exit.
+    #[arg(long)]
+    pub list: bool,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// Runs the call; returns the process exit status. Only the result JSON
+/// goes to stdout.
+pub async fn run(args: CallArgs) -> i32 {
+    let arguments = match parse_arguments(&args.args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("tabwire call: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let server_id = format!("call-{}", args.session);
+    let app = match App::build(&args.serve, BackendChoice::Extension, Some(server_id)).await {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("tabwire call: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    app.session
+        .set_client_name(&format!("tabwire call ({})", args.session));
+    let server = TabwireServer::new(app.session.clone(), app.audit.clone());
+    let code = match &args.tool {
+        None => {
+            let tools = server.tool_list();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&tools).unwrap_or_default()
+            );
+            0
+        }
+        Some(tool) => {
+            let result = server
+                .run_tool(tool, arguments, std::future::pending())
+                .await;
+            println!("{}", serde_json::to_string(&result).unwrap_or_default());
+            if result.is_error == Some(true) {
+                EXIT_TOOL_ERROR
+            } else {
+                0
+            }
+        }
+    };
+    app.shutdown().await;
+    code
+}
+
+fn parse_arguments(text: &str) -> Result<JsonObject, String> {
+    match serde_json::from_str(text) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!(
+            "--args must be a JSON object like '{{\"url\": \"https://example.com\"}}', not {other}"
+        )),
+        Err(e) => Err(format!("--args is not valid JSON: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_must_be_a_json_object() {
+        assert_eq!(parse_arguments("{\"a\": 1}").unwrap()["a"], 1);
+        assert!(parse_arguments("[1]").unwrap_err().contains("JSON object"));
+        assert!(parse_arguments("{nope")
+            .unwrap_err()
+            .contains("not valid JSON"));
+    }
+}
