@@ -296,6 +296,18 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   for (const c of connsOf(owner)) post(c, { event: "tabClosed", tabId });
 });
 
+// A client's page opening a tab (window.open, a target=_blank link): the
+// new tab belongs to the same client, which is told so it can report it.
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.openerTabId === undefined || ownerOfTab.has(tab.id)) return;
+  const owner = ownerOfTab.get(tab.openerTabId);
+  if (!owner) return;
+  ownerOfTab.set(tab.id, owner);
+  servers.get(owner)?.tabs.add(tab.id);
+  const url = tab.pendingUrl || tab.url || "";
+  for (const c of connsOf(owner)) post(c, { event: "tabOpened", tabId: tab.id, params: { url } });
+});
+
 // ---- the popup: state, sharing ----------------------------------------
 
 // Only tabwire's own pages may ask, and never from a tab a client drives.

@@ -98,39 +98,6 @@ async fn a_runaway_script_is_stopped_and_the_tab_stays_usable(w: World) {
     assert!(snap.contains("loop"), "{snap}");
 }
 
-/// Width and height of a base64 PNG or JPEG image block.
-fn image_size(r: &rmcp::model::CallToolResult) -> (String, u32, u32) {
-    let img = r
-        .content
-        .iter()
-        .find_map(|c| c.as_image())
-        .expect("an image block");
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&img.data)
-        .unwrap();
-    if bytes.starts_with(b"\x89PNG") {
-        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-        let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-        return (img.mime_type.clone(), w, h);
-    }
-    assert_eq!(&bytes[..2], b"\xff\xd8", "neither PNG nor JPEG");
-    // Walk JPEG segments to the start-of-frame marker.
-    let mut i = 2;
-    while i + 9 < bytes.len() {
-        let (marker, len) = (
-            bytes[i + 1],
-            u16::from_be_bytes([bytes[i + 2], bytes[i + 3]]) as usize,
-        );
-        if (0xc0..=0xc2).contains(&marker) {
-            let h = u16::from_be_bytes([bytes[i + 5], bytes[i + 6]]) as u32;
-            let w = u16::from_be_bytes([bytes[i + 7], bytes[i + 8]]) as u32;
-            return (img.mime_type.clone(), w, h);
-        }
-        i += 2 + len;
-    }
-    panic!("no JPEG frame header");
-}
-
 async fn html_scrolling_partial_snapshots_and_element_shots(w: World) {
     let mcp = client(&w, "Viewer").await;
     let snap = mcp
@@ -282,6 +249,8 @@ async fn uploads_come_only_from_allowed_dirs(w: World) {
     let allowed = w.sb.tmp.path().join("uploads");
     std::fs::create_dir_all(&allowed).unwrap();
     std::fs::write(allowed.join("report.txt"), b"12345").unwrap();
+    // 10 MiB: the browser reads the file itself; only paths cross the wire.
+    std::fs::write(allowed.join("big.bin"), vec![7u8; 10 << 20]).unwrap();
     std::fs::write(w.sb.tmp.path().join("private.txt"), b"nope").unwrap();
     let mcp = client_with(
         &w,
@@ -319,6 +288,16 @@ async fn uploads_come_only_from_allowed_dirs(w: World) {
     assert_eq!(
         eval_json(&mcp, "() => document.querySelector('#files').textContent").await,
         "report.txt:5"
+    );
+    let big = allowed.join("big.bin").display().to_string();
+    mcp.ok(
+        "browser_file_upload",
+        json!({"target": input, "paths": [inside, big]}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#files').textContent").await,
+        "report.txt:5,big.bin:10485760"
     );
 }
 

@@ -54,6 +54,23 @@ async fn markdown_keeps_the_article_and_drops_the_chrome(w: World) {
         .ok("browser_read_markdown", json!({"target": "table"}))
         .await;
     assert!(part.contains("| Low | 0.3 m |") && !part.contains("Paragraph 1:"));
+    // A full-page screenshot of the long article: taller than the viewport,
+    // as tall as the document (through the extension: one >1 MiB answer).
+    let shot = mcp
+        .call("browser_take_screenshot", json!({"fullPage": true}))
+        .await;
+    let (_, _, full_h) = image_size(&shot);
+    let dims = eval_json(
+        &mcp,
+        "() => [innerHeight * devicePixelRatio, document.documentElement.scrollHeight * devicePixelRatio]",
+    )
+    .await;
+    let (view_h, doc_h) = (dims[0].as_f64().unwrap(), dims[1].as_f64().unwrap());
+    assert!(doc_h > view_h * 2.0, "the fixture must be tall: {dims}");
+    assert!(
+        (full_h as f64 - doc_h).abs() <= 2.0,
+        "full page {full_h} vs document {doc_h}"
+    );
     eprintln!(
         "article: markdown {} bytes, snapshot {} bytes",
         md.len(),
@@ -343,6 +360,28 @@ async fn drag_and_drop_page_tools_and_snapshot_diffs(w: World) {
     let same = mcp.ok("browser_hover", json!({"target": "#zone"})).await;
     assert!(same.contains("The snapshot did not change."), "{same}");
 
+    // Tabs the page opens are reported and become the client's tabs.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/opener")}))
+        .await;
+    let popup = mcp.ok("browser_click", json!({"target": "button"})).await;
+    assert!(popup.contains("The page opened a new tab ("), "{popup}");
+    let linked = mcp.ok("browser_click", json!({"target": "a"})).await;
+    assert!(linked.contains("The page opened a new tab ("), "{linked}");
+    wait_for_text(
+        &mcp,
+        "browser_tabs",
+        json!({"action": "list"}),
+        "/page/popup",
+    )
+    .await;
+    wait_for_text(
+        &mcp,
+        "browser_tabs",
+        json!({"action": "list"}),
+        "/page/new-tab",
+    )
+    .await;
+
     // Page-declared tools (WebMCP).
     mcp.ok("browser_navigate", json!({"url": w.site.url("/webmcp")}))
         .await;
@@ -467,7 +506,11 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
     );
     assert_eq!(code, 1, "{err}");
     assert_eq!(err["isError"], true);
-    assert!(result_text(&err).contains("no element matches"), "{err}");
+    let text = result_text(&err);
+    assert!(text.contains("no element matches"), "{err}");
+    // The error shows where we are and what could be targeted instead.
+    assert!(text.contains("Page: from-a-script"), "{text}");
+    assert!(text.contains("link \"Go to form\" [ref=e"), "{text}");
     // The policy flags apply as in serve.
     let (code, denied) = tabwire_call(
         &sb,

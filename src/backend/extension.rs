@@ -460,6 +460,15 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
             params: inc.params.unwrap_or(Value::Null),
         },
         "tabClosed" => TabEvent::Closed { tab },
+        "tabOpened" => TabEvent::Opened {
+            tab,
+            url: inc
+                .params
+                .as_ref()
+                .and_then(|p| p["url"].as_str())
+                .unwrap_or("")
+                .to_string(),
+        },
         "detached" => TabEvent::Detached {
             tab,
             reason: inc.reason.unwrap_or_default(),

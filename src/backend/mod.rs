@@ -42,6 +42,9 @@ pub enum TabEvent {
     Closed { tab: TabId },
     /// The debugger was detached (DevTools took over, tab crashed, …).
     Detached { tab: TabId, reason: String },
+    /// One of the client's pages opened a new tab (window.open, a link
+    /// with target=_blank); it belongs to the same client.
+    Opened { tab: TabId, url: String },
 }
 
 #[derive(Debug, Clone, thiserror::Error)]

@@ -118,6 +118,8 @@ pub struct Outcome {
     pub dialog: Option<Dialog>,
     /// Console errors logged while the action ran.
     pub new_errors: Vec<ConsoleEntry>,
+    /// Tabs the page opened while the action ran (id, first URL).
+    pub opened_tabs: Vec<(TabId, String)>,
 }
 
 impl Outcome {
@@ -129,6 +131,16 @@ impl Outcome {
         }
         if let Some(d) = &self.dialog {
             out.push_str(&format!("\nNote: {}.", d.describe()));
+        }
+        for (_, url) in &self.opened_tabs {
+            out.push_str(&format!(
+                "\nThe page opened a new tab ({}); switch to it with browser_tabs.",
+                if url.is_empty() || url == "about:blank" {
+                    "still loading"
+                } else {
+                    url
+                }
+            ));
         }
         if !self.new_errors.is_empty() {
             out.push_str("\nNew console errors (page output):");
@@ -241,6 +253,7 @@ impl Session {
                     TabEvent::Detached { tab, .. } => {
                         st.domains_on.remove(&tab);
                     }
+                    TabEvent::Opened { .. } => {}
 
                     TabEvent::Cdp {
                         tab,
@@ -603,9 +616,9 @@ impl Session {
             )));
         }
         let Some(object_id) = found["result"]["objectId"].as_str() else {
+            let around = super::snapshot::excerpt(self, tab, 12).await;
             return Err(ToolError(format!(
-                "no element matches the selector {target:?}. Call browser_snapshot to see the page \
-                 and use a ref"
+                "no element matches the selector {target:?}. Use a ref from browser_snapshot{around}"
             )));
         };
         let node = self
@@ -634,13 +647,14 @@ impl Session {
         // Subscribe before acting so no event can slip past.
         let mut events = self.backend().subscribe();
         let mut dialogs = self.backend().subscribe();
+        let mut opened = self.backend().subscribe();
         let console_before = self.state().events.console_len(tab);
-        let opened = next_event(&mut dialogs, tab, is_dialog_opening);
-        tokio::pin!(opened);
+        let dialog_opened = next_event(&mut dialogs, tab, is_dialog_opening);
+        tokio::pin!(dialog_opened);
         let mut outcome = Outcome::default();
         tokio::select! {
             r = action() => r?,
-            Some(params) = &mut opened => {
+            Some(params) = &mut dialog_opened => {
                 // Record it now: the event watcher may not have run yet.
                 let mut st = self.state();
                 st.events.record(tab, "Page.javascriptDialogOpening", &params);
@@ -663,6 +677,25 @@ impl Session {
             self.enforce_after_navigation(tab).await?;
         }
         outcome.dialog = self.dialog(tab);
+        // Tabs announce themselves before the action's answer comes back,
+        // or within the navigation wait above.
+        while let Ok(event) = opened.try_recv() {
+            if let TabEvent::Opened { tab, url } = event {
+                outcome.opened_tabs.push((tab, url));
+            }
+        }
+        if !outcome.opened_tabs.is_empty() {
+            // The first URL is often about:blank; the tab list knows more.
+            if let Ok(tabs) = self.backend().list_tabs().await {
+                for (id, url) in &mut outcome.opened_tabs {
+                    if let Some(t) = tabs.iter().find(|t| t.tab_id == *id) {
+                        if !t.url.is_empty() {
+                            *url = t.url.clone();
+                        }
+                    }
+                }
+            }
+        }
         let console = self.console(tab);
         outcome.new_errors = console
             .into_iter()

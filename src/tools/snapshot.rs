@@ -158,6 +158,36 @@ async fn capture(
     })
 }
 
+/// A few addressable lines of the page (and the page line), to help a
+/// model recover from a target that matched nothing. Takes a snapshot, so
+/// the refs shown are valid.
+pub async fn excerpt(s: &Session, tab: crate::backend::TabId, lines: usize) -> String {
+    let Ok(c) = capture(s, tab, None).await else {
+        return String::new();
+    };
+    let with_refs: Vec<&str> = c
+        .outline
+        .lines()
+        .filter(|l| l.contains("[ref="))
+        .map(str::trim_start)
+        .collect();
+    let mut out = format!("\n{}", c.page);
+    if !with_refs.is_empty() {
+        out.push_str("\nSome elements you can target (page content):");
+        for l in with_refs.iter().take(lines) {
+            out.push_str("\n  ");
+            out.push_str(l);
+        }
+        if with_refs.len() > lines {
+            out.push_str(&format!(
+                "\n  … {} more in browser_snapshot",
+                with_refs.len() - lines
+            ));
+        }
+    }
+    out
+}
+
 /// Most frames whose documents are added to one snapshot.
 const MAX_FRAMES: usize = 20;
 

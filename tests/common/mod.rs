@@ -500,3 +500,37 @@ impl RawConn {
         read_socket_frame(&mut self.conn)
     }
 }
+
+/// Width and height of a base64 PNG or JPEG image block.
+pub fn image_size(r: &rmcp::model::CallToolResult) -> (String, u32, u32) {
+    use base64::Engine as _;
+    let img = r
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .expect("an image block");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&img.data)
+        .unwrap();
+    if bytes.starts_with(b"\x89PNG") {
+        let w = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        return (img.mime_type.clone(), w, h);
+    }
+    assert_eq!(&bytes[..2], b"\xff\xd8", "neither PNG nor JPEG");
+    // Walk JPEG segments to the start-of-frame marker.
+    let mut i = 2;
+    while i + 9 < bytes.len() {
+        let (marker, len) = (
+            bytes[i + 1],
+            u16::from_be_bytes([bytes[i + 2], bytes[i + 3]]) as usize,
+        );
+        if (0xc0..=0xc2).contains(&marker) {
+            let h = u16::from_be_bytes([bytes[i + 5], bytes[i + 6]]) as u32;
+            let w = u16::from_be_bytes([bytes[i + 7], bytes[i + 8]]) as u32;
+            return (img.mime_type.clone(), w, h);
+        }
+        i += 2 + len;
+    }
+    panic!("no JPEG frame header");
+}

@@ -126,6 +126,7 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         "/article" => ("200 OK", article()),
         "/media" => ("200 OK", MEDIA.to_string()),
         "/drag" => ("200 OK", DRAG.to_string()),
+        "/opener" => ("200 OK", OPENER.to_string()),
         "/webmcp" => ("200 OK", WEBMCP.to_string()),
         "/frames" => ("200 OK", FRAMES.to_string()),
         "/frame-inner" => ("200 OK", FRAME_INNER.to_string()),
@@ -353,3 +354,7 @@ const FRAME_INNER: &str = r#"<!doctype html><meta charset=utf-8><title>Inner</ti
 <label>Inner name <input id=iname></label>
 <button id=ibutton onclick="document.querySelector('#iout').textContent = 'inner clicked ' + document.querySelector('#iname').value">Inner button</button>
 <p id=iout>not yet</p>"#;
+
+const OPENER: &str = r#"<!doctype html><meta charset=utf-8><title>Opener</title>
+<button onclick="window.open('/page/popup')">Open popup</button>
+<a href="/page/new-tab" target=_blank>New tab link</a>"#;

@@ -216,14 +216,13 @@ impl Inner {
         }
     }
 
-    /// Records a target from `Target.getTargets` / `targetCreated` / `targetInfoChanged`.
-    fn target_seen(&self, info: &Value) {
+    /// Records a target from `Target.getTargets` / `targetCreated` /
+    /// `targetInfoChanged`; returns its tab id for a page.
+    fn target_seen(&self, info: &Value) -> Option<TabId> {
         if info["type"] != "page" {
-            return;
+            return None;
         }
-        let Some(id) = info["targetId"].as_str() else {
-            return;
-        };
+        let id = info["targetId"].as_str()?;
         let mut t = self.targets.lock().expect("targets lock");
         if !t.tab_of.contains_key(id) {
             let tab = TAB_ID_BASE + self.next_tab.fetch_add(1, Ordering::SeqCst) as TabId;
@@ -238,6 +237,7 @@ impl Inner {
                 info["title"].as_str().unwrap_or("").to_string(),
             ),
         );
+        t.tab_of.get(id).copied()
     }
 
     fn target_gone(&self, target: &str) -> Option<TabId> {
@@ -358,8 +358,19 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
             continue;
         }
         match method {
-            "Target.targetCreated" | "Target.targetInfoChanged" => {
-                inner.target_seen(&params["targetInfo"])
+            "Target.targetCreated" => {
+                let info = &params["targetInfo"];
+                let tab = inner.target_seen(info);
+                // A page opened by another page (window.open, target=_blank).
+                if let (Some(tab), Some(_)) = (tab, info["openerId"].as_str()) {
+                    let _ = inner.events.send(TabEvent::Opened {
+                        tab,
+                        url: info["url"].as_str().unwrap_or("").to_string(),
+                    });
+                }
+            }
+            "Target.targetInfoChanged" => {
+                inner.target_seen(&params["targetInfo"]);
             }
             "Target.targetDestroyed" => {
                 if let Some(tab) = params["targetId"]
