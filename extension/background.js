@@ -197,8 +197,17 @@ async function dispatch(c, method, params) {
       const server = serverFor(c);
       if (params.method === "Page.navigate") refuseByPolicy(server, params.params?.url);
       if (!LEAVING.has(params.method)) refuseByPolicy(server, tab.url || tab.pendingUrl);
-      await attach(tabId);
-      return await chrome.debugger.sendCommand({ tabId }, params.method, params.params ?? {});
+      try {
+        await attach(tabId);
+        return await chrome.debugger.sendCommand({ tabId }, params.method, params.params ?? {});
+      } catch (e) {
+        // A tab closed while the command ran answers "Detached while
+        // handling command": say what happened instead.
+        if (!(await tabExists(tabId))) {
+          throw new RelayError(ERROR.NO_SUCH_TAB, `tab ${tabId} was closed`);
+        }
+        throw e;
+      }
     }
     default:
       throw new RelayError(ERROR.BAD_REQUEST, `unknown method ${method}`);
@@ -245,6 +254,15 @@ async function createTab(c, url, groupName) {
     s.groupId = null;
   }
   return tab;
+}
+
+async function tabExists(tabId) {
+  try {
+    await chrome.tabs.get(tabId);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function attach(tabId) {

@@ -1,11 +1,14 @@
 //! Scripted faults against real processes (issue 7): the native host killed
-//! mid-call, a serve killed, the browser closing and coming back, an
-//! unwritable audit log; and load: many clients at once, a long relay soak.
+//! mid-call, a serve killed, the browser closing and coming back, a tab
+//! closed mid-call, an unwritable audit log; and load: many clients at once,
+//! a long relay soak.
 
 mod common;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::install_env::PipeChromium;
 use common::*;
 use serde_json::{json, Value};
 
@@ -443,4 +446,132 @@ async fn a_cancelled_call_stops_and_is_recorded_as_cancelled() {
         .ok("browser_status", json!({}))
         .await
         .contains("Backend mode"));
+}
+
+// ---- the browser seen from the test's own CDP pipe ------------------------
+
+/// Every target of the browser (tabs, pages, workers).
+fn targets(b: &PipeChromium) -> Vec<Value> {
+    b.call(None, "Target.getTargets", json!({"filter": [{}]}))
+        .expect("Target.getTargets")["targetInfos"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn target_where(b: &PipeChromium, pred: impl Fn(&str, &str) -> bool) -> Option<Value> {
+    targets(b).into_iter().find(|t| {
+        pred(
+            t["type"].as_str().unwrap_or_default(),
+            t["url"].as_str().unwrap_or_default(),
+        )
+    })
+}
+
+/// The page target showing `url_part`.
+fn page_showing(b: &PipeChromium, url_part: &str) -> Option<Value> {
+    target_where(b, |kind, url| kind == "page" && url.contains(url_part))
+}
+
+/// Polls (with the same page, concurrently with a call in flight) until
+/// `flag` is set on the page's window.
+async fn wait_for_page_flag(mcp: &Mcp, flag: &str) {
+    let probe = json!({"function": format!("() => !!window.{flag}")});
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while mcp.ok("browser_evaluate", probe.clone()).await != "Result (page data):\ntrue" {
+        assert!(Instant::now() < deadline, "window.{flag} was never set");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A call that stays in flight until its tab goes away: a 20 s promise, or
+/// a wait for text that never comes. Returns once the page is running it.
+async fn start_long_call(
+    mcp: &Arc<Mcp>,
+    tool: &'static str,
+) -> tokio::task::JoinHandle<Result<String, String>> {
+    let args = match tool {
+        "browser_evaluate" => json!({"function": "async () => { window.__started = true; \
+            await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
+        _ => {
+            // The wait reads body.innerText: mark the page when it does.
+            mcp.ok(
+                "browser_evaluate",
+                json!({"function": "() => { const get = Object.getOwnPropertyDescriptor(\
+                    HTMLElement.prototype, 'innerText').get; Object.defineProperty(document.body, \
+                    'innerText', {configurable: true, get() { window.__started = true; \
+                    return get.call(this); }}); return 1; }"}),
+            )
+            .await;
+            json!({"text": "text that never comes", "timeout": 20})
+        }
+    };
+    let call = {
+        let mcp = mcp.clone();
+        tokio::spawn(async move { mcp.text(tool, args).await })
+    };
+    wait_for_page_flag(mcp, "__started").await;
+    call
+}
+
+/// Waits for a call that must end by itself; returns its error and how
+/// long after `since` it ended.
+async fn failure_of(
+    call: tokio::task::JoinHandle<Result<String, String>>,
+    since: Instant,
+) -> (String, Duration) {
+    let err = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("the call in flight never ended")
+        .unwrap()
+        .expect_err("the call in flight succeeded");
+    (err, since.elapsed())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_closed_in_the_browser_mid_call_ends_the_call_at_once_and_the_client_goes_on() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch(&sb, &[]);
+    let mcp = Arc::new(Mcp::start(&sb, "Closer", &EXT).await);
+    for tool in ["browser_evaluate", "browser_wait_for"] {
+        let page = format!("/page/doomed-{tool}");
+        mcp.ok("browser_navigate", json!({"url": site.url(&page)}))
+            .await;
+        let call = start_long_call(&mcp, tool).await;
+
+        // The user closes the tab.
+        let tab = page_showing(&browser, &page).expect("the client's tab");
+        let closed = Instant::now();
+        browser
+            .call(
+                None,
+                "Target.closeTarget",
+                json!({"targetId": tab["targetId"]}),
+            )
+            .unwrap();
+        let (err, after) = failure_of(call, closed).await;
+        eprintln!("{tool} in flight failed {after:?} after its tab was closed: {err}");
+        assert!(after < Duration::from_secs(2), "{tool} took {after:?}");
+        assert!(err.contains("was closed"), "{tool}: {err}");
+
+        let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+        assert!(list.contains("You have no tabs"), "{list}");
+    }
+    // A new tab works.
+    let list = mcp
+        .ok(
+            "browser_tabs",
+            json!({"action": "new", "url": site.url("/page/next")}),
+        )
+        .await;
+    assert!(list.contains("/page/next"), "{list}");
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("next"), "{title}");
 }
