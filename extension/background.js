@@ -408,4 +408,14 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   return true; // answered asynchronously
 });
 
+// A stopped worker (crash, "Stop" in chrome://serviceworker-internals)
+// is started again only by an event it listens to; without one, no
+// client could reach the browser until the user touched the extension.
+// The alarm wakes it (at most every 30 s) to reconnect the host.
+const WAKE_ALARM = "tabwire-reconnect";
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === WAKE_ALARM && !port) reconnectNow();
+});
+chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });
+
 connect();

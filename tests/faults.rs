@@ -1,7 +1,7 @@
 //! Scripted faults against real processes (issue 7): the native host killed
-//! mid-call, a serve killed, the browser closing and coming back, a tab
-//! closed mid-call, an unwritable audit log; and load: many clients at once,
-//! a long relay soak.
+//! mid-call, a serve killed, the browser closing and coming back, the
+//! extension reloaded or its worker stopped, a tab closed mid-call, an
+//! unwritable audit log; and load: many clients at once, a long relay soak.
 
 mod common;
 
@@ -473,6 +473,19 @@ fn page_showing(b: &PipeChromium, url_part: &str) -> Option<Value> {
     target_where(b, |kind, url| kind == "page" && url.contains(url_part))
 }
 
+/// The service worker of the extension with `origin`.
+fn worker_of(b: &PipeChromium, origin: &str) -> Option<Value> {
+    target_where(b, |kind, url| {
+        kind == "service_worker" && url.starts_with(origin)
+    })
+}
+
+async fn connected(mcp: &Mcp) -> bool {
+    mcp.ok("browser_status", json!({}))
+        .await
+        .contains("Extension: connected")
+}
+
 /// Polls (with the same page, concurrently with a call in flight) until
 /// `flag` is set on the page's window.
 async fn wait_for_page_flag(mcp: &Mcp, flag: &str) {
@@ -574,4 +587,110 @@ async fn a_tab_closed_in_the_browser_mid_call_ends_the_call_at_once_and_the_clie
         )
         .await;
     assert!(title.contains("next"), "{title}");
+}
+
+/// Chromium flags that let the test reload the extension over its pipe.
+const RELOADABLE: &[&str] = &["--enable-unsafe-extension-debugging"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reloaded_extension_is_picked_up_and_old_tab_handles_say_why_they_are_void() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch_with_flags(&sb, &[], RELOADABLE);
+    let mcp = Arc::new(Mcp::start(&sb, "Reloaded", &EXT).await);
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/before")}))
+        .await;
+    let call = start_long_call(&mcp, "browser_evaluate").await;
+    let hosts = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    let old_worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
+
+    // The extension is reloaded (as by the reload button or an update).
+    // chrome.runtime.reload() would do, but in this headless Chromium it
+    // leaves a command-line extension disabled; loading it again reloads it.
+    let reloaded = Instant::now();
+    browser
+        .call(
+            None,
+            "Extensions.loadUnpacked",
+            json!({"path": EXTENSION_DIR}),
+        )
+        .expect("reload the extension");
+    let (err, after) = failure_of(call, reloaded).await;
+    eprintln!("in-flight call failed {after:?} after the reload: {err}");
+    assert!(after < Duration::from_secs(2), "took {after:?}");
+    assert!(err.contains("went away"), "{err}");
+
+    // The next call waits for the new worker and succeeds. The new worker
+    // owns no tab: the old one is no longer this client's.
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(list.contains("You have no tabs"), "{list}");
+    let new_worker = worker_of(&browser, EXTENSION_ORIGIN).expect("a new worker");
+    assert_ne!(old_worker["targetId"], new_worker["targetId"]);
+    let hosts_after = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    assert!(
+        hosts_after.iter().all(|p| !hosts.contains(p)),
+        "a new native host serves now: {hosts:?} → {hosts_after:?}"
+    );
+
+    // The old handle is reported once, with its cause; the tab itself is
+    // still open in the browser.
+    let err = mcp
+        .text(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.contains("restarted"), "{err}");
+    assert!(page_showing(&browser, "/page/before").is_some());
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/after")}))
+        .await;
+    assert!(snap.contains("after"), "{snap}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_extension_worker_comes_back_by_itself() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch(&sb, &[]);
+    let mcp = Mcp::start(&sb, "Idle", &EXT).await;
+    // Connected, with no tab whose events could wake the worker.
+    mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    let worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
+
+    // Chrome stops the worker (as after a crash, or "Stop" in
+    // chrome://serviceworker-internals); nobody touches the browser.
+    let stopped = Instant::now();
+    browser
+        .call(
+            None,
+            "Target.closeTarget",
+            json!({"targetId": worker["targetId"]}),
+        )
+        .expect("stop the worker");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while connected(&mcp).await {
+        assert!(Instant::now() < deadline, "the worker never stopped");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Chrome's shortest alarm period is 30 s.
+    let deadline = Instant::now() + Duration::from_secs(45);
+    while !connected(&mcp).await {
+        assert!(
+            Instant::now() < deadline,
+            "the extension did not come back without user action"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!(
+        "the stopped worker reconnected {:?} after the stop",
+        stopped.elapsed()
+    );
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/back")}))
+        .await;
+    assert!(snap.contains("back"), "{snap}");
 }
