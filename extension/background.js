@@ -265,21 +265,47 @@ async function tabExists(tabId) {
   }
 }
 
+const ALREADY_ATTACHED = /already attached/i;
+
+// Chromium refuses an attach only when this same extension is attached to
+// the tab already (DevTools and other extensions attach side by side, see
+// tests/faults.rs). That session was left by an earlier instance of this
+// worker (the worker was stopped and restarted): take it over.
+async function attachOnce(tabId) {
+  try {
+    await chrome.debugger.attach({ tabId }, "1.3");
+    return;
+  } catch (e) {
+    if (!ALREADY_ATTACHED.test(String(e?.message ?? e))) throw e;
+  }
+  try {
+    await chrome.debugger.detach({ tabId });
+  } catch {
+    // Not ours to detach: fall through to the refusal below.
+  }
+  await chrome.debugger.attach({ tabId }, "1.3");
+}
+
 function attach(tabId) {
   let p = attached.get(tabId);
   if (!p) {
-    p = chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
+    p = attachOnce(tabId).catch((e) => {
       attached.delete(tabId);
-      const msg = String(e?.message ?? e);
-      if (/already attached/i.test(msg)) {
-        throw new RelayError(ERROR.DEBUGGER_BUSY,
-          "another debugger (DevTools or another extension) is attached to this tab; close it and retry");
-      }
-      throw new RelayError(ERROR.CDP, msg);
+      throw attachError(String(e?.message ?? e));
     });
     attached.set(tabId, p);
   }
   return p;
+}
+
+// A refusal to attach, as the error a client sees: terminal, with its cause.
+function attachError(msg) {
+  if (ALREADY_ATTACHED.test(msg)) {
+    return new RelayError(ERROR.DEBUGGER_BUSY,
+      "another debugger (DevTools or another extension) is attached to this tab and tabwire " +
+      `could not take it over (${msg}). Close that debugger or use another tab`);
+  }
+  return new RelayError(ERROR.CDP, msg);
 }
 
 function forgetTab(tabId) {

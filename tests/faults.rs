@@ -1,7 +1,8 @@
 //! Scripted faults against real processes (issue 7): the native host killed
 //! mid-call, a serve killed, the browser closing and coming back, the
-//! extension reloaded or its worker stopped, a tab closed mid-call, an
-//! unwritable audit log; and load: many clients at once, a long relay soak.
+//! extension reloaded or its worker stopped, other debuggers on a tab, a tab
+//! closed mid-call, an unwritable audit log; and load: many clients at once,
+//! a long relay soak.
 
 mod common;
 
@@ -480,6 +481,33 @@ fn worker_of(b: &PipeChromium, origin: &str) -> Option<Value> {
     })
 }
 
+/// Evaluates `expr` (promises awaited) in a target through a new session.
+fn eval_in(b: &PipeChromium, target: &Value, expr: &str) -> Result<Value, String> {
+    let s = b.call(
+        None,
+        "Target.attachToTarget",
+        json!({"targetId": target["targetId"], "flatten": true}),
+    )?;
+    let session = s["sessionId"].as_str().unwrap_or_default().to_string();
+    let r = b.call(
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": expr, "awaitPromise": true, "returnByValue": true}),
+    )?;
+    let _ = b.call(
+        None,
+        "Target.detachFromTarget",
+        json!({"sessionId": session}),
+    );
+    match r.get("exceptionDetails") {
+        Some(ex) => Err(ex["exception"]["description"]
+            .as_str()
+            .unwrap_or("exception")
+            .to_string()),
+        None => Ok(r["result"]["value"].clone()),
+    }
+}
+
 async fn connected(mcp: &Mcp) -> bool {
     mcp.ok("browser_status", json!({}))
         .await
@@ -693,4 +721,172 @@ async fn a_stopped_extension_worker_comes_back_by_itself() {
         .ok("browser_navigate", json!({"url": site.url("/page/back")}))
         .await;
     assert!(snap.contains("back"), "{snap}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_an_earlier_worker_left_attached_is_taken_over_not_refused() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch(&sb, &[]);
+    let mcp = Mcp::start(&sb, "Heir", &EXT).await;
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/kept")}))
+        .await;
+    let worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
+    let hosts = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    browser
+        .call(
+            None,
+            "Target.closeTarget",
+            json!({"targetId": worker["targetId"]}),
+        )
+        .expect("stop the worker");
+
+    // A new worker connects (through a new native host) by itself.
+    let deadline = Instant::now() + Duration::from_secs(45);
+    loop {
+        let now = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+        if !now.is_empty() && now.iter().all(|p| !hosts.contains(p)) && connected(&mcp).await {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the worker never came back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // It does not know the tab (the old worker's debugger session on it
+    // lives on in Chrome), so the client no longer sees it.
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(list.contains("You have no tabs"), "{list}");
+
+    // The user shares that tab with the client again (as the popup does).
+    let options = browser.open(&format!("{EXTENSION_ORIGIN}options.html"));
+    eventually(20, "the options page", || {
+        browser
+            .eval(&options, "document.body?.dataset.ready === 'true'")
+            .ok()
+            .filter(|v| v == &json!(true))
+    })
+    .await;
+    let shared = browser.eval(
+        &options,
+        &format!(
+            "(async () => {{ const [tab] = await chrome.tabs.query({{url: {:?}}}); \
+             const state = await chrome.runtime.sendMessage({{type: 'tabwire.state'}}); \
+             return await chrome.runtime.sendMessage({{type: 'tabwire.share', tabId: tab.id, \
+             client: state.clients[0].id}}); }})()",
+            site.url("/page/kept")
+        ),
+    );
+    assert!(
+        shared.as_ref().is_ok_and(|v| v.get("error").is_none()),
+        "{shared:?}"
+    );
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    let index = list
+        .lines()
+        .find(|l| l.contains("/page/kept"))
+        .and_then(|l| {
+            l.trim_start_matches("- ")
+                .split(':')
+                .next()?
+                .trim()
+                .parse::<usize>()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("the shared tab is not listed: {list}"));
+    mcp.ok("browser_tabs", json!({"action": "select", "index": index}))
+        .await;
+    // Chrome refuses a second attach by the same extension ("Another
+    // debugger is already attached"): the extension takes its own old
+    // session over instead of blaming DevTools.
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("kept"), "{title}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devtools_a_cdp_client_and_another_extension_on_a_tab_do_not_block_it() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    // A second extension that can attach chrome.debugger to tabs.
+    let other = sb.tmp.path().join("other-extension");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("manifest.json"),
+        r#"{"manifest_version": 3, "name": "another debugger", "version": "1.0",
+            "permissions": ["debugger", "tabs"], "background": {"service_worker": "bg.js"}}"#,
+    )
+    .unwrap();
+    std::fs::write(other.join("bg.js"), "// attaches when the test says so\n").unwrap();
+    let both = format!("{EXTENSION_DIR},{}", other.display());
+    let load = format!("--load-extension={both}");
+    let only = format!("--disable-extensions-except={both}");
+    let browser =
+        PipeChromium::launch_with_flags(&sb, &[], &[&load, &only, "--auto-open-devtools-for-tabs"]);
+    let mcp = Mcp::start(&sb, "Crowded", &EXT).await;
+
+    // A new tab: DevTools opens on it (the flag) before tabwire attaches.
+    mcp.ok("browser_tabs", json!({"action": "new"})).await;
+    let tab = eventually(20, "DevTools attached to the new tab", || {
+        target_where(&browser, |kind, url| kind == "tab" && url == "about:blank")
+            .filter(|t| t["attached"] == true)
+    })
+    .await;
+    assert!(
+        target_where(&browser, |_, url| url.starts_with("devtools://")).is_some(),
+        "no DevTools window"
+    );
+    // The test attaches its own CDP client to the page too.
+    let page = page_showing(&browser, "about:blank").expect("the page target");
+    browser
+        .call(
+            None,
+            "Target.attachToTarget",
+            json!({"targetId": page["targetId"], "flatten": true}),
+        )
+        .expect("attach the test's CDP client");
+    // And another extension attaches chrome.debugger to it.
+    let other_worker = eventually(20, "the other extension's worker", || {
+        target_where(&browser, |kind, url| {
+            kind == "service_worker" && !url.starts_with(EXTENSION_ORIGIN)
+        })
+    })
+    .await;
+    let attach_it = "(async () => { const [t] = await chrome.tabs.query({url: 'about:blank'}); \
+                     await chrome.debugger.attach({tabId: t.id}, '1.3'); return t.id; })()";
+    eval_in(&browser, &other_worker, attach_it).expect("the other extension attaches");
+
+    // tabwire still attaches and drives the tab.
+    let two = mcp
+        .ok("browser_evaluate", json!({"function": "() => 1 + 1"}))
+        .await;
+    assert!(two.ends_with('2'), "{two}");
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": site.url("/page/crowded")}),
+        )
+        .await;
+    assert!(snap.contains("crowded"), "{snap}");
+    eprintln!(
+        "tab {} driven with DevTools, a CDP client and another extension attached",
+        tab["targetId"]
+    );
+
+    // The refusal tabwire maps (and takes over, see the test above) only
+    // comes from the same extension attaching twice.
+    let again = eval_in(
+        &browser,
+        &other_worker,
+        &attach_it.replace("about:blank", "*://*/*"),
+    );
+    let refused = again.expect_err("a second attach by one extension is refused");
+    assert!(
+        refused.contains("Another debugger is already attached"),
+        "{refused}"
+    );
 }
