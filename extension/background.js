@@ -197,8 +197,17 @@ async function dispatch(c, method, params) {
       const server = serverFor(c);
       if (params.method === "Page.navigate") refuseByPolicy(server, params.params?.url);
       if (!LEAVING.has(params.method)) refuseByPolicy(server, tab.url || tab.pendingUrl);
-      await attach(tabId);
-      return await chrome.debugger.sendCommand({ tabId }, params.method, params.params ?? {});
+      try {
+        await attach(tabId);
+        return await chrome.debugger.sendCommand({ tabId }, params.method, params.params ?? {});
+      } catch (e) {
+        // A tab closed while the command ran answers "Detached while
+        // handling command": say what happened instead.
+        if (!(await tabExists(tabId))) {
+          throw new RelayError(ERROR.NO_SUCH_TAB, `tab ${tabId} was closed`);
+        }
+        throw e;
+      }
     }
     default:
       throw new RelayError(ERROR.BAD_REQUEST, `unknown method ${method}`);
@@ -247,21 +256,56 @@ async function createTab(c, url, groupName) {
   return tab;
 }
 
+async function tabExists(tabId) {
+  try {
+    await chrome.tabs.get(tabId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const ALREADY_ATTACHED = /already attached/i;
+
+// Chromium refuses an attach only when this same extension is attached to
+// the tab already (DevTools and other extensions attach side by side, see
+// tests/faults.rs). That session was left by an earlier instance of this
+// worker (the worker was stopped and restarted): take it over.
+async function attachOnce(tabId) {
+  try {
+    await chrome.debugger.attach({ tabId }, "1.3");
+    return;
+  } catch (e) {
+    if (!ALREADY_ATTACHED.test(String(e?.message ?? e))) throw e;
+  }
+  try {
+    await chrome.debugger.detach({ tabId });
+  } catch {
+    // Not ours to detach: fall through to the refusal below.
+  }
+  await chrome.debugger.attach({ tabId }, "1.3");
+}
+
 function attach(tabId) {
   let p = attached.get(tabId);
   if (!p) {
-    p = chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
+    p = attachOnce(tabId).catch((e) => {
       attached.delete(tabId);
-      const msg = String(e?.message ?? e);
-      if (/already attached/i.test(msg)) {
-        throw new RelayError(ERROR.DEBUGGER_BUSY,
-          "another debugger (DevTools or another extension) is attached to this tab; close it and retry");
-      }
-      throw new RelayError(ERROR.CDP, msg);
+      throw attachError(String(e?.message ?? e));
     });
     attached.set(tabId, p);
   }
   return p;
+}
+
+// A refusal to attach, as the error a client sees: terminal, with its cause.
+function attachError(msg) {
+  if (ALREADY_ATTACHED.test(msg)) {
+    return new RelayError(ERROR.DEBUGGER_BUSY,
+      "another debugger (DevTools or another extension) is attached to this tab and tabwire " +
+      `could not take it over (${msg}). Close that debugger or use another tab`);
+  }
+  return new RelayError(ERROR.CDP, msg);
 }
 
 function forgetTab(tabId) {
@@ -401,5 +445,15 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   })().then(reply, (e) => reply({ error: String(e?.message ?? e) }));
   return true; // answered asynchronously
 });
+
+// A stopped worker (crash, "Stop" in chrome://serviceworker-internals)
+// is started again only by an event it listens to; without one, no
+// client could reach the browser until the user touched the extension.
+// The alarm wakes it (at most every 30 s) to reconnect the host.
+const WAKE_ALARM = "tabwire-reconnect";
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === WAKE_ALARM && !port) reconnectNow();
+});
+chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });
 
 connect();

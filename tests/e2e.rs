@@ -28,7 +28,68 @@ on_both_backends!(
     html_scrolling_partial_snapshots_and_element_shots,
     a_runaway_script_is_stopped_and_the_tab_stays_usable,
     a_crashed_page_is_reported_and_navigation_revives_it,
+    a_tab_closed_mid_call_ends_the_call_at_once,
 );
+
+/// The tab goes away while a call waits on it (here the page closes itself;
+/// tests/faults.rs closes it from the browser): the call fails within 2 s
+/// saying so, instead of waiting out the command timeout.
+async fn a_tab_closed_mid_call_ends_the_call_at_once(w: World) {
+    let mcp = std::sync::Arc::new(client(&w, "Abandoned").await);
+    // A fresh tab has one history entry, so its page may close it.
+    mcp.ok("browser_tabs", json!({"action": "new"})).await;
+    let long = {
+        let mcp = mcp.clone();
+        tokio::spawn(async move {
+            mcp.text(
+                "browser_evaluate",
+                json!({"function": "async () => { window.__started = true; \
+                    await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
+            )
+            .await
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => !!window.__started"}),
+        )
+        .await
+        != "Result (page data):\ntrue"
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the long call never started"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let closing = std::time::Instant::now();
+    let _ = mcp
+        .text(
+            "browser_evaluate",
+            json!({"function": "() => { window.close(); return 1 }"}),
+        )
+        .await;
+    let err = tokio::time::timeout(std::time::Duration::from_secs(30), long)
+        .await
+        .expect("the call in flight never ended")
+        .unwrap()
+        .expect_err("the call in flight succeeded");
+    let after = closing.elapsed();
+    eprintln!(
+        "{:?}: in-flight call failed {after:?} after window.close(): {err}",
+        w.via
+    );
+    assert!(after < std::time::Duration::from_secs(2), "took {after:?}");
+    assert!(err.contains("was closed"), "{err}");
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(list.contains("You have no tabs"), "{list}");
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/page/next")}))
+        .await;
+    assert!(snap.contains("next"), "{snap}");
+}
 
 async fn a_crashed_page_is_reported_and_navigation_revives_it(w: World) {
     let mcp = client_with(&w, "Crasher", &["--call-timeout".into(), "5".into()]).await;

@@ -1,11 +1,15 @@
 //! Scripted faults against real processes (issue 7): the native host killed
-//! mid-call, a serve killed, the browser closing and coming back, an
-//! unwritable audit log; and load: many clients at once, a long relay soak.
+//! mid-call, a serve killed, the browser closing and coming back, the
+//! extension reloaded or its worker stopped, other debuggers on a tab, a tab
+//! closed mid-call, an unwritable audit log; and load: many clients at once,
+//! a long relay soak.
 
 mod common;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::install_env::PipeChromium;
 use common::*;
 use serde_json::{json, Value};
 
@@ -443,4 +447,446 @@ async fn a_cancelled_call_stops_and_is_recorded_as_cancelled() {
         .ok("browser_status", json!({}))
         .await
         .contains("Backend mode"));
+}
+
+// ---- the browser seen from the test's own CDP pipe ------------------------
+
+/// Every target of the browser (tabs, pages, workers).
+fn targets(b: &PipeChromium) -> Vec<Value> {
+    b.call(None, "Target.getTargets", json!({"filter": [{}]}))
+        .expect("Target.getTargets")["targetInfos"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn target_where(b: &PipeChromium, pred: impl Fn(&str, &str) -> bool) -> Option<Value> {
+    targets(b).into_iter().find(|t| {
+        pred(
+            t["type"].as_str().unwrap_or_default(),
+            t["url"].as_str().unwrap_or_default(),
+        )
+    })
+}
+
+/// The page target showing `url_part`.
+fn page_showing(b: &PipeChromium, url_part: &str) -> Option<Value> {
+    target_where(b, |kind, url| kind == "page" && url.contains(url_part))
+}
+
+/// The service worker of the extension with `origin`.
+fn worker_of(b: &PipeChromium, origin: &str) -> Option<Value> {
+    target_where(b, |kind, url| {
+        kind == "service_worker" && url.starts_with(origin)
+    })
+}
+
+/// Evaluates `expr` (promises awaited) in a target through a new session.
+fn eval_in(b: &PipeChromium, target: &Value, expr: &str) -> Result<Value, String> {
+    let s = b.call(
+        None,
+        "Target.attachToTarget",
+        json!({"targetId": target["targetId"], "flatten": true}),
+    )?;
+    let session = s["sessionId"].as_str().unwrap_or_default().to_string();
+    let r = b.call(
+        Some(&session),
+        "Runtime.evaluate",
+        json!({"expression": expr, "awaitPromise": true, "returnByValue": true}),
+    )?;
+    let _ = b.call(
+        None,
+        "Target.detachFromTarget",
+        json!({"sessionId": session}),
+    );
+    match r.get("exceptionDetails") {
+        Some(ex) => Err(ex["exception"]["description"]
+            .as_str()
+            .unwrap_or("exception")
+            .to_string()),
+        None => Ok(r["result"]["value"].clone()),
+    }
+}
+
+async fn connected(mcp: &Mcp) -> bool {
+    mcp.ok("browser_status", json!({}))
+        .await
+        .contains("Extension: connected")
+}
+
+/// Polls (with the same page, concurrently with a call in flight) until
+/// `flag` is set on the page's window.
+async fn wait_for_page_flag(mcp: &Mcp, flag: &str) {
+    let probe = json!({"function": format!("() => !!window.{flag}")});
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while mcp.ok("browser_evaluate", probe.clone()).await != "Result (page data):\ntrue" {
+        assert!(Instant::now() < deadline, "window.{flag} was never set");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A call that stays in flight until its tab goes away: a 20 s promise, or
+/// a wait for text that never comes. Returns once the page is running it.
+async fn start_long_call(
+    mcp: &Arc<Mcp>,
+    tool: &'static str,
+) -> tokio::task::JoinHandle<Result<String, String>> {
+    let args = match tool {
+        "browser_evaluate" => json!({"function": "async () => { window.__started = true; \
+            await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
+        _ => {
+            // The wait reads body.innerText: mark the page when it does.
+            mcp.ok(
+                "browser_evaluate",
+                json!({"function": "() => { const get = Object.getOwnPropertyDescriptor(\
+                    HTMLElement.prototype, 'innerText').get; Object.defineProperty(document.body, \
+                    'innerText', {configurable: true, get() { window.__started = true; \
+                    return get.call(this); }}); return 1; }"}),
+            )
+            .await;
+            json!({"text": "text that never comes", "timeout": 20})
+        }
+    };
+    let call = {
+        let mcp = mcp.clone();
+        tokio::spawn(async move { mcp.text(tool, args).await })
+    };
+    wait_for_page_flag(mcp, "__started").await;
+    call
+}
+
+/// Waits for a call that must end by itself; returns its error and how
+/// long after `since` it ended.
+async fn failure_of(
+    call: tokio::task::JoinHandle<Result<String, String>>,
+    since: Instant,
+) -> (String, Duration) {
+    let err = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("the call in flight never ended")
+        .unwrap()
+        .expect_err("the call in flight succeeded");
+    (err, since.elapsed())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_closed_in_the_browser_mid_call_ends_the_call_at_once_and_the_client_goes_on() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch(&sb, &[]);
+    let mcp = Arc::new(Mcp::start(&sb, "Closer", &EXT).await);
+    for tool in ["browser_evaluate", "browser_wait_for"] {
+        let page = format!("/page/doomed-{tool}");
+        mcp.ok("browser_navigate", json!({"url": site.url(&page)}))
+            .await;
+        let call = start_long_call(&mcp, tool).await;
+
+        // The user closes the tab.
+        let tab = page_showing(&browser, &page).expect("the client's tab");
+        let closed = Instant::now();
+        browser
+            .call(
+                None,
+                "Target.closeTarget",
+                json!({"targetId": tab["targetId"]}),
+            )
+            .unwrap();
+        let (err, after) = failure_of(call, closed).await;
+        eprintln!("{tool} in flight failed {after:?} after its tab was closed: {err}");
+        assert!(after < Duration::from_secs(2), "{tool} took {after:?}");
+        assert!(err.contains("was closed"), "{tool}: {err}");
+
+        let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+        assert!(list.contains("You have no tabs"), "{list}");
+    }
+    // A new tab works.
+    let list = mcp
+        .ok(
+            "browser_tabs",
+            json!({"action": "new", "url": site.url("/page/next")}),
+        )
+        .await;
+    assert!(list.contains("/page/next"), "{list}");
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("next"), "{title}");
+}
+
+/// Chromium flags that let the test reload the extension over its pipe.
+const RELOADABLE: &[&str] = &["--enable-unsafe-extension-debugging"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reloaded_extension_is_picked_up_and_old_tab_handles_say_why_they_are_void() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch_with_flags(&sb, &[], RELOADABLE);
+    let mcp = Arc::new(Mcp::start(&sb, "Reloaded", &EXT).await);
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/before")}))
+        .await;
+    let call = start_long_call(&mcp, "browser_evaluate").await;
+    let hosts = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    let old_worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
+
+    // The extension is reloaded (as by the reload button or an update).
+    // chrome.runtime.reload() would do, but in this headless Chromium it
+    // leaves a command-line extension disabled; loading it again reloads it.
+    let reloaded = Instant::now();
+    browser
+        .call(
+            None,
+            "Extensions.loadUnpacked",
+            json!({"path": EXTENSION_DIR}),
+        )
+        .expect("reload the extension");
+    let (err, after) = failure_of(call, reloaded).await;
+    eprintln!("in-flight call failed {after:?} after the reload: {err}");
+    assert!(after < Duration::from_secs(2), "took {after:?}");
+    assert!(err.contains("went away"), "{err}");
+
+    // The next call waits for the new worker and succeeds. The new worker
+    // owns no tab: the old one is no longer this client's.
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(list.contains("You have no tabs"), "{list}");
+    let new_worker = worker_of(&browser, EXTENSION_ORIGIN).expect("a new worker");
+    assert_ne!(old_worker["targetId"], new_worker["targetId"]);
+    let hosts_after = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    assert!(
+        hosts_after.iter().all(|p| !hosts.contains(p)),
+        "a new native host serves now: {hosts:?} → {hosts_after:?}"
+    );
+
+    // The old handle is reported once, with its cause; the tab itself is
+    // still open in the browser.
+    let err = mcp
+        .text(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.contains("restarted"), "{err}");
+    assert!(page_showing(&browser, "/page/before").is_some());
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/after")}))
+        .await;
+    assert!(snap.contains("after"), "{snap}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_extension_worker_comes_back_by_itself() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch(&sb, &[]);
+    let mcp = Mcp::start(&sb, "Idle", &EXT).await;
+    // Connected, with no tab whose events could wake the worker.
+    mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    let worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
+
+    // Chrome stops the worker (as after a crash, or "Stop" in
+    // chrome://serviceworker-internals); nobody touches the browser.
+    let stopped = Instant::now();
+    browser
+        .call(
+            None,
+            "Target.closeTarget",
+            json!({"targetId": worker["targetId"]}),
+        )
+        .expect("stop the worker");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while connected(&mcp).await {
+        assert!(Instant::now() < deadline, "the worker never stopped");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Chrome's shortest alarm period is 30 s.
+    let deadline = Instant::now() + Duration::from_secs(45);
+    while !connected(&mcp).await {
+        assert!(
+            Instant::now() < deadline,
+            "the extension did not come back without user action"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!(
+        "the stopped worker reconnected {:?} after the stop",
+        stopped.elapsed()
+    );
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/back")}))
+        .await;
+    assert!(snap.contains("back"), "{snap}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_an_earlier_worker_left_attached_is_taken_over_not_refused() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch(&sb, &[]);
+    let mcp = Mcp::start(&sb, "Heir", &EXT).await;
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/kept")}))
+        .await;
+    let worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
+    let hosts = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+    browser
+        .call(
+            None,
+            "Target.closeTarget",
+            json!({"targetId": worker["targetId"]}),
+        )
+        .expect("stop the worker");
+
+    // A new worker connects (through a new native host) by itself.
+    let deadline = Instant::now() + Duration::from_secs(45);
+    loop {
+        let now = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
+        if !now.is_empty() && now.iter().all(|p| !hosts.contains(p)) && connected(&mcp).await {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the worker never came back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // It does not know the tab (the old worker's debugger session on it
+    // lives on in Chrome), so the client no longer sees it.
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(list.contains("You have no tabs"), "{list}");
+
+    // The user shares that tab with the client again (as the popup does).
+    let options = browser.open(&format!("{EXTENSION_ORIGIN}options.html"));
+    eventually(20, "the options page", || {
+        browser
+            .eval(&options, "document.body?.dataset.ready === 'true'")
+            .ok()
+            .filter(|v| v == &json!(true))
+    })
+    .await;
+    let shared = browser.eval(
+        &options,
+        &format!(
+            "(async () => {{ const [tab] = await chrome.tabs.query({{url: {:?}}}); \
+             const state = await chrome.runtime.sendMessage({{type: 'tabwire.state'}}); \
+             return await chrome.runtime.sendMessage({{type: 'tabwire.share', tabId: tab.id, \
+             client: state.clients[0].id}}); }})()",
+            site.url("/page/kept")
+        ),
+    );
+    assert!(
+        shared.as_ref().is_ok_and(|v| v.get("error").is_none()),
+        "{shared:?}"
+    );
+    let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
+    let index = list
+        .lines()
+        .find(|l| l.contains("/page/kept"))
+        .and_then(|l| {
+            l.trim_start_matches("- ")
+                .split(':')
+                .next()?
+                .trim()
+                .parse::<usize>()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("the shared tab is not listed: {list}"));
+    mcp.ok("browser_tabs", json!({"action": "select", "index": index}))
+        .await;
+    // Chrome refuses a second attach by the same extension ("Another
+    // debugger is already attached"): the extension takes its own old
+    // session over instead of blaming DevTools.
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("kept"), "{title}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devtools_a_cdp_client_and_another_extension_on_a_tab_do_not_block_it() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    // A second extension that can attach chrome.debugger to tabs.
+    let other = sb.tmp.path().join("other-extension");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("manifest.json"),
+        r#"{"manifest_version": 3, "name": "another debugger", "version": "1.0",
+            "permissions": ["debugger", "tabs"], "background": {"service_worker": "bg.js"}}"#,
+    )
+    .unwrap();
+    std::fs::write(other.join("bg.js"), "// attaches when the test says so\n").unwrap();
+    let both = format!("{EXTENSION_DIR},{}", other.display());
+    let load = format!("--load-extension={both}");
+    let only = format!("--disable-extensions-except={both}");
+    let browser =
+        PipeChromium::launch_with_flags(&sb, &[], &[&load, &only, "--auto-open-devtools-for-tabs"]);
+    let mcp = Mcp::start(&sb, "Crowded", &EXT).await;
+
+    // A new tab: DevTools opens on it (the flag) before tabwire attaches.
+    mcp.ok("browser_tabs", json!({"action": "new"})).await;
+    let tab = eventually(20, "DevTools attached to the new tab", || {
+        target_where(&browser, |kind, url| kind == "tab" && url == "about:blank")
+            .filter(|t| t["attached"] == true)
+    })
+    .await;
+    assert!(
+        target_where(&browser, |_, url| url.starts_with("devtools://")).is_some(),
+        "no DevTools window"
+    );
+    // The test attaches its own CDP client to the page too.
+    let page = page_showing(&browser, "about:blank").expect("the page target");
+    browser
+        .call(
+            None,
+            "Target.attachToTarget",
+            json!({"targetId": page["targetId"], "flatten": true}),
+        )
+        .expect("attach the test's CDP client");
+    // And another extension attaches chrome.debugger to it.
+    let other_worker = eventually(20, "the other extension's worker", || {
+        target_where(&browser, |kind, url| {
+            kind == "service_worker" && !url.starts_with(EXTENSION_ORIGIN)
+        })
+    })
+    .await;
+    let attach_it = "(async () => { const [t] = await chrome.tabs.query({url: 'about:blank'}); \
+                     await chrome.debugger.attach({tabId: t.id}, '1.3'); return t.id; })()";
+    eval_in(&browser, &other_worker, attach_it).expect("the other extension attaches");
+
+    // tabwire still attaches and drives the tab.
+    let two = mcp
+        .ok("browser_evaluate", json!({"function": "() => 1 + 1"}))
+        .await;
+    assert!(two.ends_with('2'), "{two}");
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": site.url("/page/crowded")}),
+        )
+        .await;
+    assert!(snap.contains("crowded"), "{snap}");
+    eprintln!(
+        "tab {} driven with DevTools, a CDP client and another extension attached",
+        tab["targetId"]
+    );
+
+    // The refusal tabwire maps (and takes over, see the test above) only
+    // comes from the same extension attaching twice.
+    let again = eval_in(
+        &browser,
+        &other_worker,
+        &attach_it.replace("about:blank", "*://*/*"),
+    );
+    let refused = again.expect_err("a second attach by one extension is refused");
+    assert!(
+        refused.contains("Another debugger is already attached"),
+        "{refused}"
+    );
 }

@@ -282,6 +282,9 @@ fn remote_to_backend(method: &str, e: RemoteError) -> BackendError {
     match e.code.as_str() {
         "no_such_tab" => BackendError::NoSuchTab,
         "disconnected" => BackendError::NotConnected(e.message),
+        // Chrome refused to attach to the tab: asking again will not help,
+        // so this is final and says what to do.
+        "debugger_busy" => BackendError::Other(e.message),
         "cdp" => BackendError::Cdp {
             method: method.into(),
             message: e.message,
@@ -572,5 +575,38 @@ impl Backend for ExtensionBackend {
 
     fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
         self.inner.events.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remote(code: &str, message: &str) -> RemoteError {
+        RemoteError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn a_refused_attach_is_a_final_error_that_names_the_cause() {
+        let why = "another debugger (DevTools or another extension) is attached to this tab and \
+                   tabwire could not take it over (Another debugger is already attached to the \
+                   tab with id: 7.). Close that debugger or use another tab";
+        let e = remote_to_backend("cdp.send", remote("debugger_busy", why));
+        assert!(matches!(e, BackendError::Other(_)), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("another debugger") && text.contains("another tab"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_tab_closed_during_a_call_is_no_such_tab() {
+        let e = remote_to_backend("cdp.send", remote("no_such_tab", "tab 7 was closed"));
+        assert!(matches!(e, BackendError::NoSuchTab), "{e:?}");
+        assert!(e.to_string().contains("was closed"));
     }
 }

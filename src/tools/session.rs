@@ -84,6 +84,8 @@ struct State {
     /// Set when the current tab was closed behind the client's back; the next
     /// call that needs a tab reports it once instead of silently moving on.
     closed_notice: Option<TabId>,
+    /// The notice is about a restart (every handle became void), not a close.
+    notice_is_restart: bool,
     snapshot: Option<SnapshotMark>,
     /// Tabs whose Page and Runtime domains are on (events flow).
     domains_on: HashSet<TabId>,
@@ -248,6 +250,7 @@ impl Session {
                         if st.current == Some(tab) {
                             st.current = None;
                             st.closed_notice = Some(tab);
+                            st.notice_is_restart = false;
                         }
                     }
                     TabEvent::Detached { tab, .. } => {
@@ -271,7 +274,11 @@ impl Session {
         self.state().current
     }
 
+    /// Makes `tab` the current tab. A handle the client just chose (from a
+    /// fresh `browser_tabs` list) belongs to the backend's current
+    /// generation, so the generation is taken in first.
     pub fn set_current(&self, tab: Option<TabId>) {
+        self.forget_void_handles();
         let mut st = self.state();
         st.current = tab;
         st.closed_notice = None;
@@ -304,11 +311,24 @@ impl Session {
 
     async fn tab_or_notice(&self) -> Result<TabId, ToolError> {
         self.forget_void_handles();
-        if let Some(closed) = self.state().closed_notice.take() {
-            return Err(ToolError(format!(
-                "the current tab (id {closed}) was closed. Use browser_tabs to list your \
-                 remaining tabs or open a new one; the next call opens a fresh tab if you do nothing"
-            )));
+        let notice = {
+            let mut st = self.state();
+            st.closed_notice.take().map(|t| (t, st.notice_is_restart))
+        };
+        if let Some((tab, restart)) = notice {
+            return Err(ToolError(if restart {
+                format!(
+                    "the browser or its tabwire extension restarted, so the current tab (id {tab}) \
+                     and any other tab this client had are no longer under its control (they stay \
+                     open in the browser). Use browser_tabs to list or open tabs; the next call \
+                     opens a fresh tab if you do nothing"
+                )
+            } else {
+                format!(
+                    "the current tab (id {tab}) was closed. Use browser_tabs to list your \
+                     remaining tabs or open a new one; the next call opens a fresh tab if you do nothing"
+                )
+            }));
         }
         if let Some(tab) = self.current_tab() {
             return Ok(tab);
@@ -333,6 +353,7 @@ impl Session {
         if st.generation != now {
             st.generation = now;
             st.closed_notice = st.current.take();
+            st.notice_is_restart = true;
             st.snapshot = None;
             st.domains_on.clear();
             st.events = PageEvents::default();

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Kind, Response, Session, ToolDef, ToolError};
+use crate::backend::BackendError;
 
 /// Longest wait one call may ask for (stays below the per-command timeout).
 const MAX_WAIT_SECS: f64 = 25.0;
@@ -78,8 +79,14 @@ pub fn tools() -> Vec<ToolDef> {
                             s.page_line(tab).await?
                         )))
                     }
-                    // A navigation destroys the page's context: look again in the new one.
-                    Err(e) if tokio::time::Instant::now() < deadline && !e.0.contains("dialog") => {
+                    // A navigation destroys the page's context: look again in
+                    // the new one. A closed tab, a dialog or a refused debugger
+                    // will not go away by asking again.
+                    Err(e)
+                        if tokio::time::Instant::now() < deadline
+                            && s.current_tab() == Some(tab)
+                            && worth_retrying(&e) =>
+                    {
                         tracing::debug!(error = %e, "wait interrupted; retrying");
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
@@ -96,6 +103,18 @@ pub fn tools() -> Vec<ToolDef> {
     )]
 }
 
+/// Whether an error while watching the page may be a navigation in
+/// progress, rather than something that asking again cannot fix.
+fn worth_retrying(e: &ToolError) -> bool {
+    let terminal = [
+        BackendError::NoSuchTab.to_string(),
+        "dialog".into(),
+        "another debugger".into(),
+        "crashed".into(),
+    ];
+    !terminal.iter().any(|t| e.0.contains(t.as_str()))
+}
+
 fn watch_expression(condition: &str, ms: u64) -> String {
     format!(
         "new Promise(resolve => {{
@@ -106,4 +125,28 @@ fn watch_expression(condition: &str, ms: u64) -> String {
   setTimeout(() => {{ obs.disconnect(); resolve(check()); }}, {ms});
 }})"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_errors_a_navigation_can_cause_are_retried() {
+        let err = |m: &str| ToolError(m.to_string());
+        assert!(worth_retrying(&err(
+            "Runtime.evaluate failed: Execution context was destroyed."
+        )));
+        assert!(!worth_retrying(&BackendError::NoSuchTab.into()));
+        assert!(!worth_retrying(&err(
+            "a JavaScript alert dialog is open: \"hi\""
+        )));
+        assert!(!worth_retrying(&err(
+            "another debugger (DevTools or another extension) is attached to this tab and \
+             tabwire could not take it over"
+        )));
+        assert!(!worth_retrying(&err(
+            "the page in this tab crashed. Load it again with browser_navigate"
+        )));
+    }
 }

@@ -207,8 +207,23 @@ impl PipeChromium {
         Self::launch_unregistered(sb, urls)
     }
 
+    /// Like [`Self::launch`], with extra Chromium flags.
+    pub fn launch_with_flags(sb: &Sandbox, urls: &[String], flags: &[&str]) -> Self {
+        let status = Command::new(BIN)
+            .args(["install", "--browser", "chromium", "--user-data-dir"])
+            .arg(&sb.udd)
+            .status()
+            .expect("run tabwire install");
+        assert!(status.success(), "tabwire install failed");
+        Self::start(sb, urls, flags)
+    }
+
     /// Like [`Self::launch`] but without registering the native host.
     pub fn launch_unregistered(sb: &Sandbox, urls: &[String]) -> Self {
+        Self::start(sb, urls, &[])
+    }
+
+    fn start(sb: &Sandbox, urls: &[String], flags: &[&str]) -> Self {
         let ext = super::EXTENSION_DIR;
         let (browser_reads, we_write) = cloexec_pipe();
         let (we_read, browser_writes) = cloexec_pipe();
@@ -221,6 +236,7 @@ impl PipeChromium {
             .arg(format!("--user-data-dir={}", sb.udd.display()))
             .arg(format!("--load-extension={ext}"))
             .arg(format!("--disable-extensions-except={ext}"))
+            .args(flags)
             .args(urls)
             .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
             .env("RUST_LOG", "tabwire=debug")

@@ -26,6 +26,16 @@ pub const TAB_ID_BASE: TabId = 1 << 40;
 
 type Reply = Result<Value, (i64, String)>;
 
+/// A command waiting for its answer, and the session it was sent on.
+struct Waiter {
+    session: Option<String>,
+    reply: oneshot::Sender<Reply>,
+}
+
+/// What a command gets when its tab's session ends before it is answered
+/// (Chromium never answers it: without this it would wait out the timeout).
+const SESSION_ENDED: &str = "the tab's debugging session ended during the call";
+
 #[derive(Default)]
 struct Targets {
     /// Page targets in creation order.
@@ -43,7 +53,7 @@ struct Targets {
 
 struct Inner {
     tx: tokio::sync::mpsc::UnboundedSender<String>,
-    pending: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    pending: Mutex<HashMap<u64, Waiter>>,
     next_id: AtomicU64,
     next_tab: AtomicU64,
     targets: Mutex<Targets>,
@@ -193,7 +203,14 @@ impl Inner {
             msg["sessionId"] = json!(s);
         }
         let (tx, rx) = oneshot::channel();
-        self.pending.lock().expect("pending lock").insert(id, tx);
+        let waiter = Waiter {
+            session: session.map(str::to_string),
+            reply: tx,
+        };
+        self.pending
+            .lock()
+            .expect("pending lock")
+            .insert(id, waiter);
         if self.tx.send(msg.to_string()).is_err() {
             self.pending.lock().expect("pending lock").remove(&id);
             return Err(BackendError::NotConnected(
@@ -240,20 +257,42 @@ impl Inner {
         t.tab_of.get(id).copied()
     }
 
+    /// Answers every command still waiting on `session` with [`SESSION_ENDED`].
+    fn session_ended(&self, session: &str) {
+        let mut pending = self.pending.lock().expect("pending lock");
+        let ids: Vec<u64> = pending
+            .iter()
+            .filter(|(_, w)| w.session.as_deref() == Some(session))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            if let Some(w) = pending.remove(&id) {
+                let _ = w.reply.send(Err((0, SESSION_ENDED.into())));
+            }
+        }
+    }
+
     fn target_gone(&self, target: &str) -> Option<TabId> {
-        let mut t = self.targets.lock().expect("targets lock");
-        let tab = t.tab_of.remove(target)?;
-        t.target_of.remove(&tab);
-        t.info.remove(target);
-        t.order.retain(|x| x != target);
-        if let Some(s) = t.session_of.remove(&tab) {
-            t.tab_of_session.remove(&s);
-        }
-        if t.active == Some(tab) {
-            t.active = None;
-        }
-        if t.spare == Some(tab) {
-            t.spare = None;
+        let (tab, session) = {
+            let mut t = self.targets.lock().expect("targets lock");
+            let tab = t.tab_of.remove(target)?;
+            t.target_of.remove(&tab);
+            t.info.remove(target);
+            t.order.retain(|x| x != target);
+            let session = t.session_of.remove(&tab);
+            if let Some(s) = &session {
+                t.tab_of_session.remove(s);
+            }
+            if t.active == Some(tab) {
+                t.active = None;
+            }
+            if t.spare == Some(tab) {
+                t.spare = None;
+            }
+            (tab, session)
+        };
+        if let Some(s) = session {
+            self.session_ended(&s);
         }
         Some(tab)
     }
@@ -326,7 +365,8 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
             }
         };
         if let Some(id) = msg["id"].as_u64() {
-            if let Some(waiter) = inner.pending.lock().expect("pending lock").remove(&id) {
+            let waiter = inner.pending.lock().expect("pending lock").remove(&id);
+            if let Some(Waiter { reply: waiter, .. }) = waiter {
                 let reply = match msg.get("error") {
                     Some(e) => Err((
                         e["code"].as_i64().unwrap_or(0),
@@ -381,6 +421,9 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
                 }
             }
             "Target.detachedFromTarget" => {
+                if let Some(session) = params["sessionId"].as_str() {
+                    inner.session_ended(session);
+                }
                 let mut t = inner.targets.lock().expect("targets lock");
                 if let Some(tab) = params["sessionId"]
                     .as_str()
@@ -400,7 +443,7 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
     tracing::info!("browser connection closed");
     inner.closed.store(true, Ordering::SeqCst);
     for (_, w) in inner.pending.lock().expect("pending lock").drain() {
-        let _ = w.send(Err((0, "browser connection closed".into())));
+        let _ = w.reply.send(Err((0, "browser connection closed".into())));
     }
 }
 
@@ -488,7 +531,28 @@ impl Backend for DirectBackend {
             }
         }
         let session = self.inner.session(tab).await?;
-        self.inner.send(Some(&session), method, params).await
+        match self.inner.send(Some(&session), method, params).await {
+            // The session ended under the command: say whether the tab is gone.
+            Err(BackendError::Cdp { message, .. }) if message == SESSION_ENDED => {
+                let still_there = match self.inner.target(tab) {
+                    Ok(target) => self
+                        .inner
+                        .send(None, "Target.getTargetInfo", json!({"targetId": target}))
+                        .await
+                        .is_ok(),
+                    Err(_) => false,
+                };
+                Err(if still_there {
+                    BackendError::Cdp {
+                        method: method.into(),
+                        message,
+                    }
+                } else {
+                    BackendError::NoSuchTab
+                })
+            }
+            r => r,
+        }
     }
 
     fn progress_message(&self) -> String {
