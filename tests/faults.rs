@@ -192,6 +192,100 @@ async fn an_unwritable_audit_log_does_not_break_calls() {
     );
 }
 
+/// A tiny tmpfs, unmounted on drop: a disk that fills up for real.
+struct FullDisk(std::path::PathBuf);
+
+impl FullDisk {
+    fn mount(at: std::path::PathBuf, size: &str) -> Option<Self> {
+        std::fs::create_dir_all(&at).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&at)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(Self(at))
+    }
+}
+
+impl Drop for FullDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_or_unusable_download_dir_is_a_clear_error_and_nothing_is_left() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    // 256 KiB of disk for a 600 KB file (under the 1 MiB cap).
+    let Some(disk) = FullDisk::mount(sb.tmp.path().join("small-disk"), "256k") else {
+        panic!("this test needs to mount a tmpfs (run as root, as CI does)");
+    };
+    let args: Vec<String> = [
+        vec!["--backend".into(), "cdp".into()],
+        cdp_launch_args(),
+        vec![
+            "--download-dir".into(),
+            disk.0.join("dl").display().to_string(),
+            "--max-download-mb".into(),
+            "1".into(),
+        ],
+    ]
+    .concat();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mcp = Mcp::start(&sb, "DiskFull", &args).await;
+    mcp.ok("browser_navigate", json!({"url": site.url("/media")}))
+        .await;
+    let e = mcp
+        .text(
+            "browser_download",
+            json!({"url": site.url("/files/big.bin?bytes=600000")}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        e.contains("No space left on device") && e.contains("nothing was saved"),
+        "{e}"
+    );
+    let left: Vec<_> = std::fs::read_dir(disk.0.join("dl"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(left.is_empty(), "a partial file was left: {left:?}");
+    // Small files still fit, and serving goes on.
+    let ok = mcp
+        .ok(
+            "browser_download",
+            json!({"url": site.url("/files/report.csv")}),
+        )
+        .await;
+    assert!(ok.starts_with("Saved "), "{ok}");
+
+    // A download dir that cannot exist (under a regular file).
+    let blocker = sb.tmp.path().join("a-file");
+    std::fs::write(&blocker, b"x").unwrap();
+    let args: Vec<String> = [
+        vec!["--backend".into(), "cdp".into()],
+        cdp_launch_args(),
+        vec![
+            "--download-dir".into(),
+            blocker.join("dl").display().to_string(),
+        ],
+    ]
+    .concat();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mcp2 = Mcp::start(&sb, "NoDir", &args).await;
+    mcp2.ok("browser_navigate", json!({"url": site.url("/media")}))
+        .await;
+    let e = mcp2
+        .text("browser_download", json!({"target": "#report"}))
+        .await
+        .unwrap_err();
+    assert!(e.contains("cannot create the download directory"), "{e}");
+    mcp2.ok("browser_status", json!({})).await;
+}
+
 /// p50 and p99 of durations, in milliseconds.
 fn percentiles(mut d: Vec<Duration>) -> (f64, f64) {
     d.sort();
