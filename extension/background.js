@@ -188,26 +188,14 @@ async function dispatch(c, method, params) {
       const tab = await chrome.tabs.update(ownedTab(c, params.tabId), { active: true });
       return { tab: tabInfo(tab) };
     }
-    case METHOD.CDP_SEND: {
-      const tabId = ownedTab(c, params.tabId);
-      refuseOwnPage(params.params?.url);
-      const tab = await chrome.tabs.get(tabId);
-      refuseOwnPage(tab.url);
-      refuseOwnPage(tab.pendingUrl);
-      const server = serverFor(c);
-      if (params.method === "Page.navigate") refuseByPolicy(server, params.params?.url);
-      if (!LEAVING.has(params.method)) refuseByPolicy(server, tab.url || tab.pendingUrl);
-      try {
-        await attach(tabId);
-        return await chrome.debugger.sendCommand({ tabId }, params.method, params.params ?? {});
-      } catch (e) {
-        // A tab closed while the command ran answers "Detached while
-        // handling command": say what happened instead.
-        if (!(await tabExists(tabId))) {
-          throw new RelayError(ERROR.NO_SUCH_TAB, `tab ${tabId} was closed`);
-        }
-        throw e;
-      }
+    case METHOD.CDP_SEND:
+      return await sendToTab(c, params.tabId, [{ method: params.method, params: params.params }])
+        .then((results) => results[0]);
+    case METHOD.CDP_BATCH: {
+      // One message for a sequence (mouse down/up, key down/up): fewer
+      // trips through the host, the same checks, strictly in order.
+      const commands = Array.isArray(params.commands) ? params.commands : [];
+      return { results: await sendToTab(c, params.tabId, commands) };
     }
     default:
       throw new RelayError(ERROR.BAD_REQUEST, `unknown method ${method}`);
@@ -306,6 +294,36 @@ function attachError(msg) {
       `could not take it over (${msg}). Close that debugger or use another tab`);
   }
   return new RelayError(ERROR.CDP, msg);
+}
+
+// Runs CDP commands on a tab this client owns, one after another, after
+// the ownership, own-page and policy checks (once for the whole sequence).
+async function sendToTab(c, tabId, commands) {
+  ownedTab(c, tabId);
+  for (const cmd of commands) refuseOwnPage(cmd.params?.url);
+  const tab = await chrome.tabs.get(tabId);
+  refuseOwnPage(tab.url);
+  refuseOwnPage(tab.pendingUrl);
+  const server = serverFor(c);
+  for (const cmd of commands) {
+    if (cmd.method === "Page.navigate") refuseByPolicy(server, cmd.params?.url);
+    if (!LEAVING.has(cmd.method)) refuseByPolicy(server, tab.url || tab.pendingUrl);
+  }
+  try {
+    await attach(tabId);
+    const results = [];
+    for (const cmd of commands) {
+      results.push(await chrome.debugger.sendCommand({ tabId }, String(cmd.method), cmd.params ?? {}));
+    }
+    return results;
+  } catch (e) {
+    // A tab closed while the command ran answers "Detached while
+    // handling command": say what happened instead.
+    if (!(await tabExists(tabId))) {
+      throw new RelayError(ERROR.NO_SUCH_TAB, `tab ${tabId} was closed`);
+    }
+    throw e;
+  }
 }
 
 function forgetTab(tabId) {

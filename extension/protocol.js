@@ -11,6 +11,7 @@ export const METHOD = Object.freeze({
   TABS_CLOSE: "tabs.close",
   TABS_SELECT: "tabs.select",
   CDP_SEND: "cdp.send",
+  CDP_BATCH: "cdp.batch",
   NOTE: "note",
 });
 

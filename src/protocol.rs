@@ -48,6 +48,9 @@ pub mod method {
     pub const TABS_CLOSE: &str = "tabs.close";
     pub const TABS_SELECT: &str = "tabs.select";
     pub const CDP_SEND: &str = "cdp.send";
+    /// Several CDP commands for one tab, run in order in one message
+    /// (`{tabId, commands: [{method, params}]}` → `{results: [...]}`).
+    pub const CDP_BATCH: &str = "cdp.batch";
     /// Fire-and-forget: a tool call finished (the popup lists recent ones).
     pub const NOTE: &str = "note";
 }

@@ -260,6 +260,18 @@ impl Backend for AutoBackend {
             .await
     }
 
+    async fn cdp_batch(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<Vec<Value>, BackendError> {
+        self.for_tab(tab)
+            .await?
+            .get()
+            .cdp_batch(tab, commands)
+            .await
+    }
+
     fn generation(&self) -> u64 {
         let ext = self.ext.as_ref().map_or(0, |e| e.generation());
         ext + self.launches.load(Ordering::SeqCst)

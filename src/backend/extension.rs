@@ -536,6 +536,45 @@ impl Backend for ExtensionBackend {
             })
     }
 
+    async fn cdp_batch(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<Vec<Value>, BackendError> {
+        let first = commands.first().map_or("", |c| c.0);
+        let list: Vec<Value> = commands
+            .iter()
+            .map(|(m, p)| json!({"method": m, "params": p}))
+            .collect();
+        let link = self.inner.wait_for_link().await?;
+        let r = self
+            .inner
+            .request(
+                &link,
+                method::CDP_BATCH,
+                json!({"tabId": tab, "commands": list}),
+            )
+            .await;
+        match r {
+            Ok(v) => Ok(v["results"].as_array().cloned().unwrap_or_default()),
+            // An extension from before cdp.batch: one message per command.
+            Err(BackendError::Other(m)) | Err(BackendError::Cdp { message: m, .. })
+                if m.contains("unknown method") =>
+            {
+                let mut results = Vec::with_capacity(commands.len());
+                for (method, params) in commands {
+                    results.push(self.cdp(tab, method, params).await?);
+                }
+                Ok(results)
+            }
+            Err(BackendError::Cdp { message, .. }) => Err(BackendError::Cdp {
+                method: first.into(),
+                message,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
     fn client_named(&self, name: &str) {
         self.name_client(name);
     }

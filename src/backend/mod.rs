@@ -75,6 +75,21 @@ pub trait Backend: Send + Sync {
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
     /// Sends one CDP command to the tab's main target.
     async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError>;
+
+    /// Sends `commands` to the tab in order, each once the one before it
+    /// answered; returns their results, or the first error. A backend may
+    /// carry the whole sequence in one message (the extension does).
+    async fn cdp_batch(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<Vec<Value>, BackendError> {
+        let mut results = Vec::with_capacity(commands.len());
+        for (method, params) in commands {
+            results.push(self.cdp(tab, method, params).await?);
+        }
+        Ok(results)
+    }
     /// Changes whenever every earlier tab handle became void (the browser
     /// or its extension restarted, a new fallback browser was launched).
     fn generation(&self) -> u64 {

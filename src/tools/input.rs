@@ -379,20 +379,26 @@ pub(super) async fn done(
 /// Center of the element's first box in viewport coordinates.
 async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
     let id = el.backend_node_id;
-    // Not every node can scroll (e.g. display: contents); the quads decide.
-    let _ = s
-        .cdp(
+    // Scroll and measure in one message; not every node can scroll (e.g.
+    // display: contents), so on failure the quads alone decide.
+    let both = s
+        .cdp_batch(
             tab,
-            "DOM.scrollIntoViewIfNeeded",
-            json!({"backendNodeId": id}),
+            vec![
+                ("DOM.scrollIntoViewIfNeeded", json!({"backendNodeId": id})),
+                ("DOM.getContentQuads", json!({"backendNodeId": id})),
+            ],
         )
         .await;
-    let quads = s
-        .cdp(tab, "DOM.getContentQuads", json!({"backendNodeId": id}))
-        .await
-        .map_err(|_| {
-            ToolError("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
-        })?;
+    let quads = match both {
+        Ok(mut r) if r.len() == 2 => r.remove(1),
+        _ => s
+            .cdp(tab, "DOM.getContentQuads", json!({"backendNodeId": id}))
+            .await
+            .map_err(|_| {
+                ToolError("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
+            })?,
+    };
     let q = quads["quads"][0]
         .as_array()
         .filter(|q| q.len() == 8)
@@ -509,12 +515,19 @@ async fn click(
     clicks: i64,
 ) -> Result<(), ToolError> {
     let (x, y) = center(s, tab, el).await?;
-    mouse(s, tab, "mouseMoved", x, y, None, 0).await?;
+    let mut events = vec![(
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y}),
+    )];
     for n in 1..=clicks {
-        mouse(s, tab, "mousePressed", x, y, Some(button), n).await?;
-        mouse(s, tab, "mouseReleased", x, y, Some(button), n).await?;
+        for kind in ["mousePressed", "mouseReleased"] {
+            events.push((
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": button, "clickCount": n}),
+            ));
+        }
     }
-    Ok(())
+    s.cdp_batch(tab, events).await.map(|_| ())
 }
 
 /// Focuses the element, selects its content and replaces it with `text`.
@@ -551,10 +564,12 @@ const SELECT_FOR_TYPING: &str = "function() {
 /// Presses a key spec such as "Enter" or "Control+A".
 pub(super) async fn press(s: &Session, tab: TabId, spec: &str) -> Result<(), ToolError> {
     let key = keys::parse(spec).map_err(ToolError)?;
-    for ev in key.events() {
-        s.cdp(tab, "Input.dispatchKeyEvent", ev).await?;
-    }
-    Ok(())
+    let events = key
+        .events()
+        .into_iter()
+        .map(|ev| ("Input.dispatchKeyEvent", ev))
+        .collect();
+    s.cdp_batch(tab, events).await.map(|_| ())
 }
 
 async fn select_options(

@@ -51,6 +51,17 @@ pub struct PageEvents {
     dialogs: HashMap<TabId, Dialog>,
     console: HashMap<TabId, VecDeque<ConsoleEntry>>,
     pub network: super::network_log::NetworkLog,
+    /// The top frame's document as the last navigation event described it
+    /// (so tools need not ask the browser on every call).
+    docs: HashMap<TabId, Doc>,
+}
+
+/// The document in a tab's top frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Doc {
+    pub frame_id: String,
+    pub url: String,
+    pub loader_id: String,
 }
 
 impl PageEvents {
@@ -62,8 +73,31 @@ impl PageEvents {
                 if let Some(u) = params["frame"]["url"].as_str() {
                     self.urls.insert(tab, u.to_string());
                 }
+                let f = &params["frame"];
+                if let (Some(id), Some(url), Some(loader)) =
+                    (f["id"].as_str(), f["url"].as_str(), f["loaderId"].as_str())
+                {
+                    self.docs.insert(
+                        tab,
+                        Doc {
+                            frame_id: id.into(),
+                            url: url.into(),
+                            loader_id: loader.into(),
+                        },
+                    );
+                }
                 // A new document means a new, live renderer.
                 self.crashed.remove(&tab);
+            }
+            "Page.navigatedWithinDocument" => {
+                if let Some(doc) = self.docs.get_mut(&tab) {
+                    if params["frameId"].as_str() == Some(doc.frame_id.as_str()) {
+                        if let Some(u) = params["url"].as_str() {
+                            doc.url = u.to_string();
+                            self.urls.insert(tab, u.to_string());
+                        }
+                    }
+                }
             }
             "Inspector.targetCrashed" => {
                 self.crashed.insert(tab);
@@ -121,6 +155,21 @@ impl PageEvents {
         self.urls.get(&tab).cloned()
     }
 
+    /// The top frame's document, if navigation events told us.
+    pub fn doc(&self, tab: TabId) -> Option<Doc> {
+        self.docs.get(&tab).cloned()
+    }
+
+    /// Records a document read from the browser (`Page.getFrameTree`).
+    pub fn set_doc(&mut self, tab: TabId, doc: Doc) {
+        self.docs.insert(tab, doc);
+    }
+
+    /// Events may have been missed (the debugger detached): ask again.
+    pub fn forget_doc(&mut self, tab: TabId) {
+        self.docs.remove(&tab);
+    }
+
     pub fn crashed(&self, tab: TabId) -> bool {
         self.crashed.contains(&tab)
     }
@@ -147,6 +196,7 @@ impl PageEvents {
         self.dialogs.remove(&tab);
         self.console.remove(&tab);
         self.network.forget(tab);
+        self.docs.remove(&tab);
     }
 }
 

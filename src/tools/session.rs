@@ -255,6 +255,7 @@ impl Session {
                     }
                     TabEvent::Detached { tab, .. } => {
                         st.domains_on.remove(&tab);
+                        st.events.forget_doc(tab);
                     }
                     TabEvent::Opened { .. } => {}
 
@@ -358,6 +359,21 @@ impl Session {
             st.domains_on.clear();
             st.events = PageEvents::default();
         }
+    }
+
+    /// Sends several CDP commands in order (one message through the
+    /// extension); the first error ends the sequence.
+    pub async fn cdp_batch(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<Vec<Value>, ToolError> {
+        self.ready(tab, commands.first().map_or("", |c| c.0))
+            .await?;
+        self.backend()
+            .cdp_batch(tab, commands)
+            .await
+            .map_err(|e| self.tab_error(tab, e))
     }
 
     /// Sends a CDP command, making sure the Page domain is on for the tab
@@ -515,9 +531,27 @@ impl Session {
                 return Ok(u);
             }
         }
+        Ok(self.doc(tab).await?.url)
+    }
+
+    /// The top frame's document: as the latest navigation event described
+    /// it, else asked from the browser once. Events and answers share one
+    /// ordered stream, so an event-tracked document is as fresh as asking.
+    async fn doc(&self, tab: TabId) -> Result<super::page_events::Doc, ToolError> {
+        // Make sure events flow before trusting them.
+        self.ready(tab, "Page.getFrameTree").await?;
+        if let Some(doc) = self.state().events.doc(tab) {
+            return Ok(doc);
+        }
         let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
         let frame = &tree["frameTree"]["frame"];
-        Ok(frame["url"].as_str().unwrap_or("about:blank").to_string())
+        let doc = super::page_events::Doc {
+            frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
+            url: frame["url"].as_str().unwrap_or("about:blank").to_string(),
+            loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
+        };
+        self.state().events.set_doc(tab, doc.clone());
+        Ok(doc)
     }
 
     /// The current tab's last known URL (from navigation events), for the
@@ -544,11 +578,7 @@ impl Session {
 
     /// The main frame's current document id (changes on every navigation).
     pub async fn loader_id(&self, tab: TabId) -> Result<String, ToolError> {
-        let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
-        Ok(tree["frameTree"]["frame"]["loaderId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string())
+        Ok(self.doc(tab).await?.loader_id)
     }
 
     /// Records a new snapshot: refs of the same document accumulate; a new
@@ -610,17 +640,22 @@ impl Session {
                     )
                 }));
             }
+            self.ready(tab, "DOM.resolveNode").await?;
             return match self
+                .backend()
                 .cdp(tab, "DOM.resolveNode", json!({"backendNodeId": id}))
                 .await
             {
                 Ok(_) => Ok(Element {
                     backend_node_id: id,
                 }),
-                Err(_) => Err(ToolError(format!(
+                // The browser does not know the node: it was removed.
+                Err(BackendError::Cdp { .. }) => Err(ToolError(format!(
                     "ref {target} no longer exists on the page (the element was removed). Call \
                      browser_snapshot again"
                 ))),
+                // The tab, the link or the backend went away: say that.
+                Err(e) => Err(self.tab_error(tab, e)),
             };
         }
         let found = self
