@@ -106,12 +106,29 @@ fn bare_host_origin() -> Option<String> {
 }
 
 fn main() {
+    // One malloc arena instead of one per thread: tabwire's threads mostly
+    // wait, and per-thread arenas keep freed pages (a big screenshot, say)
+    // resident for nothing.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     init_logging();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    // The native host relays bytes; one thread (plus its two stdio threads)
+    // is plenty, and keeps the process Chrome starts small.
+    let is_host =
+        bare_host_origin().is_some() || std::env::args().nth(1).as_deref() == Some("native-host");
+    let runtime = if is_host {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    }
+    .expect("tokio runtime");
     let code = runtime.block_on(run());
     // Do not wait for the blocking stdin reader thread: exit now.
     std::process::exit(code);

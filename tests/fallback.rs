@@ -244,3 +244,53 @@ async fn closing_stdin_ends_serve_and_closes_the_browser_it_launched() {
         "the launched browser must be closed"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launched_browser_that_dies_is_replaced_and_old_handles_are_reported() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let args = [
+        vec!["--backend".to_string(), "cdp".to_string()],
+        cdp_launch_args(),
+    ]
+    .concat();
+    let mcp = start(&sb, "phoenix", &args).await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/first")}))
+        .await;
+    let link = find_ref(&snap, "link", "Go to form");
+    let before = launched_browsers(&sb);
+    assert!(!before.is_empty());
+    for pid in &before {
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    eventually(10, "the killed browser to be gone", || {
+        launched_browsers(&sb).is_empty().then_some(())
+    })
+    .await;
+
+    // The old tab and its refs belong to the dead browser: the next call
+    // says so (after starting a new browser) instead of hanging or acting
+    // on something else.
+    let e = mcp
+        .text("browser_click", json!({"target": link}))
+        .await
+        .unwrap_err();
+    assert!(
+        e.contains("closed") || e.contains("restart") || e.contains("stale"),
+        "{e}"
+    );
+    // Then everything works on the new browser.
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/page/second")}))
+        .await;
+    assert!(snap.contains("heading \"second\""), "{snap}");
+    let after = launched_browsers(&sb);
+    assert!(
+        !after.is_empty() && after.iter().all(|p| !before.contains(p)),
+        "{before:?} -> {after:?}"
+    );
+    let status = mcp.ok("browser_status", json!({})).await;
+    assert!(status.contains("CDP pipe"), "{status}");
+}

@@ -24,6 +24,15 @@ use transport::Transport;
 /// one backend can never name a tab of the other.
 pub const TAB_ID_BASE: TabId = 1 << 40;
 
+/// Tab ids are never reused within a process, not even by a browser
+/// launched to replace one that died: an old handle must not name a tab of
+/// the new browser.
+static NEXT_TAB: AtomicU64 = AtomicU64::new(0);
+
+/// Error code given to commands still waiting when the browser's pipe
+/// closes (CDP's own codes are negative JSON-RPC codes, never this).
+const CONNECTION_CLOSED: i64 = i64::MIN;
+
 type Reply = Result<Value, (i64, String)>;
 
 /// A command waiting for its answer, and the session it was sent on.
@@ -55,7 +64,6 @@ struct Inner {
     tx: tokio::sync::mpsc::UnboundedSender<String>,
     pending: Mutex<HashMap<u64, Waiter>>,
     next_id: AtomicU64,
-    next_tab: AtomicU64,
     targets: Mutex<Targets>,
     attach_lock: tokio::sync::Mutex<()>,
     events: broadcast::Sender<TabEvent>,
@@ -122,7 +130,6 @@ impl DirectBackend {
             tx: transport.tx,
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
-            next_tab: AtomicU64::new(0),
             targets: Mutex::new(Targets::default()),
             attach_lock: tokio::sync::Mutex::new(()),
             events,
@@ -219,6 +226,11 @@ impl Inner {
         }
         match tokio::time::timeout(self.call_timeout, rx).await {
             Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err((CONNECTION_CLOSED, _)))) => Err(BackendError::NotConnected(
+                "the browser closed during the call (it crashed or was quit); the next call \
+                 starts a new one"
+                    .into(),
+            )),
             Ok(Ok(Err((_, message)))) => Err(classify(method, message)),
             Ok(Err(_)) => Err(BackendError::NotConnected(
                 "the browser connection closed during the call".into(),
@@ -242,7 +254,7 @@ impl Inner {
         let id = info["targetId"].as_str()?;
         let mut t = self.targets.lock().expect("targets lock");
         if !t.tab_of.contains_key(id) {
-            let tab = TAB_ID_BASE + self.next_tab.fetch_add(1, Ordering::SeqCst) as TabId;
+            let tab = TAB_ID_BASE + NEXT_TAB.fetch_add(1, Ordering::SeqCst) as TabId;
             t.tab_of.insert(id.to_string(), tab);
             t.target_of.insert(tab, id.to_string());
             t.order.push(id.to_string());
@@ -443,7 +455,9 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
     tracing::info!("browser connection closed");
     inner.closed.store(true, Ordering::SeqCst);
     for (_, w) in inner.pending.lock().expect("pending lock").drain() {
-        let _ = w.reply.send(Err((0, "browser connection closed".into())));
+        let _ = w
+            .reply
+            .send(Err((CONNECTION_CLOSED, "browser connection closed".into())));
     }
 }
 
