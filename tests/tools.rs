@@ -17,7 +17,70 @@ on_both_backends!(
     downloads_media_and_pdf_land_in_the_download_dir_only,
     drag_and_drop_page_tools_and_snapshot_diffs,
     same_origin_iframes_can_be_read_and_driven,
+    modifiers_slow_typing_element_scripts_and_file_choosers,
 );
+
+async fn modifiers_slow_typing_element_scripts_and_file_choosers(w: World) {
+    let allowed = w.sb.tmp.path().join("uploads");
+    std::fs::create_dir_all(&allowed).unwrap();
+    std::fs::write(allowed.join("notes.txt"), b"abc").unwrap();
+    let mcp = client_with(
+        &w,
+        "Keyboard",
+        &["--upload-dir".into(), allowed.display().to_string()],
+    )
+    .await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/keys")}))
+        .await;
+    // slowly: one keydown per character (the page logs each; the field is
+    // cleared first, as a user would, with Delete).
+    mcp.ok(
+        "browser_type",
+        json!({"target": "#k", "text": "ab", "slowly": true}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => [document.querySelector('#k').value, document.querySelector('#log').textContent]").await,
+        json!(["ab", "[Delete][a][b]"])
+    );
+    mcp.ok(
+        "browser_click",
+        json!({"target": "#mod", "modifiers": ["Control", "Shift"]}),
+    )
+    .await;
+    // A function gets the target element as its argument.
+    let r = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "(el) => el.textContent + ' / ' + el.id", "target": "#mod"}),
+        )
+        .await;
+    assert!(r.contains("clicked with CtrlShift / mod"), "{r}");
+
+    // A button that opens the file chooser: the chooser is caught, reported,
+    // and filled without naming the input.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/upload")}))
+        .await;
+    let e = mcp
+        .text(
+            "browser_file_upload",
+            json!({"paths": [allowed.join("notes.txt").display().to_string()]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(e.contains("no file chooser is open"), "{e}");
+    let clicked = mcp.ok("browser_click", json!({"target": "#pick"})).await;
+    assert!(clicked.contains("A file chooser opened"), "{clicked}");
+    mcp.ok(
+        "browser_file_upload",
+        json!({"paths": [allowed.join("notes.txt").display().to_string()]}),
+    )
+    .await;
+    assert_eq!(
+        eval_json(&mcp, "() => document.querySelector('#files').textContent").await,
+        "notes.txt:3"
+    );
+}
 
 async fn markdown_keeps_the_article_and_drops_the_chrome(w: World) {
     let mcp = client(&w, "Reader").await;

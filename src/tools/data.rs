@@ -31,10 +31,8 @@ pub struct CookieArgs {
     pub name: Option<String>,
     pub value: Option<String>,
     pub url: Option<String>,
-    /// set: e.g. .example.com
     pub domain: Option<String>,
     pub path: Option<String>,
-    /// set: Unix seconds.
     pub expires: Option<f64>,
     #[serde(default, rename = "httpOnly")]
     pub http_only: bool,
@@ -99,7 +97,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_storage",
             "Web storage",
             Kind::Action,
-            "localStorage/sessionStorage of the page's origin: list, get, set, delete, clear.",
+            "The page's localStorage/sessionStorage: list, get, set, delete, clear.",
             |s: Session, a: StorageArgs| async move {
                 let tab = s.tab().await?;
                 let area = match a.area {

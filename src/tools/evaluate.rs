@@ -11,19 +11,30 @@ use crate::backend::BackendError;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateArgs {
     pub function: String,
+    pub target: Option<String>,
 }
+
+/// Parks the element where the evaluated expression finds it (the top
+/// window, so an element inside a same-origin iframe works too).
+const PARK_TARGET: &str = "function() { (window.top || window).__tabwireTarget = this; }";
 
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::new(
         "browser_evaluate",
         "Evaluate JavaScript",
         Kind::Action,
-        "Run a JS function in the page, e.g. `() => document.title`; returns its JSON result.",
+        "Run a JS function in the page, e.g. `() => document.title` (`(el) => …` with `target`); returns its JSON result.",
         |s: Session, a: EvaluateArgs| async move {
             let tab = s.tab().await?;
-            // Accept a function (called) or, leniently, a plain expression.
+            if let Some(t) = &a.target {
+                let el = s.element(tab, t).await?;
+                s.call_on(tab, el, PARK_TARGET, serde_json::Value::Null).await?;
+            }
+            // Accept a function (called, with the target if any) or,
+            // leniently, a plain expression.
             let expression = format!(
-                "(async () => {{ const __tw = ({}\n); return typeof __tw === 'function' ? await __tw() : __tw; }})()",
+                "(async () => {{ const __el = window.__tabwireTarget; delete window.__tabwireTarget; \
+                 const __tw = ({}\n); return typeof __tw === 'function' ? await __tw(__el) : __tw; }})()",
                 a.function
             );
             // V8 itself stops a script that runs past the limit, which keeps

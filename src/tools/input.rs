@@ -26,6 +26,28 @@ pub struct ClickArgs {
     pub button: Option<MouseButton>,
     #[serde(default, rename = "doubleClick")]
     pub double_click: bool,
+    #[serde(default)]
+    pub modifiers: Vec<Modifier>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+pub enum Modifier {
+    Alt,
+    Control,
+    Meta,
+    Shift,
+}
+
+/// CDP's modifier bit mask.
+fn modifier_mask(mods: &[Modifier]) -> i64 {
+    mods.iter()
+        .map(|m| match m {
+            Modifier::Alt => 1,
+            Modifier::Control => 2,
+            Modifier::Meta => 4,
+            Modifier::Shift => 8,
+        })
+        .fold(0, |a, b| a | b)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -42,6 +64,8 @@ pub struct TypeArgs {
     pub text: String,
     #[serde(default)]
     pub submit: bool,
+    #[serde(default)]
+    pub slowly: bool,
     /// Accepted for playwright-mcp compatibility; not in the schema.
     #[schemars(skip)]
     pub element: Option<String>,
@@ -92,7 +116,7 @@ pub struct ScrollArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UploadArgs {
-    pub target: String,
+    pub target: Option<String>,
     /// Absolute.
     pub paths: Vec<String>,
 }
@@ -134,7 +158,8 @@ pub fn tools() -> Vec<ToolDef> {
                     Some(MouseButton::Middle) => "middle",
                 };
                 let clicks = if a.double_click { 2 } else { 1 };
-                let outcome = s.settle(tab, || click(&s, tab, el, button, clicks)).await?;
+                let mods = modifier_mask(&a.modifiers);
+                let outcome = s.settle(tab, || click(&s, tab, el, button, clicks, mods)).await?;
                 let verb = if a.double_click {
                     "Double-clicked"
                 } else {
@@ -194,13 +219,17 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_type",
             "Type text",
             Kind::Action,
-            "Replace the text of a field; submit presses Enter after.",
+            "Replace the text of a field; submit presses Enter after; slowly types key by key.",
             |s: Session, a: TypeArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
                 let outcome = s
                     .settle(tab, || async {
-                        fill_text(&s, tab, el, &a.text).await?;
+                        if a.slowly {
+                            type_slowly(&s, tab, el, &a.text).await?;
+                        } else {
+                            fill_text(&s, tab, el, &a.text).await?;
+                        }
                         if a.submit {
                             press(&s, tab, "Enter").await?;
                         }
@@ -316,7 +345,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_file_upload",
             "Upload files",
             Kind::Action,
-            "Set files of an <input type=file>; only from --upload-dir.",
+            "Set files of file input `target`, or of the chooser a click opened; --upload-dir only.",
             |s: Session, a: UploadArgs| async move {
                 let tab = s.tab().await?;
                 let files = a
@@ -325,7 +354,19 @@ pub fn tools() -> Vec<ToolDef> {
                     .map(|p| s.policy().check_upload(std::path::Path::new(p)))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(ToolError)?;
-                let el = s.element(tab, &a.target).await?;
+                let (el, what) = match &a.target {
+                    Some(t) => (s.element(tab, t).await?, t.clone()),
+                    None => match s.take_file_chooser(tab) {
+                        Some(node) => (Element { backend_node_id: node }, "the open file chooser".to_string()),
+                        None => {
+                            return Err(ToolError(
+                                "no target given and no file chooser is open: pass the file input's ref, \
+                                 or click the upload button first"
+                                    .into(),
+                            ))
+                        }
+                    },
+                };
                 let is_file_input = s
                     .call_on(tab, el, "function() { return this instanceof HTMLInputElement && this.type === 'file'; }", Value::Null)
                     .await?;
@@ -345,7 +386,7 @@ pub fn tools() -> Vec<ToolDef> {
                         .map(|_| ())
                     })
                     .await?;
-                done(&s, tab, format!("Set {} file(s) on {}", files.len(), a.target), &outcome).await
+                done(&s, tab, format!("Set {} file(s) on {what}", files.len()), &outcome).await
             },
         ),
     ]
@@ -513,19 +554,53 @@ async fn click(
     el: Element,
     button: &str,
     clicks: i64,
+    modifiers: i64,
 ) -> Result<(), ToolError> {
     let (x, y) = center(s, tab, el).await?;
     let mut events = vec![(
         "Input.dispatchMouseEvent",
-        json!({"type": "mouseMoved", "x": x, "y": y}),
+        json!({"type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers}),
     )];
     for n in 1..=clicks {
         for kind in ["mousePressed", "mouseReleased"] {
             events.push((
                 "Input.dispatchMouseEvent",
-                json!({"type": kind, "x": x, "y": y, "button": button, "clickCount": n}),
+                json!({"type": kind, "x": x, "y": y, "button": button, "clickCount": n,
+                       "modifiers": modifiers}),
             ));
         }
+    }
+    s.cdp_batch(tab, events).await.map(|_| ())
+}
+
+/// Like [`fill_text`], but one key event per character (all in one
+/// message), so pages that listen to keydown/keyup see each key.
+async fn type_slowly(s: &Session, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
+    fill_text(s, tab, el, "").await?;
+    let mut events = Vec::new();
+    for c in text.chars() {
+        if c == '\n' {
+            events.extend(
+                keys::parse("Enter")
+                    .map_err(ToolError)?
+                    .events()
+                    .into_iter()
+                    .map(|e| ("Input.dispatchKeyEvent", e)),
+            );
+            continue;
+        }
+        let ch = c.to_string();
+        events.push((
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyDown", "key": ch, "text": ch, "unmodifiedText": ch}),
+        ));
+        events.push((
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyUp", "key": ch}),
+        ));
+    }
+    if events.is_empty() {
+        return Ok(());
     }
     s.cdp_batch(tab, events).await.map(|_| ())
 }
@@ -629,7 +704,7 @@ async fn fill_field(s: &Session, tab: TabId, f: &FormField) -> Result<(), ToolEr
                 )
                 .await?;
             if is != json!(want) {
-                click(s, tab, el, "left", 1).await?;
+                click(s, tab, el, "left", 1, 0).await?;
             }
             Ok(())
         }

@@ -183,6 +183,13 @@ fn compact(v: &mut Value, defs: &Value) {
             ) {
                 map.remove("maximum");
             }
+            // JSON Schema's defaults, said again.
+            if map.get("additionalProperties") == Some(&Value::Bool(true)) {
+                map.remove("additionalProperties");
+            }
+            if map.get("default") == Some(&Value::Object(JsonObject::new())) {
+                map.remove("default");
+            }
             // `false` is what an absent flag means anyway.
             if map.get("default") == Some(&Value::Bool(false)) {
                 map.remove("default");
@@ -348,6 +355,11 @@ mod tests {
     /// description. Kept short: tools/list must stay within 10 KiB.
     const SAYS_IT_ALL: &[&str] = &[
         "accept",
+        "domain",
+        "expires",
+        "modifiers",
+        "slowly",
+        "time",
         "action",
         "area",
         "arguments",

@@ -54,6 +54,9 @@ pub struct PageEvents {
     /// The top frame's document as the last navigation event described it
     /// (so tools need not ask the browser on every call).
     docs: HashMap<TabId, Doc>,
+    /// The file input whose chooser the page opened (intercepted), until
+    /// browser_file_upload fills it or the page navigates.
+    file_choosers: HashMap<TabId, i64>,
 }
 
 /// The document in a tab's top frame.
@@ -73,6 +76,7 @@ impl PageEvents {
                 if let Some(u) = params["frame"]["url"].as_str() {
                     self.urls.insert(tab, u.to_string());
                 }
+                self.file_choosers.remove(&tab);
                 let f = &params["frame"];
                 if let (Some(id), Some(url), Some(loader)) =
                     (f["id"].as_str(), f["url"].as_str(), f["loaderId"].as_str())
@@ -88,6 +92,11 @@ impl PageEvents {
                 }
                 // A new document means a new, live renderer.
                 self.crashed.remove(&tab);
+            }
+            "Page.fileChooserOpened" => {
+                if let Some(node) = params["backendNodeId"].as_i64() {
+                    self.file_choosers.insert(tab, node);
+                }
             }
             "Page.navigatedWithinDocument" => {
                 if let Some(doc) = self.docs.get_mut(&tab) {
@@ -155,6 +164,15 @@ impl PageEvents {
         self.urls.get(&tab).cloned()
     }
 
+    /// The file input of an open (intercepted) file chooser.
+    pub fn file_chooser(&self, tab: TabId) -> Option<i64> {
+        self.file_choosers.get(&tab).copied()
+    }
+
+    pub fn take_file_chooser(&mut self, tab: TabId) -> Option<i64> {
+        self.file_choosers.remove(&tab)
+    }
+
     /// The top frame's document, if navigation events told us.
     pub fn doc(&self, tab: TabId) -> Option<Doc> {
         self.docs.get(&tab).cloned()
@@ -168,6 +186,7 @@ impl PageEvents {
     /// Events may have been missed (the debugger detached): ask again.
     pub fn forget_doc(&mut self, tab: TabId) {
         self.docs.remove(&tab);
+        self.file_choosers.remove(&tab);
     }
 
     pub fn crashed(&self, tab: TabId) -> bool {

@@ -94,7 +94,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_page_tools",
             "Page tools",
             Kind::ReadOnly,
-            "Tools the page declares for agents (WebMCP); run one with browser_page_tool_call.",
+            "Tools the page declares (WebMCP); run one with browser_page_tool_call.",
             |s: Session, _: NoArgs| async move {
                 let tab = s.tab().await?;
                 let r = s.call_page(tab, LIST, Value::Null).await?;

@@ -113,7 +113,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_extract_links",
             "Extract links",
             Kind::ReadOnly,
-            "Links of the page or `target` as `- [text](url)`, absolute, deduplicated.",
+            "Links in the page or `target` as `- [text](url)` lines, deduplicated.",
             |s: Session, a: LinksArgs| async move {
                 let tab = s.tab().await?;
                 let filter = json!({

@@ -32,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_take_screenshot",
         "Take a screenshot",
         Kind::ReadOnly,
-        "Image of the viewport, the full page or `target`. For reading, browser_snapshot is cheaper.",
+        "PNG/JPEG of the viewport, full page or `target` (browser_snapshot is cheaper to read).",
         |s: Session, a: ScreenshotArgs| async move {
             let tab = s.tab().await?;
             let (format, mime) = match a.kind {
@@ -47,14 +47,22 @@ pub fn tools() -> Vec<ToolDef> {
             if let Some(t) = &a.target {
                 let el = s.element(tab, t).await?;
                 let _ = s
-                    .cdp(tab, "DOM.scrollIntoViewIfNeeded", json!({"backendNodeId": el.backend_node_id}))
+                    .cdp(
+                        tab,
+                        "DOM.scrollIntoViewIfNeeded",
+                        json!({"backendNodeId": el.backend_node_id}),
+                    )
                     .await;
                 // Document coordinates, so the clip is right at any scroll offset.
                 let r = s
                     .call_on(tab, el, "function() { const r = this.getBoundingClientRect(); return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }", serde_json::Value::Null)
                     .await?;
-                if r["width"].as_f64().unwrap_or(0.0) < 1.0 || r["height"].as_f64().unwrap_or(0.0) < 1.0 {
-                    return Err(ToolError("the element has no visible box to capture".into()));
+                if r["width"].as_f64().unwrap_or(0.0) < 1.0
+                    || r["height"].as_f64().unwrap_or(0.0) < 1.0
+                {
+                    return Err(ToolError(
+                        "the element has no visible box to capture".into(),
+                    ));
                 }
                 params["captureBeyondViewport"] = json!(true);
                 params["clip"] = json!({"x": r["x"], "y": r["y"], "width": r["width"], "height": r["height"], "scale": 1});

@@ -122,6 +122,8 @@ pub struct Outcome {
     pub new_errors: Vec<ConsoleEntry>,
     /// Tabs the page opened while the action ran (id, first URL).
     pub opened_tabs: Vec<(TabId, String)>,
+    /// The action opened a file chooser (waiting for browser_file_upload).
+    pub file_chooser: bool,
 }
 
 impl Outcome {
@@ -133,6 +135,11 @@ impl Outcome {
         }
         if let Some(d) = &self.dialog {
             out.push_str(&format!("\nNote: {}.", d.describe()));
+        }
+        if self.file_chooser {
+            out.push_str(
+                "\nA file chooser opened: call browser_file_upload with `paths` (no target needed).",
+            );
         }
         for (_, url) in &self.opened_tabs {
             out.push_str(&format!(
@@ -397,6 +404,16 @@ impl Session {
                     .await
                     .map_err(|e| self.tab_error(tab, e))?;
             }
+            // File choosers the page opens are caught (a native dialog
+            // would wait for a human) and filled by browser_file_upload.
+            self.backend()
+                .cdp(
+                    tab,
+                    "Page.setInterceptFileChooserDialog",
+                    json!({"enabled": true}),
+                )
+                .await
+                .map_err(|e| self.tab_error(tab, e))?;
             // Pages that declare tools for agents find a registry even
             // where the browser has none (from the next document on).
             self.backend()
@@ -442,6 +459,11 @@ impl Session {
         self.state()
             .events
             .record(tab, "Page.javascriptDialogClosed", &Value::Null);
+    }
+
+    /// Takes the file input of the chooser the page opened, if any.
+    pub fn take_file_chooser(&self, tab: TabId) -> Option<i64> {
+        self.state().events.take_file_chooser(tab)
     }
 
     /// The console output recorded for `tab`.
@@ -705,6 +727,7 @@ impl Session {
         let mut dialogs = self.backend().subscribe();
         let mut opened = self.backend().subscribe();
         let console_before = self.state().events.console_len(tab);
+        let chooser_before = self.state().events.file_chooser(tab);
         let dialog_opened = next_event(&mut dialogs, tab, is_dialog_opening);
         tokio::pin!(dialog_opened);
         let mut outcome = Outcome::default();
@@ -733,6 +756,8 @@ impl Session {
             self.enforce_after_navigation(tab).await?;
         }
         outcome.dialog = self.dialog(tab);
+        let chooser_now = self.state().events.file_chooser(tab);
+        outcome.file_chooser = chooser_now.is_some() && chooser_now != chooser_before;
         // Tabs announce themselves before the action's answer comes back,
         // or within the navigation wait above.
         while let Ok(event) = opened.try_recv() {

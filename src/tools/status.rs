@@ -13,7 +13,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_status",
         "Browser status",
         Kind::ReadOnly,
-        "Which browser serves you and why, the extension's state, the policy.",
+        "Which browser serves you and why; extension state; policy.",
         |s: Session, _: StatusArgs| async move {
             let current = match s.current_tab() {
                 Some(_) => "yes",

@@ -30,7 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_tabs",
             "Manage tabs",
             Kind::Action,
-            "List, open (new), select or close your tabs. Page tools act on the current one.",
+            "List, open (new), select or close your tabs; page tools use the current one.",
             |s: Session, a: TabsArgs| async move {
                 match a.action {
                     TabAction::List => {}

@@ -19,7 +19,6 @@ pub struct WaitArgs {
     #[serde(rename = "textGone")]
     pub text_gone: Option<String>,
     pub selector: Option<String>,
-    /// Seconds.
     pub time: Option<f64>,
     /// Seconds (default 10, max 25).
     pub timeout: Option<f64>,

@@ -249,6 +249,7 @@ const DIALOG: &str = r#"<!doctype html><meta charset=utf-8><title>Dialogs</title
 
 const KEYS: &str = r#"<!doctype html><meta charset=utf-8><title>Keys</title>
 <label>Keys <input id=k></label><p id=log></p>
+<button id=mod onclick="this.textContent = 'clicked with ' + (event.ctrlKey ? 'Ctrl' : '') + (event.shiftKey ? 'Shift' : '')">Mod</button>
 <script>document.querySelector('#k').addEventListener('keydown', e => {
   const mods = (e.ctrlKey ? 'Ctrl+' : '') + (e.shiftKey ? 'Shift+' : '');
   document.querySelector('#log').textContent += '[' + mods + e.key + ']';
@@ -272,6 +273,7 @@ const CONSOLE: &str = r#"<!doctype html><meta charset=utf-8><title>Console</titl
 
 const UPLOAD: &str = r#"<!doctype html><meta charset=utf-8><title>Upload</title>
 <label>Attachment <input type=file id=f multiple></label><p id=files>none</p>
+<button id=pick onclick="document.querySelector('#f').click()">Choose files</button>
 <script>document.querySelector('#f').addEventListener('change', e =>
   document.querySelector('#files').textContent = [...e.target.files].map(f => f.name + ':' + f.size).join(','));</script>"#;
 
