@@ -772,6 +772,19 @@ async fn a_reloaded_extension_is_picked_up_and_old_tab_handles_say_why_they_are_
     assert!(snap.contains("after"), "{snap}");
 }
 
+/// Stops the extension's service worker the way Chrome does when it ends
+/// an idle or crashed worker.
+fn stop_extension_worker(browser: &PipeChromium) {
+    let worker = worker_of(browser, EXTENSION_ORIGIN).expect("the extension's worker");
+    browser
+        .call(
+            None,
+            "Target.closeTarget",
+            json!({"targetId": worker["targetId"]}),
+        )
+        .expect("stop the worker");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_extension_worker_comes_back_by_itself() {
     let _serial = BROWSER_LOCK.lock().await;
@@ -781,18 +794,10 @@ async fn a_stopped_extension_worker_comes_back_by_itself() {
     let mcp = Mcp::start(&sb, "Idle", &EXT).await;
     // Connected, with no tab whose events could wake the worker.
     mcp.ok("browser_tabs", json!({"action": "list"})).await;
-    let worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
-
     // Chrome stops the worker (as after a crash, or "Stop" in
     // chrome://serviceworker-internals); nobody touches the browser.
     let stopped = Instant::now();
-    browser
-        .call(
-            None,
-            "Target.closeTarget",
-            json!({"targetId": worker["targetId"]}),
-        )
-        .expect("stop the worker");
+    stop_extension_worker(&browser);
     let deadline = Instant::now() + Duration::from_secs(10);
     while connected(&mcp).await {
         assert!(Instant::now() < deadline, "the worker never stopped");
@@ -826,15 +831,8 @@ async fn a_tab_an_earlier_worker_left_attached_is_taken_over_not_refused() {
     let mcp = Mcp::start(&sb, "Heir", &EXT).await;
     mcp.ok("browser_navigate", json!({"url": site.url("/page/kept")}))
         .await;
-    let worker = worker_of(&browser, EXTENSION_ORIGIN).expect("the extension's worker");
     let hosts = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
-    browser
-        .call(
-            None,
-            "Target.closeTarget",
-            json!({"targetId": worker["targetId"]}),
-        )
-        .expect("stop the worker");
+    stop_extension_worker(&browser);
 
     // A new worker connects (through a new native host) by itself.
     let deadline = Instant::now() + Duration::from_secs(45);
