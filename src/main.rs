@@ -87,14 +87,27 @@ enum Command {
 }
 
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("tabwire=info"));
+    use tracing_subscriber::prelude::*;
     // stdout is protocol-only in both serve and native-host: logs go to stderr.
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
+        .with_ansi(false);
+    match tracing_subscriber::EnvFilter::try_from_default_env() {
+        Ok(filter) => tracing_subscriber::registry()
+            .with(fmt.with_filter(filter))
+            .init(),
+        // Without RUST_LOG, a plain per-target level: parsing filter
+        // directives touches ~1 MiB of code pages that every process
+        // (the native host Chrome starts, above all) would keep resident.
+        Err(_) => tracing_subscriber::registry()
+            .with(
+                fmt.with_filter(
+                    tracing_subscriber::filter::Targets::new()
+                        .with_target("tabwire", tracing::Level::INFO),
+                ),
+            )
+            .init(),
+    }
 }
 
 /// Chrome runs the manifest's `path` with the origin as its first argument
@@ -113,11 +126,11 @@ fn main() {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 1);
     }
-    init_logging();
     // The native host relays bytes; one thread (plus its two stdio threads)
     // is plenty, and keeps the process Chrome starts small.
     let is_host =
         bare_host_origin().is_some() || std::env::args().nth(1).as_deref() == Some("native-host");
+    init_logging();
     let runtime = if is_host {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
