@@ -56,4 +56,9 @@ for name,cmd in servers.items():
         r=rpc("tools/call",{"name":snap,"arguments":{}})
         body=json.dumps(r["result"],separators=(",",":"))
         print(f"{name:20} {path:9} snapshot answer {len(body):6} B")
-    p.stdin.close(); p.kill()
+    # Closing stdin lets each server close the browser it started.
+    p.stdin.close()
+    try:
+        p.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        p.kill()

@@ -13,7 +13,10 @@ env=dict(os.environ, TABWIRE_RUNTIME_DIR=f'{TMP}/rt', TABWIRE_DATA_DIR=f'{TMP}/d
 os.makedirs(f'{TMP}/udd')
 subprocess.run([B,'install','--browser','chromium','--user-data-dir',f'{TMP}/udd'],env=env,check=True,capture_output=True)
 ext=f'{ROOT}/extension'
+import atexit
 chrome=subprocess.Popen(['/usr/lib/chromium/chromium','--headless=new','--no-sandbox','--disable-gpu','--no-first-run','--disable-background-networking','--disable-component-update','--disable-sync','--disable-default-apps',f'--user-data-dir={TMP}/udd',f'--load-extension={ext}',f'--disable-extensions-except={ext}','about:blank'],env=env,stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL)
+# The browser goes away however this script ends.
+atexit.register(chrome.kill)
 backend=sys.argv[1]
 args=[B,'serve','--backend',backend,'--connect-timeout','30']
 if backend=='cdp': args+=['--headless','--browser-path','/usr/lib/chromium/chromium','--browser-arg=--no-sandbox']
@@ -38,4 +41,4 @@ print(call("browser_navigate",{"url":"data:text/html,<title>x</title><input id=a
 for tool,a in [("browser_tabs",{"action":"list"}),("browser_evaluate",{"function":"() => 1"}),("browser_get_text",{}),("browser_snapshot",{}),("browser_type",{"target":"#a","text":"hi"}),("browser_click",{"target":"button"})]:
     ts=sorted(call(tool,a)[0] for _ in range(30))
     print(f"{backend} {tool}: median {ts[15]:.1f} ms min {ts[0]:.1f}")
-p.stdin.close(); p.wait(); chrome.kill()
+p.stdin.close(); p.wait()

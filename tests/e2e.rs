@@ -38,32 +38,7 @@ async fn a_tab_closed_mid_call_ends_the_call_at_once(w: World) {
     let mcp = std::sync::Arc::new(client(&w, "Abandoned").await);
     // A fresh tab has one history entry, so its page may close it.
     mcp.ok("browser_tabs", json!({"action": "new"})).await;
-    let long = {
-        let mcp = mcp.clone();
-        tokio::spawn(async move {
-            mcp.text(
-                "browser_evaluate",
-                json!({"function": "async () => { window.__started = true; \
-                    await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
-            )
-            .await
-        })
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while mcp
-        .ok(
-            "browser_evaluate",
-            json!({"function": "() => !!window.__started"}),
-        )
-        .await
-        != "Result (page data):\ntrue"
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the long call never started"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let long = start_long_call(&mcp, "browser_evaluate").await;
     let closing = std::time::Instant::now();
     let _ = mcp
         .text(

@@ -176,12 +176,7 @@ async fn sigkill_of_serve_leaves_no_launched_browser_behind() {
     let _serial = BROWSER_LOCK.lock().await;
     let sb = Sandbox::new();
     let site = site::Site::start();
-    let args = [
-        vec!["--backend".to_string(), "cdp".to_string()],
-        cdp_launch_args(),
-    ]
-    .concat();
-    let mcp = start(&sb, "doomed", &args).await;
+    let mcp = start_cdp(&sb, "doomed", &[]).await;
     mcp.ok("browser_navigate", json!({"url": site.url("/page/x")}))
         .await;
     assert!(!launched_browsers(&sb).is_empty());
@@ -202,12 +197,7 @@ async fn a_stale_profile_lock_from_a_killed_run_is_recovered() {
     std::fs::create_dir_all(&profile).unwrap();
     // A lock whose owner is long gone (pid far above the kernel's max).
     std::os::unix::fs::symlink("somehost-999999999", profile.join("SingletonLock")).unwrap();
-    let args = [
-        vec!["--backend".to_string(), "cdp".to_string()],
-        cdp_launch_args(),
-    ]
-    .concat();
-    let mcp = start(&sb, "recovering", &args).await;
+    let mcp = start_cdp(&sb, "recovering", &[]).await;
     let snap = mcp
         .ok(
             "browser_navigate",
@@ -223,12 +213,7 @@ async fn a_stale_profile_lock_from_a_killed_run_is_recovered() {
 async fn closing_stdin_ends_serve_and_closes_the_browser_it_launched() {
     let _serial = BROWSER_LOCK.lock().await;
     let sb = Sandbox::new();
-    let args = [
-        vec!["--backend".to_string(), "cdp".to_string()],
-        cdp_launch_args(),
-    ]
-    .concat();
-    let mcp = start(&sb, "tidy", &args).await;
+    let mcp = start_cdp(&sb, "tidy", &[]).await;
     mcp.ok("browser_tabs", json!({"action": "list"})).await;
     assert!(!launched_browsers(&sb).is_empty());
     let pid = serve_pid(&sb);
@@ -250,12 +235,7 @@ async fn a_launched_browser_that_dies_is_replaced_and_old_handles_are_reported()
     let _serial = BROWSER_LOCK.lock().await;
     let sb = Sandbox::new();
     let site = site::Site::start();
-    let args = [
-        vec!["--backend".to_string(), "cdp".to_string()],
-        cdp_launch_args(),
-    ]
-    .concat();
-    let mcp = start(&sb, "phoenix", &args).await;
+    let mcp = start_cdp(&sb, "phoenix", &[]).await;
     let snap = mcp
         .ok("browser_navigate", json!({"url": site.url("/page/first")}))
         .await;

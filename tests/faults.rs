@@ -31,28 +31,7 @@ async fn killing_the_native_host_mid_call_fails_fast_then_the_next_call_succeeds
         .await;
 
     // A call that stays in flight for 20 s, and proof that it started.
-    let long = {
-        let mcp = mcp.clone();
-        tokio::spawn(async move {
-            mcp.text(
-                "browser_evaluate",
-                json!({"function": "async () => { window.__started = true; await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
-            )
-            .await
-        })
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while mcp
-        .ok(
-            "browser_evaluate",
-            json!({"function": "() => !!window.__started"}),
-        )
-        .await
-        != "Result (page data):\ntrue"
-    {
-        assert!(Instant::now() < deadline, "the long call never started");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let long = start_long_call(&mcp, "browser_evaluate").await;
 
     let hosts = pids_with_cmdline(EXTENSION_ORIGIN, &sb);
     assert_eq!(hosts.len(), 1, "one native host expected: {hosts:?}");
@@ -222,19 +201,14 @@ async fn a_full_or_unusable_download_dir_is_a_clear_error_and_nothing_is_left() 
     let Some(disk) = FullDisk::mount(sb.tmp.path().join("small-disk"), "256k") else {
         panic!("this test needs to mount a tmpfs (run as root, as CI does)");
     };
-    let args: Vec<String> = [
-        vec!["--backend".into(), "cdp".into()],
-        cdp_launch_args(),
-        vec![
-            "--download-dir".into(),
-            disk.0.join("dl").display().to_string(),
-            "--max-download-mb".into(),
-            "1".into(),
-        ],
-    ]
-    .concat();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mcp = Mcp::start(&sb, "DiskFull", &args).await;
+    let extra: Vec<String> = vec![
+        "--download-dir".into(),
+        disk.0.join("dl").display().to_string(),
+        "--max-download-mb".into(),
+        "1".into(),
+    ];
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let mcp = start_cdp(&sb, "DiskFull", &extra).await;
     mcp.ok("browser_navigate", json!({"url": site.url("/media")}))
         .await;
     let e = mcp
@@ -265,17 +239,12 @@ async fn a_full_or_unusable_download_dir_is_a_clear_error_and_nothing_is_left() 
     // A download dir that cannot exist (under a regular file).
     let blocker = sb.tmp.path().join("a-file");
     std::fs::write(&blocker, b"x").unwrap();
-    let args: Vec<String> = [
-        vec!["--backend".into(), "cdp".into()],
-        cdp_launch_args(),
-        vec![
-            "--download-dir".into(),
-            blocker.join("dl").display().to_string(),
-        ],
-    ]
-    .concat();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mcp2 = Mcp::start(&sb, "NoDir", &args).await;
+    let extra: Vec<String> = vec![
+        "--download-dir".into(),
+        blocker.join("dl").display().to_string(),
+    ];
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let mcp2 = start_cdp(&sb, "NoDir", &extra).await;
     mcp2.ok("browser_navigate", json!({"url": site.url("/media")}))
         .await;
     let e = mcp2
@@ -606,47 +575,6 @@ async fn connected(mcp: &Mcp) -> bool {
     mcp.ok("browser_status", json!({}))
         .await
         .contains("Extension: connected")
-}
-
-/// Polls (with the same page, concurrently with a call in flight) until
-/// `flag` is set on the page's window.
-async fn wait_for_page_flag(mcp: &Mcp, flag: &str) {
-    let probe = json!({"function": format!("() => !!window.{flag}")});
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while mcp.ok("browser_evaluate", probe.clone()).await != "Result (page data):\ntrue" {
-        assert!(Instant::now() < deadline, "window.{flag} was never set");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// A call that stays in flight until its tab goes away: a 20 s promise, or
-/// a wait for text that never comes. Returns once the page is running it.
-async fn start_long_call(
-    mcp: &Arc<Mcp>,
-    tool: &'static str,
-) -> tokio::task::JoinHandle<Result<String, String>> {
-    let args = match tool {
-        "browser_evaluate" => json!({"function": "async () => { window.__started = true; \
-            await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
-        _ => {
-            // The wait reads body.innerText: mark the page when it does.
-            mcp.ok(
-                "browser_evaluate",
-                json!({"function": "() => { const get = Object.getOwnPropertyDescriptor(\
-                    HTMLElement.prototype, 'innerText').get; Object.defineProperty(document.body, \
-                    'innerText', {configurable: true, get() { window.__started = true; \
-                    return get.call(this); }}); return 1; }"}),
-            )
-            .await;
-            json!({"text": "text that never comes", "timeout": 20})
-        }
-    };
-    let call = {
-        let mcp = mcp.clone();
-        tokio::spawn(async move { mcp.text(tool, args).await })
-    };
-    wait_for_page_flag(mcp, "__started").await;
-    call
 }
 
 /// Waits for a call that must end by itself; returns its error and how

@@ -561,11 +561,7 @@ impl Backend for ExtensionBackend {
             Err(BackendError::Other(m)) | Err(BackendError::Cdp { message: m, .. })
                 if m.contains("unknown method") =>
             {
-                let mut results = Vec::with_capacity(commands.len());
-                for (method, params) in commands {
-                    results.push(self.cdp(tab, method, params).await?);
-                }
-                Ok(results)
+                super::cdp_in_order(self, tab, commands).await
             }
             Err(BackendError::Cdp { message, .. }) => Err(BackendError::Cdp {
                 method: first.into(),

@@ -47,6 +47,20 @@ pub enum TabEvent {
     Opened { tab: TabId, url: String },
 }
 
+/// `commands` one after another through [`Backend::cdp`]: what
+/// [`Backend::cdp_batch`] does when a backend has no better way.
+pub async fn cdp_in_order<B: Backend + ?Sized>(
+    backend: &B,
+    tab: TabId,
+    commands: Vec<(&'static str, Value)>,
+) -> Result<Vec<Value>, BackendError> {
+    let mut results = Vec::with_capacity(commands.len());
+    for (method, params) in commands {
+        results.push(backend.cdp(tab, method, params).await?);
+    }
+    Ok(results)
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BackendError {
     #[error("{0}")]
@@ -84,11 +98,7 @@ pub trait Backend: Send + Sync {
         tab: TabId,
         commands: Vec<(&'static str, Value)>,
     ) -> Result<Vec<Value>, BackendError> {
-        let mut results = Vec::with_capacity(commands.len());
-        for (method, params) in commands {
-            results.push(self.cdp(tab, method, params).await?);
-        }
-        Ok(results)
+        cdp_in_order(self, tab, commands).await
     }
     /// Changes whenever every earlier tab handle became void (the browser
     /// or its extension restarted, a new fallback browser was launched).

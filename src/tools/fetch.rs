@@ -193,10 +193,7 @@ pub async fn in_page(s: &Session, tab: TabId, url: &str, cap: u64) -> Result<Fet
 
 /// Way 3: the browser's resource loader (cookies included, no CORS).
 pub async fn by_browser(s: &Session, tab: TabId, url: &str, cap: u64) -> Result<Fetched, Miss> {
-    let tree = s.cdp(tab, "Page.getFrameTree", json!({})).await?;
-    let frame = tree["frameTree"]["frame"]["id"]
-        .as_str()
-        .unwrap_or_default();
+    let frame = s.doc(tab).await?.frame_id;
     let r = s
         .cdp(
             tab,

@@ -203,7 +203,8 @@ pub fn tools() -> Vec<ToolDef> {
                 let outcome = s
                     .settle(tab, || async {
                         let (x, y) = center(&s, tab, el).await?;
-                        mouse(&s, tab, "mouseMoved", x, y, None, 0).await
+                        let (method, ev) = mouse_event("mouseMoved", x, y, None, 0);
+                        s.cdp(tab, method, ev).await.map(|_| ())
                     })
                     .await?;
                 done(
@@ -456,21 +457,26 @@ async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), Tool
     Ok((xs.iter().sum::<f64>() / 4.0, ys.iter().sum::<f64>() / 4.0))
 }
 
-async fn mouse(
-    s: &Session,
-    tab: TabId,
+/// One `Input.dispatchMouseEvent` command. `button` comes with a click
+/// count for presses and releases; on a move it means the button is held
+/// (a drag).
+fn mouse_event(
     kind: &str,
     x: f64,
     y: f64,
-    button: Option<&str>,
-    clicks: i64,
-) -> Result<(), ToolError> {
-    let mut ev = json!({"type": kind, "x": x, "y": y});
-    if let Some(b) = button {
+    button: Option<(&str, i64)>,
+    modifiers: i64,
+) -> (&'static str, Value) {
+    let mut ev = json!({"type": kind, "x": x, "y": y, "modifiers": modifiers});
+    if let Some((b, clicks)) = button {
         ev["button"] = json!(b);
-        ev["clickCount"] = json!(clicks);
+        if kind == "mouseMoved" {
+            ev["buttons"] = json!(1);
+        } else {
+            ev["clickCount"] = json!(clicks);
+        }
     }
-    s.cdp(tab, "Input.dispatchMouseEvent", ev).await.map(|_| ())
+    ("Input.dispatchMouseEvent", ev)
 }
 
 /// Whether a press on the element may start an HTML5 drag (then the
@@ -495,10 +501,17 @@ async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result<(),
             .await?;
     }
     let result = async {
-        mouse(s, tab, "mouseMoved", x0, y0, None, 0).await?;
-        mouse(s, tab, "mousePressed", x0, y0, Some("left"), 1).await?;
-        // A few pixels first: pages start dragging past a small threshold.
-        drag_move(s, tab, x0 + 6.0, y0 + 6.0).await?;
+        let left = Some(("left", 1));
+        s.cdp_batch(
+            tab,
+            vec![
+                mouse_event("mouseMoved", x0, y0, None, 0),
+                mouse_event("mousePressed", x0, y0, left, 0),
+                // A few pixels first: pages start dragging past a small threshold.
+                mouse_event("mouseMoved", x0 + 6.0, y0 + 6.0, left, 0),
+            ],
+        )
+        .await?;
         let data = if native {
             let wait = next_event(&mut events, tab, |m, _| m == "Input.dragIntercepted");
             tokio::time::timeout(DRAG_START_WAIT, wait)
@@ -510,23 +523,23 @@ async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result<(),
             None
         };
         let (x1, y1) = center(s, tab, to).await?;
-        match data {
-            Some(data) => {
-                for kind in ["dragEnter", "dragOver", "drop"] {
-                    s.cdp(
-                        tab,
+        let mut finish: Vec<_> = match data {
+            Some(data) => ["dragEnter", "dragOver", "drop"]
+                .into_iter()
+                .map(|kind| {
+                    (
                         "Input.dispatchDragEvent",
                         json!({"type": kind, "x": x1, "y": y1, "data": data}),
                     )
-                    .await?;
-                }
-            }
-            None => {
-                drag_move(s, tab, (x0 + x1) / 2.0, (y0 + y1) / 2.0).await?;
-                drag_move(s, tab, x1, y1).await?;
-            }
-        }
-        mouse(s, tab, "mouseReleased", x1, y1, Some("left"), 1).await
+                })
+                .collect(),
+            None => vec![
+                mouse_event("mouseMoved", (x0 + x1) / 2.0, (y0 + y1) / 2.0, left, 0),
+                mouse_event("mouseMoved", x1, y1, left, 0),
+            ],
+        };
+        finish.push(mouse_event("mouseReleased", x1, y1, left, 0));
+        s.cdp_batch(tab, finish).await.map(|_| ())
     }
     .await;
     if native {
@@ -535,17 +548,6 @@ async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result<(),
             .await;
     }
     result
-}
-
-/// A mouse move with the left button held.
-async fn drag_move(s: &Session, tab: TabId, x: f64, y: f64) -> Result<(), ToolError> {
-    s.cdp(
-        tab,
-        "Input.dispatchMouseEvent",
-        json!({"type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": 1}),
-    )
-    .await
-    .map(|_| ())
 }
 
 async fn click(
@@ -557,17 +559,10 @@ async fn click(
     modifiers: i64,
 ) -> Result<(), ToolError> {
     let (x, y) = center(s, tab, el).await?;
-    let mut events = vec![(
-        "Input.dispatchMouseEvent",
-        json!({"type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers}),
-    )];
+    let mut events = vec![mouse_event("mouseMoved", x, y, None, modifiers)];
     for n in 1..=clicks {
         for kind in ["mousePressed", "mouseReleased"] {
-            events.push((
-                "Input.dispatchMouseEvent",
-                json!({"type": kind, "x": x, "y": y, "button": button, "clickCount": n,
-                       "modifiers": modifiers}),
-            ));
+            events.push(mouse_event(kind, x, y, Some((button, n)), modifiers));
         }
     }
     s.cdp_batch(tab, events).await.map(|_| ())

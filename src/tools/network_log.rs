@@ -68,7 +68,6 @@ struct TabLog {
     requests: VecDeque<Request>,
     /// CDP requestId → our id (a redirect reuses the CDP id: the newest wins).
     by_cdp: HashMap<String, u64>,
-    main_frame: Option<String>,
 }
 
 #[derive(Default)]
@@ -77,15 +76,9 @@ pub struct NetworkLog {
 }
 
 impl NetworkLog {
-    /// Folds one CDP event (any domain; non-Network ones are ignored except
-    /// the top frame's id).
-    pub fn record(&mut self, tab: TabId, method: &str, p: &Value) {
-        if method == "Page.frameNavigated" && p["frame"].get("parentId").is_none() {
-            if let Some(id) = p["frame"]["id"].as_str() {
-                self.tabs.entry(tab).or_default().main_frame = Some(id.to_string());
-            }
-            return;
-        }
+    /// Folds one CDP event (non-Network ones are ignored). `main_frame` is
+    /// the tab's top frame id, when known: only its documents start a page.
+    pub fn record(&mut self, tab: TabId, method: &str, p: &Value, main_frame: Option<&str>) {
         if !method.starts_with("Network.") {
             return;
         }
@@ -95,7 +88,7 @@ impl NetworkLog {
             "Network.requestWillBeSent" => {
                 let req = &p["request"];
                 let kind = p["type"].as_str().unwrap_or("Other").to_string();
-                let same_frame = match (&log.main_frame, p["frameId"].as_str()) {
+                let same_frame = match (main_frame, p["frameId"].as_str()) {
                     (Some(main), Some(f)) => main == f,
                     _ => true,
                 };
@@ -209,6 +202,7 @@ mod tests {
             "Network.requestWillBeSent",
             &json!({"requestId": id, "loaderId": loader, "type": kind, "frameId": "F",
                     "request": {"url": url, "method": "GET", "headers": {}}}),
+            Some("F"),
         );
     }
 
@@ -218,16 +212,18 @@ mod tests {
         sent(&mut log, "A", "http://x/", "Document", "A");
         sent(&mut log, "B", "http://x/a.png", "Image", "A");
         sent(&mut log, "C", "http://x/b.js", "Script", "A");
-        log.record(1, "Network.responseReceived", &json!({"requestId": "B", "response": {"status": 200, "mimeType": "image/png", "headers": {"a": "b"}}}));
+        log.record(1, "Network.responseReceived", &json!({"requestId": "B", "response": {"status": 200, "mimeType": "image/png", "headers": {"a": "b"}}}), None);
         log.record(
             1,
             "Network.loadingFinished",
             &json!({"requestId": "B", "encodedDataLength": 2048}),
+            None,
         );
         log.record(
             1,
             "Network.loadingFailed",
             &json!({"requestId": "C", "errorText": "net::ERR_ABORTED"}),
+            None,
         );
         let page = log.current_page(1);
         assert_eq!(page.len(), 3);
@@ -245,11 +241,6 @@ mod tests {
     #[test]
     fn a_new_top_document_starts_a_new_page() {
         let mut log = NetworkLog::default();
-        log.record(
-            1,
-            "Page.frameNavigated",
-            &json!({"frame": {"id": "F", "url": "http://x/"}}),
-        );
         sent(&mut log, "A", "http://x/", "Document", "A");
         sent(&mut log, "B", "http://x/a.png", "Image", "A");
         // A child frame's document does not start a page.
@@ -258,6 +249,7 @@ mod tests {
             "Network.requestWillBeSent",
             &json!({"requestId": "I", "loaderId": "I", "type": "Document", "frameId": "child",
                     "request": {"url": "http://x/frame", "method": "GET"}}),
+            Some("F"),
         );
         sent(&mut log, "D", "http://y/", "Document", "D");
         sent(&mut log, "E", "http://y/s.css", "Stylesheet", "D");

@@ -44,7 +44,9 @@ pub struct ConsoleEntry {
 
 #[derive(Default)]
 pub struct PageEvents {
-    /// The top frame's URL, from navigation events.
+    /// The top frame's URL, from navigation events. Unlike `docs` it is
+    /// kept across a debugger detach, so a page stuck behind a dialog or a
+    /// crash can still be named.
     urls: HashMap<TabId, String>,
     /// Tabs whose renderer crashed (commands to the page would hang).
     crashed: std::collections::HashSet<TabId>,
@@ -70,7 +72,8 @@ pub struct Doc {
 impl PageEvents {
     /// Folds one CDP event of `tab` into the record.
     pub fn record(&mut self, tab: TabId, method: &str, params: &Value) {
-        self.network.record(tab, method, params);
+        let main_frame = self.docs.get(&tab).map(|d| d.frame_id.as_str());
+        self.network.record(tab, method, params, main_frame);
         match method {
             "Page.frameNavigated" if params["frame"].get("parentId").is_none() => {
                 if let Some(u) = params["frame"]["url"].as_str() {

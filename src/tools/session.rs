@@ -23,10 +23,29 @@ const DIALOG_SAFE: &[&str] = &[
     "Network.enable",
 ];
 
-/// Domains switched on once per tab: Page events drive waiting and
-/// dialogs, Runtime events feed the console log, Network events the
-/// request log.
-const DOMAINS: &[&str] = &["Page.enable", "Runtime.enable", "Network.enable"];
+/// What a tab needs once before tools use it, sent as one batch (one
+/// message through the extension).
+fn tab_setup() -> Vec<(&'static str, Value)> {
+    vec![
+        // Page events drive waiting and dialogs, Runtime events the console
+        // log, Network events the request log.
+        ("Page.enable", json!({})),
+        ("Runtime.enable", json!({})),
+        ("Network.enable", json!({})),
+        // File choosers the page opens are caught (a native dialog would
+        // wait for a human) and filled by browser_file_upload.
+        (
+            "Page.setInterceptFileChooserDialog",
+            json!({"enabled": true}),
+        ),
+        // Pages that declare tools for agents find a registry even where
+        // the browser has none (from the next document on).
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": super::page_tools::REGISTRY_SHIM}),
+        ),
+    ]
+}
 
 /// How long a navigation may take before the tool returns anyway.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
@@ -398,30 +417,8 @@ impl Session {
     pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
         let on = self.state().domains_on.contains(&tab);
         if !on {
-            for domain in DOMAINS {
-                self.backend()
-                    .cdp(tab, domain, json!({}))
-                    .await
-                    .map_err(|e| self.tab_error(tab, e))?;
-            }
-            // File choosers the page opens are caught (a native dialog
-            // would wait for a human) and filled by browser_file_upload.
             self.backend()
-                .cdp(
-                    tab,
-                    "Page.setInterceptFileChooserDialog",
-                    json!({"enabled": true}),
-                )
-                .await
-                .map_err(|e| self.tab_error(tab, e))?;
-            // Pages that declare tools for agents find a registry even
-            // where the browser has none (from the next document on).
-            self.backend()
-                .cdp(
-                    tab,
-                    "Page.addScriptToEvaluateOnNewDocument",
-                    json!({"source": super::page_tools::REGISTRY_SHIM}),
-                )
+                .cdp_batch(tab, tab_setup())
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
             self.state().domains_on.insert(tab);
@@ -559,7 +556,7 @@ impl Session {
     /// The top frame's document: as the latest navigation event described
     /// it, else asked from the browser once. Events and answers share one
     /// ordered stream, so an event-tracked document is as fresh as asking.
-    async fn doc(&self, tab: TabId) -> Result<super::page_events::Doc, ToolError> {
+    pub(super) async fn doc(&self, tab: TabId) -> Result<super::page_events::Doc, ToolError> {
         // Make sure events flow before trusting them.
         self.ready(tab, "Page.getFrameTree").await?;
         if let Some(doc) = self.state().events.doc(tab) {

@@ -21,7 +21,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tabwire");
 pub const EXTENSION_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/extension");
@@ -533,4 +533,57 @@ pub fn image_size(r: &rmcp::model::CallToolResult) -> (String, u32, u32) {
         i += 2 + len;
     }
     panic!("no JPEG frame header");
+}
+
+/// Polls (with the same page, concurrently with a call in flight) until
+/// `flag` is set on the page's window.
+pub async fn wait_for_page_flag(mcp: &Mcp, flag: &str) {
+    let probe = json!({"function": format!("() => !!window.{flag}")});
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while mcp.ok("browser_evaluate", probe.clone()).await != "Result (page data):\ntrue" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "window.{flag} was never set"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A call that stays in flight until its tab goes away: a 20 s promise, or
+/// a wait for text that never comes. Returns once the page is running it.
+pub async fn start_long_call(
+    mcp: &std::sync::Arc<Mcp>,
+    tool: &'static str,
+) -> tokio::task::JoinHandle<Result<String, String>> {
+    let args = match tool {
+        "browser_evaluate" => json!({"function": "async () => { window.__started = true; \
+            await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
+        _ => {
+            // The wait reads body.innerText: mark the page when it does.
+            mcp.ok(
+                "browser_evaluate",
+                json!({"function": "() => { const get = Object.getOwnPropertyDescriptor(\
+                    HTMLElement.prototype, 'innerText').get; Object.defineProperty(document.body, \
+                    'innerText', {configurable: true, get() { window.__started = true; \
+                    return get.call(this); }}); return 1; }"}),
+            )
+            .await;
+            json!({"text": "text that never comes", "timeout": 20})
+        }
+    };
+    let call = {
+        let mcp = mcp.clone();
+        tokio::spawn(async move { mcp.text(tool, args).await })
+    };
+    wait_for_page_flag(mcp, "__started").await;
+    call
+}
+
+/// `tabwire serve --backend cdp` on a Chromium it launches, plus `extra`.
+pub async fn start_cdp(sb: &Sandbox, name: &str, extra: &[&str]) -> Mcp {
+    let mut args = vec!["--backend".to_string(), "cdp".to_string()];
+    args.extend(cdp_launch_args());
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Mcp::start(sb, name, &args).await
 }
