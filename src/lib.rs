@@ -9,6 +9,7 @@
 //! - [`host`]     `tabwire native-host`: origin check, discovery, routing
 //! - [`backend`]  the tab + CDP trait tools are written against; extension,
 //!   direct CDP (launch over a pipe, or attach) and the automatic choice
+//! - [`logging`]  stderr logging for every binary
 //! - [`paths`]    tabwire's data directory
 //! - [`policy`]   allowed domains, tools and files, enforced on every call
 //! - [`audit`]    the per-call audit log
@@ -28,6 +29,7 @@ pub mod call;
 pub mod frame;
 pub mod host;
 pub mod install;
+pub mod logging;
 pub mod paths;
 pub mod policy;
 pub mod protocol;

@@ -86,30 +86,6 @@ enum Command {
     },
 }
 
-fn init_logging() {
-    use tracing_subscriber::prelude::*;
-    // stdout is protocol-only in both serve and native-host: logs go to stderr.
-    let fmt = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(false);
-    match tracing_subscriber::EnvFilter::try_from_default_env() {
-        Ok(filter) => tracing_subscriber::registry()
-            .with(fmt.with_filter(filter))
-            .init(),
-        // Without RUST_LOG, a plain per-target level: parsing filter
-        // directives touches ~1 MiB of code pages that every process
-        // (the native host Chrome starts, above all) would keep resident.
-        Err(_) => tracing_subscriber::registry()
-            .with(
-                fmt.with_filter(
-                    tracing_subscriber::filter::Targets::new()
-                        .with_target("tabwire", tracing::Level::INFO),
-                ),
-            )
-            .init(),
-    }
-}
-
 /// Chrome runs the manifest's `path` with the origin as its first argument
 /// (Windows adds `--parent-window=N`): treat that as `native-host <origin>`.
 fn bare_host_origin() -> Option<String> {
@@ -130,7 +106,7 @@ fn main() {
     // is plenty, and keeps the process Chrome starts small.
     let is_host =
         bare_host_origin().is_some() || std::env::args().nth(1).as_deref() == Some("native-host");
-    init_logging();
+    tabwire::logging::init();
     let runtime = if is_host {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -809,16 +809,24 @@ async fn no_tabwire_process_listens_on_the_network(w: World) {
     mcp.ok("browser_navigate", json!({"url": w.site.url("/page/net")}))
         .await;
 
-    let tabwire = processes_matching(|cmd, _| cmd.split('\0').next() == Some(BIN));
+    let tabwire = processes_matching(
+        |cmd, _| matches!(cmd.split('\0').next(), Some(p) if p == BIN || p == HOST_BIN),
+    );
     match w.via {
-        // serve, and the host Chromium spawned for the extension.
+        // serve, and the host Chromium spawned for the extension: the small
+        // tabwire-host binary the installer registered.
         Via::Extension => {
+            let hosts = processes_matching(|cmd, _| {
+                cmd.split('\0').next() == Some(HOST_BIN) && cmd.contains(EXTENSION_ORIGIN)
+            });
+            assert!(
+                !hosts.is_empty(),
+                "no {HOST_BIN} started with the extension's origin; tabwire processes: {tabwire:?}"
+            );
             assert!(
                 tabwire.len() >= 2,
-                "expected serve and native-host, found {tabwire:?}"
+                "expected serve and the native host, found {tabwire:?}"
             );
-            let hosts = processes_matching(|cmd, _| cmd.contains(EXTENSION_ORIGIN));
-            assert!(!hosts.is_empty(), "native host not found");
         }
         // serve, and the Chromium it launched over a pipe: no port at all.
         Via::Cdp => {

@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::install_env::*;
-use common::BIN;
+use common::{BIN, HOST_BIN};
 
 fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -204,7 +204,7 @@ fn install_writes_exact_files_is_idempotent_and_uninstall_leaves_the_home_as_it_
     want_paths.sort();
     want_paths.dedup();
     assert_eq!(manifests_under(&h.home), want_paths, "{text}");
-    let manifest = expected_manifest(&bin);
+    let manifest = expected_manifest(&host_bin_path());
     for p in &want_paths {
         assert_eq!(
             std::fs::read_to_string(h.home.join(p)).unwrap(),
@@ -382,7 +382,7 @@ fn a_stale_registration_from_elsewhere_is_updated_and_a_foreign_manifest_left_al
     assert!(stdout(&out).contains("updated"), "{}", stdout(&out));
     assert_eq!(
         std::fs::read_to_string(&old).unwrap(),
-        expected_manifest(&bin_path())
+        expected_manifest(&host_bin_path())
     );
     // Uninstall removes tabwire's manifest but not another host's.
     let other = old.with_file_name("org.example.host.json");
@@ -476,7 +476,7 @@ fn install_sh_by_default_runs_cargo_install_and_registers_its_binary() {
     h.fake_program(
         "cargo",
         &format!(
-            "#!/bin/sh\necho \"$@\" > {log}\nmkdir -p \"$HOME/.cargo/bin\"\ncp {BIN} \"$HOME/.cargo/bin/tabwire\"\n",
+            "#!/bin/sh\necho \"$@\" > {log}\nmkdir -p \"$HOME/.cargo/bin\"\ncp {BIN} \"$HOME/.cargo/bin/tabwire\"\ncp {HOST_BIN} \"$HOME/.cargo/bin/tabwire-host\"\n",
             log = log.display()
         ),
     );
@@ -495,7 +495,8 @@ fn install_sh_by_default_runs_cargo_install_and_registers_its_binary() {
             root.canonicalize().unwrap().display()
         )
     );
-    let installed = h.home.join(".cargo/bin/tabwire");
+    // cargo install puts both binaries in place; browsers start the small one.
+    let installed = h.home.join(".cargo/bin/tabwire-host");
     assert_eq!(
         std::fs::read_to_string(
             h.config()

@@ -364,9 +364,11 @@ fn manifest_checks(targets: &[Target], env: &Env, me: Option<&Path>) -> Vec<Chec
                 )),
             );
         } else {
-            let note = match me {
-                Some(m) if Path::new(&binary) != m => {
-                    format!(" (not this binary, {})", m.display())
+            // What `tabwire install` run from this binary would register.
+            let expected = me.map(|m| super::host_binary(env.os, m, Path::is_file));
+            let note = match expected {
+                Some(e) if Path::new(&binary) != e => {
+                    format!(" (not this tabwire's host, {})", e.display())
                 }
                 _ => String::new(),
             };
@@ -378,7 +380,6 @@ fn manifest_checks(targets: &[Target], env: &Env, me: Option<&Path>) -> Vec<Chec
             ));
         }
     }
-    let _ = env;
     checks
 }
 

@@ -186,6 +186,34 @@ impl Env {
     }
 }
 
+/// The program browsers start as the native host: `tabwire-host` next to
+/// the tabwire `binary` when it is there (it links only the relay, so the
+/// process a browser keeps alive for the extension stays small), else
+/// `binary` itself, which runs the host when started with an extension
+/// origin as its first argument.
+pub fn host_binary(os: Os, binary: &Path, exists: impl Fn(&Path) -> bool) -> PathBuf {
+    let name = match os {
+        Os::Windows => "tabwire-host.exe",
+        Os::Linux | Os::MacOs => "tabwire-host",
+    };
+    let text = binary.to_string_lossy();
+    // Split by the target OS's rules, not the running one's (tests render
+    // Windows paths on Linux).
+    let cut = match os {
+        Os::Windows => text.rfind(['\\', '/']),
+        Os::Linux | Os::MacOs => text.rfind('/'),
+    };
+    let Some(cut) = cut else {
+        return binary.to_path_buf();
+    };
+    let sibling = PathBuf::from(format!("{}{}", &text[..=cut], name));
+    if exists(&sibling) {
+        sibling
+    } else {
+        binary.to_path_buf()
+    }
+}
+
 /// The absolute path of the running tabwire binary.
 pub fn this_binary() -> Result<PathBuf, InstallError> {
     let path = std::env::current_exe()
@@ -200,5 +228,35 @@ fn strip_verbatim(path: PathBuf) -> PathBuf {
     match path.to_str().and_then(|s| s.strip_prefix(r"\\?\")) {
         Some(rest) if !rest.starts_with("UNC") => PathBuf::from(rest),
         _ => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_is_the_small_sibling_binary_when_present() {
+        let has = |p: &Path| {
+            let s = p.to_string_lossy();
+            s == "/opt/tw/tabwire-host" || s == r"C:\Tools\tw\tabwire-host.exe"
+        };
+        assert_eq!(
+            host_binary(Os::Linux, Path::new("/opt/tw/tabwire"), has),
+            Path::new("/opt/tw/tabwire-host")
+        );
+        assert_eq!(
+            host_binary(Os::Windows, Path::new(r"C:\Tools\tw\tabwire.exe"), has),
+            Path::new(r"C:\Tools\tw\tabwire-host.exe")
+        );
+        // Without it, the tabwire binary itself serves as the host.
+        assert_eq!(
+            host_binary(Os::MacOs, Path::new("/usr/local/bin/tabwire"), has),
+            Path::new("/usr/local/bin/tabwire")
+        );
+        assert_eq!(
+            host_binary(Os::Linux, Path::new("tabwire"), |_| true),
+            Path::new("tabwire")
+        );
     }
 }

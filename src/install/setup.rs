@@ -20,7 +20,8 @@ pub struct InstallOptions {
     /// `--client`: write tabwire into these MCP clients' config files.
     pub clients: Vec<String>,
     pub dry_run: bool,
-    /// The host binary to register (default: this program).
+    /// The tabwire binary to register (default: this program); the host
+    /// browsers start is the `tabwire-host` beside it (see [`super::host_binary`]).
     pub binary: Option<PathBuf>,
 }
 
@@ -147,8 +148,9 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
         Some(b) => b.clone(),
         None => this_binary()?,
     };
+    let host = super::host_binary(env.os, &binary, Path::is_file);
     if let Some(udd) = &opts.user_data_dir {
-        return install_into_profile(opts, env, udd, &binary, out);
+        return install_into_profile(opts, env, udd, &host, out);
     }
     let clients = named_clients(&opts.clients)?;
     // Refuse a config tabwire cannot edit before writing anything.
@@ -183,13 +185,14 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
 
     say!(
         out,
-        "tabwire install{} — host binary {}",
+        "tabwire install{} — {}, host {}",
         if dry {
             " (dry run: nothing is written)"
         } else {
             ""
         },
-        binary.display()
+        binary.display(),
+        host.display()
     );
     if in_build_dir(&binary) {
         say!(
@@ -199,7 +202,7 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
         );
     }
 
-    let steps = install_steps(&mut w, env, &binary, &targets, &clients, out);
+    let steps = install_steps(&mut w, env, &binary, &host, &targets, &clients, out);
     // Whatever was written is recorded, even if a later step failed.
     if !dry {
         let text = w.record.to_text();
@@ -217,6 +220,7 @@ fn install_steps(
     w: &mut Writer,
     env: &Env,
     binary: &Path,
+    host: &Path,
     targets: &[(&'static Browser, String)],
     clients: &[&'static Client],
     out: &mut dyn Write,
@@ -233,7 +237,7 @@ fn install_steps(
     }
     say!(out);
     say!(out, "Native messaging host {}:", crate::protocol::HOST_NAME);
-    let text = manifest::render(binary);
+    let text = manifest::render(host);
     let mut windows_manifest_written = false;
     for (loc, browsers) in &by_location {
         for (b, why) in browsers {
@@ -318,7 +322,7 @@ fn install_into_profile(
     opts: &InstallOptions,
     env: &Env,
     udd: &Path,
-    binary: &Path,
+    host: &Path,
     out: &mut dyn Write,
 ) -> Result<(), InstallError> {
     if env.os == Os::Windows {
@@ -352,7 +356,7 @@ fn install_into_profile(
         dry_run: opts.dry_run,
         record: &mut scratch,
     };
-    let change = w.write(&path, &manifest::render(binary))?;
+    let change = w.write(&path, &manifest::render(host))?;
     say!(
         out,
         "tabwire: {} {} ({} profile {}; host binary {})",
@@ -360,7 +364,7 @@ fn install_into_profile(
         path.display(),
         browser.name,
         udd.display(),
-        binary.display()
+        host.display()
     );
     Ok(())
 }

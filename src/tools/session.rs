@@ -394,22 +394,23 @@ impl Session {
         tab: TabId,
         commands: Vec<(&'static str, Value)>,
     ) -> Result<Vec<Value>, ToolError> {
-        self.ready(tab, commands.first().map_or("", |c| c.0))
-            .await?;
-        self.backend()
-            .cdp_batch(tab, commands)
-            .await
-            .map_err(|e| self.tab_error(tab, e))
+        let first = commands.first().map_or("", |c| c.0);
+        self.ready(tab, first).await?;
+        let (n, started) = (commands.len(), std::time::Instant::now());
+        let r = self.backend().cdp_batch(tab, commands).await;
+        tracing::debug!(target: "tabwire::cdp", first, n, ms = started.elapsed().as_secs_f64() * 1e3, "cdp batch");
+        r.map_err(|e| self.tab_error(tab, e))
     }
 
     /// Sends a CDP command, making sure the Page domain is on for the tab
     /// (navigation events drive [`Self::settle`]).
     pub async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
         self.ready(tab, method).await?;
-        self.backend()
-            .cdp(tab, method, params)
-            .await
-            .map_err(|e| self.tab_error(tab, e))
+        let started = std::time::Instant::now();
+        let r = self.backend().cdp(tab, method, params).await;
+        // Per-command timings, for profiling with RUST_LOG=tabwire::cdp=debug.
+        tracing::debug!(target: "tabwire::cdp", method, ms = started.elapsed().as_secs_f64() * 1e3, "cdp");
+        r.map_err(|e| self.tab_error(tab, e))
     }
 
     /// What every page command needs first: the tab's events flowing, and

@@ -156,6 +156,12 @@ pub fn bin_path() -> PathBuf {
     Path::new(BIN).canonicalize().unwrap()
 }
 
+/// The host binary the installer registers for [`bin_path`]: the small
+/// `tabwire-host` built beside it.
+pub fn host_bin_path() -> PathBuf {
+    Path::new(super::HOST_BIN).canonicalize().unwrap()
+}
+
 type Waiters = Arc<Mutex<BTreeMap<u64, mpsc::Sender<Value>>>>;
 
 /// A headless Chromium with the tabwire extension loaded, its native host

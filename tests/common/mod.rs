@@ -24,6 +24,8 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tabwire");
+/// The small host binary `tabwire install` registers when it sits next to BIN.
+pub const HOST_BIN: &str = env!("CARGO_BIN_EXE_tabwire-host");
 pub const EXTENSION_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/extension");
 pub const EXTENSION_ORIGIN: &str = "chrome-extension://ebbhhpakakegkmbpbfbllokdfijmbljf/";
 

@@ -1,7 +1,7 @@
 //! `bench`: tabwire's benchmark runner.
 //!
 //! - micro: frame codec throughput; round trips and an 8 MiB transfer
-//!   through a real `tabwire native-host` against a raw native-messaging
+//!   through the real native host (`tabwire-host`) against a raw native-messaging
 //!   pipe; `getFullAXTree` and outline rendering on fixture pages.
 //! - macro: a scripted MCP client runs a 15-step scenario against a local
 //!   fixture site on `tabwire serve --backend extension` (headless Chromium
@@ -75,6 +75,11 @@ struct Args {
     /// Where the JSON result goes.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Keep the work directory (every server's stderr log) and print its
+    /// path; with RUST_LOG=tabwire::cdp=debug the tabwire logs time each
+    /// CDP command.
+    #[arg(long)]
+    keep_logs: bool,
     /// Internal: play the extension on stdio for the relay benchmark.
     #[arg(long, hide = true)]
     fake_extension: bool,
@@ -228,6 +233,9 @@ async fn run(args: Args) -> i32 {
             eprintln!("bench: could not write {}: {e}", path.display());
             exit = exit.max(2);
         }
+    }
+    if args.keep_logs {
+        eprintln!("bench: logs kept in {}", work.keep().display());
     }
     exit
 }

@@ -163,7 +163,7 @@ fn request(id: u64, method: &str) -> Vec<u8> {
     .expect("request serializes")
 }
 
-/// Round trips and 8 MiB transfers: raw pipe vs through `tabwire native-host`,
+/// Round trips and 8 MiB transfers: raw pipe vs through the native host,
 /// measured alternately so both see the same machine load.
 pub fn relay(tabwire: &Path, work: &Path, round_trips: usize) -> Result<Value, String> {
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -190,8 +190,14 @@ pub fn relay(tabwire: &Path, work: &Path, round_trips: usize) -> Result<Value, S
     tabwire::broker::dir::ensure_runtime_dir(&rt_dir).map_err(|e| e.to_string())?;
     let sock = rt_dir.join("serve-1.sock");
     let listener = UnixListener::bind(&sock).map_err(|e| format!("bind: {e}"))?;
-    let mut host = Kid(Command::new(tabwire)
-        .args(["native-host", EXTENSION_ORIGIN])
+    // The program `tabwire install` registers: tabwire-host when built.
+    let host_bin = tabwire::install::host_binary(
+        tabwire::install::Os::Linux,
+        tabwire,
+        std::path::Path::is_file,
+    );
+    let mut host = Kid(Command::new(host_bin)
+        .arg(EXTENSION_ORIGIN)
         .env("TABWIRE_RUNTIME_DIR", &rt_dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
