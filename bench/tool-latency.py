@@ -9,7 +9,7 @@ import json, subprocess, sys, time, os, tempfile
 ROOT=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP=tempfile.mkdtemp(prefix="tabwire-latency-")
 B=f'{ROOT}/target/release/tabwire'
-env=dict(os.environ, TABWIRE_RUNTIME_DIR=f'{TMP}/rt', TABWIRE_DATA_DIR=f'{TMP}/data', RUST_LOG='tabwire=info')
+env=dict(os.environ, TABWIRE_RUNTIME_DIR=f'{TMP}/rt', TABWIRE_DATA_DIR=f'{TMP}/data', RUST_LOG=os.environ.get('RUST_LOG','tabwire=info'))
 os.makedirs(f'{TMP}/udd')
 subprocess.run([B,'install','--browser','chromium','--user-data-dir',f'{TMP}/udd'],env=env,check=True,capture_output=True)
 ext=f'{ROOT}/extension'
@@ -20,7 +20,7 @@ atexit.register(chrome.kill)
 backend=sys.argv[1]
 args=[B,'serve','--backend',backend,'--connect-timeout','30']
 if backend=='cdp': args+=['--headless','--browser-path','/usr/lib/chromium/chromium','--browser-arg=--no-sandbox']
-p=subprocess.Popen(args,env=env,stdin=subprocess.PIPE,stdout=subprocess.PIPE,stderr=open(f'{TMP}/serve.log','w'))
+p=subprocess.Popen(args,env=env,stdin=subprocess.PIPE,stdout=subprocess.PIPE,stderr=open(os.environ.get('SERVE_LOG',f'{TMP}/serve.log'),'w'))
 i=0
 def rpc(method,params=None,notify=False):
     global i

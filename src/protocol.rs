@@ -165,7 +165,8 @@ pub struct RemoteError {
 #[derive(Debug, Deserialize)]
 pub struct Incoming {
     pub id: Option<u64>,
-    pub result: Option<Value>,
+    /// Kept as text: the caller parses it into what it needs.
+    pub result: Option<Box<RawValue>>,
     pub error: Option<RemoteError>,
     pub event: Option<String>,
     #[serde(rename = "tabId")]

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -252,11 +253,16 @@ impl Backend for AutoBackend {
         self.for_tab(tab).await?.get().select_tab(tab).await
     }
 
-    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError> {
+    async fn cdp_raw(
+        &self,
+        tab: TabId,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
         self.for_tab(tab)
             .await?
             .get()
-            .cdp(tab, method, params)
+            .cdp_raw(tab, method, params)
             .await
     }
 

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc, oneshot, Notify};
 
@@ -27,7 +28,7 @@ use crate::protocol::{
     ServeStatus, StatusQuery,
 };
 
-type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Value, RemoteError>>>>;
+type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Box<RawValue>, RemoteError>>>>;
 
 #[derive(Debug, Clone)]
 pub struct ExtensionOptions {
@@ -239,12 +240,23 @@ impl Inner {
         }
     }
 
+    /// [`Self::request_raw`], parsed.
     async fn request(
         &self,
         link: &Link,
         method: &str,
         params: Value,
     ) -> Result<Value, BackendError> {
+        let raw = self.request_raw(link, method, params).await?;
+        super::parse_result(method, &raw)
+    }
+
+    async fn request_raw(
+        &self,
+        link: &Link,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = oneshot::channel();
         link.pending.lock().expect("pending lock").insert(id, tx);
@@ -447,7 +459,7 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
         if let Some(waiter) = waiter {
             let outcome = match inc.error {
                 Some(e) => Err(e),
-                None => Ok(inc.result.unwrap_or(Value::Null)),
+                None => Ok(inc.result.unwrap_or_else(|| RawValue::NULL.to_owned())),
             };
             let _ = waiter.send(outcome);
         }
@@ -513,10 +525,15 @@ impl Backend for ExtensionBackend {
             .map(|_| ())
     }
 
-    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError> {
+    async fn cdp_raw(
+        &self,
+        tab: TabId,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
         let link = self.inner.wait_for_link().await?;
         self.inner
-            .request(
+            .request_raw(
                 &link,
                 method::CDP_SEND,
                 json!({"tabId": tab, "method": method, "params": params}),

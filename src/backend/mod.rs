@@ -11,6 +11,7 @@ pub mod extension;
 
 use async_trait::async_trait;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -61,6 +62,14 @@ pub async fn cdp_in_order<B: Backend + ?Sized>(
     Ok(results)
 }
 
+/// A command's raw result as a `Value`.
+pub fn parse_result(method: &str, raw: &RawValue) -> Result<Value, BackendError> {
+    serde_json::from_str(raw.get()).map_err(|e| BackendError::Cdp {
+        method: method.into(),
+        message: format!("the answer is not JSON: {e}"),
+    })
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BackendError {
     #[error("{0}")]
@@ -87,8 +96,22 @@ pub trait Backend: Send + Sync {
     async fn close_tab(&self, tab: TabId) -> Result<(), BackendError>;
     /// Brings the tab to the front of its window.
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
-    /// Sends one CDP command to the tab's main target.
-    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError>;
+    /// Sends one CDP command to the tab's main target; the result is the
+    /// browser's JSON text, unparsed (a big answer, such as an
+    /// accessibility tree, is then read straight into the types its user
+    /// needs instead of into a `Value` several times its size).
+    async fn cdp_raw(
+        &self,
+        tab: TabId,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError>;
+
+    /// [`Self::cdp_raw`], parsed.
+    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError> {
+        let raw = self.cdp_raw(tab, method, params).await?;
+        parse_result(method, &raw)
+    }
 
     /// Sends `commands` to the tab in order, each once the one before it
     /// answered; returns their results, or the first error. A backend may

@@ -6,6 +6,7 @@
 //! [`Response`]; failures are [`ToolError`]s, rendered as in-band `isError`
 //! results so the model can read them and recover.
 
+pub mod ax;
 mod data;
 mod dialog;
 mod evaluate;

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -405,9 +406,21 @@ impl Session {
     /// Sends a CDP command, making sure the Page domain is on for the tab
     /// (navigation events drive [`Self::settle`]).
     pub async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
+        let raw = self.cdp_raw(tab, method, params).await?;
+        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// [`Self::cdp`] with the result left as JSON text, for answers big
+    /// enough to parse straight into their own types.
+    pub async fn cdp_raw(
+        &self,
+        tab: TabId,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, ToolError> {
         self.ready(tab, method).await?;
         let started = std::time::Instant::now();
-        let r = self.backend().cdp(tab, method, params).await;
+        let r = self.backend().cdp_raw(tab, method, params).await;
         // Per-command timings, for profiling with RUST_LOG=tabwire::cdp=debug.
         tracing::debug!(target: "tabwire::cdp", method, ms = started.elapsed().as_secs_f64() * 1e3, "cdp");
         r.map_err(|e| self.tab_error(tab, e))

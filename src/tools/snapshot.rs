@@ -18,8 +18,9 @@ use std::fmt::Write as _;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
+use super::ax::{AxNode, AxTree, Scalar};
 use super::session::SnapshotMark;
 use super::{Kind, Response, Session, ToolDef, ToolError};
 
@@ -129,15 +130,12 @@ async fn capture(
 ) -> Result<Captured, ToolError> {
     // Three independent reads, sent together (in this order) rather than
     // one after another.
-    let (loader_id, mut tree, page) = tokio::try_join!(
+    let (loader_id, raw, page) = tokio::try_join!(
         s.loader_id(tab),
-        s.cdp(tab, "Accessibility.getFullAXTree", json!({})),
+        s.cdp_raw(tab, "Accessibility.getFullAXTree", json!({})),
         s.page_line(tab),
     )?;
-    let mut nodes = match tree["nodes"].take() {
-        Value::Array(nodes) => nodes,
-        _ => Vec::new(),
-    };
+    let mut nodes = parse_tree(&raw)?.nodes;
     inline_frames(s, tab, &mut nodes).await;
     let outline = match root {
         None => render_outline(&nodes),
@@ -155,6 +153,14 @@ async fn capture(
         page,
         outline,
         loader_id,
+    })
+}
+
+fn parse_tree(raw: &serde_json::value::RawValue) -> Result<AxTree<'_>, ToolError> {
+    AxTree::parse(raw).map_err(|e| {
+        ToolError(format!(
+            "the browser's accessibility tree could not be read ({e}); try again"
+        ))
     })
 }
 
@@ -195,20 +201,17 @@ const MAX_FRAMES: usize = 20;
 /// the snapshot shows (and refs reach) what is inside. Works for frames in
 /// the page's own renderer (same-site); a cross-site frame in another
 /// process answers no tree and stays a bare `Iframe` line.
-async fn inline_frames(s: &Session, tab: crate::backend::TabId, nodes: &mut Vec<Value>) {
+async fn inline_frames(s: &Session, tab: crate::backend::TabId, nodes: &mut Vec<AxNode<'_>>) {
     let mut done = 0;
     let mut i = 0;
     // Frames inside frames are found as their nodes are appended.
     while i < nodes.len() && done < MAX_FRAMES {
         let node = &nodes[i];
         i += 1;
-        if str_of(node, "role") != "Iframe" {
+        if node.role() != "Iframe" {
             continue;
         }
-        let (Some(owner), Some(backend)) = (
-            node["nodeId"].as_str().map(str::to_string),
-            node["backendDOMNodeId"].as_i64(),
-        ) else {
+        let (owner, Some(backend)) = (node.node_id.to_string(), node.backend_dom_node_id) else {
             continue;
         };
         done += 1;
@@ -221,8 +224,8 @@ async fn inline_frames(s: &Session, tab: crate::backend::TabId, nodes: &mut Vec<
         let Some(frame) = desc["node"]["frameId"].as_str() else {
             continue;
         };
-        let Ok(mut sub) = s
-            .cdp(
+        let Ok(raw) = s
+            .cdp_raw(
                 tab,
                 "Accessibility.getFullAXTree",
                 json!({"frameId": frame}),
@@ -231,31 +234,31 @@ async fn inline_frames(s: &Session, tab: crate::backend::TabId, nodes: &mut Vec<
         else {
             continue;
         };
-        let Value::Array(sub_nodes) = sub["nodes"].take() else {
+        let Ok(sub) = AxTree::parse(&raw) else {
             continue;
         };
         // AX node ids are per document: prefix them to keep them apart.
         let prefix = format!("f{done}:");
-        let renamed = |v: &Value| Value::from(format!("{prefix}{}", v.as_str().unwrap_or("")));
+        let renamed = |id: &str| std::borrow::Cow::Owned(format!("{prefix}{id}"));
         let mut root = None;
-        for mut n in sub_nodes {
-            n["nodeId"] = renamed(&n["nodeId"]);
-            if let Some(ids) = n["childIds"].as_array_mut() {
-                for id in ids.iter_mut() {
-                    *id = renamed(id);
-                }
+        for n in sub.nodes {
+            // The frame's answer is dropped after this loop: own the text.
+            let mut n = n.into_owned();
+            n.node_id = renamed(&n.node_id);
+            for id in n.child_ids.iter_mut() {
+                *id = renamed(id);
             }
-            match n.get("parentId") {
-                Some(p) => n["parentId"] = renamed(p),
+            match &n.parent_id {
+                Some(p) => n.parent_id = Some(renamed(p)),
                 None => {
-                    root = Some(n["nodeId"].clone());
-                    n["parentId"] = Value::from(owner.clone());
+                    root = Some(n.node_id.clone());
+                    n.parent_id = Some(owner.clone().into());
                 }
             }
             nodes.push(n);
         }
         if let Some(root) = root {
-            nodes[i - 1]["childIds"] = Value::Array(vec![root]);
+            nodes[i - 1].child_ids = vec![root];
         }
     }
 }
@@ -337,51 +340,44 @@ pub fn diff(old: &str, new: &str) -> String {
 }
 
 /// Renders CDP AX nodes as the outline described in the module docs.
-pub fn render_outline(nodes: &[Value]) -> String {
-    let Some(root) = nodes.iter().find(|n| n.get("parentId").is_none()) else {
+pub fn render_outline(nodes: &[AxNode<'_>]) -> String {
+    let Some(root) = nodes.iter().find(|n| n.parent_id.is_none()) else {
         return String::new();
     };
     render_from(nodes, root)
 }
 
 /// The outline of one element (by backendNodeId) and its descendants.
-pub fn render_subtree(nodes: &[Value], backend_node_id: i64) -> Option<String> {
+pub fn render_subtree(nodes: &[AxNode<'_>], backend_node_id: i64) -> Option<String> {
     let root = nodes
         .iter()
-        .find(|n| n["backendDOMNodeId"].as_i64() == Some(backend_node_id))?;
+        .find(|n| n.backend_dom_node_id == Some(backend_node_id))?;
     Some(render_from(nodes, root))
 }
 
-fn render_from(nodes: &[Value], root: &Value) -> String {
-    let by_id: HashMap<&str, &Value> = nodes
-        .iter()
-        .filter_map(|n| Some((n["nodeId"].as_str()?, n)))
-        .collect();
+type ById<'n, 'a> = HashMap<&'n str, &'n AxNode<'a>>;
+
+fn render_from(nodes: &[AxNode<'_>], root: &AxNode<'_>) -> String {
+    let by_id: ById = nodes.iter().map(|n| (n.node_id.as_ref(), n)).collect();
     let mut out = String::new();
     render(root, &by_id, 0, None, &mut out);
     out
 }
 
-fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key]["value"].as_str().unwrap_or("")
-}
-
 fn render(
-    node: &Value,
-    by_id: &HashMap<&str, &Value>,
+    node: &AxNode<'_>,
+    by_id: &ById<'_, '_>,
     depth: usize,
     parent_name: Option<&str>,
     out: &mut String,
 ) {
-    let role = str_of(node, "role");
-    let name = clean(str_of(node, "name"));
-    let ignored = node["ignored"].as_bool().unwrap_or(false);
+    let role = node.role();
+    let name = clean(node.name());
+    let ignored = node.ignored;
     let children = || {
-        node["childIds"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|id| by_id.get(id.as_str()?).copied())
+        node.child_ids
+            .iter()
+            .filter_map(|id| by_id.get(id.as_ref()).copied())
     };
 
     // Text runs and list bullets repeat what their parents already say.
@@ -408,15 +404,15 @@ fn render(
     if !name.is_empty() {
         let _ = write!(line, " \"{}\"", name.replace('"', "\\\""));
     }
-    for prop in node["properties"].as_array().into_iter().flatten() {
-        let pname = prop["name"].as_str().unwrap_or("");
-        let pval = &prop["value"]["value"];
-        match pname {
+    for prop in &node.properties {
+        let pval = &prop.value.value;
+        match prop.name.as_ref() {
             "checked" => {
-                match pval
-                    .as_str()
-                    .or(pval.as_bool().map(|b| if b { "true" } else { "false" }))
-                {
+                let state = match pval {
+                    Scalar::Bool(true) => Some("true"),
+                    other => other.as_str(),
+                };
+                match state {
                     Some("true") => line.push_str(" [checked]"),
                     Some("mixed") => line.push_str(" [checked=mixed]"),
                     _ => {}
@@ -428,23 +424,21 @@ fn render(
                     let _ = write!(line, " [level={l}]");
                 }
             }
-            p if FLAGS.contains(&p) && (pval == &Value::Bool(true) || pval == "true") => {
+            p if FLAGS.contains(&p) && pval.is_true() => {
                 let _ = write!(line, " [{p}]");
             }
             _ => {}
         }
     }
-    let focusable = node["properties"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|p| p["name"] == "focusable" && p["value"]["value"] == true);
-    if let Some(id) = node["backendDOMNodeId"].as_i64() {
+    let focusable = node
+        .property("focusable")
+        .is_some_and(|v| matches!(v, Scalar::Bool(true)));
+    if let Some(id) = node.backend_dom_node_id {
         if INTERACTIVE.contains(&role) || focusable {
             let _ = write!(line, " [ref=e{id}]");
         }
     }
-    let value = clean(str_of(node, "value"));
+    let value = clean(node.value_text());
     if !value.is_empty() && value != name {
         let _ = write!(line, ": {value}");
     }
@@ -476,6 +470,18 @@ fn clean(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// Renders test nodes the way a snapshot reads them: from JSON text.
+    fn outline(nodes: &[Value]) -> String {
+        let raw = serde_json::value::to_raw_value(&json!({ "nodes": nodes })).unwrap();
+        render_outline(&AxTree::parse(&raw).unwrap().nodes)
+    }
+
+    fn subtree(nodes: &[Value], id: i64) -> Option<String> {
+        let raw = serde_json::value::to_raw_value(&json!({ "nodes": nodes })).unwrap();
+        render_subtree(&AxTree::parse(&raw).unwrap().nodes, id)
+    }
 
     fn node(id: &str, parent: Option<&str>, role: &str, name: &str, kids: &[&str]) -> Value {
         let mut n = json!({
@@ -512,7 +518,7 @@ mod tests {
             node("7", Some("1"), "button", "Send", &["8"]),
             node("8", Some("7"), "StaticText", "Send", &[]),
         ];
-        let out = render_outline(&nodes);
+        let out = outline(&nodes);
         assert_eq!(
             out,
             "- heading \"Contact\" [level=1]\n\
@@ -531,7 +537,7 @@ mod tests {
             wrapper,
             node("3", Some("2"), "link", "Home", &[]),
         ];
-        assert_eq!(render_outline(&nodes), "- link \"Home\" [ref=e103]\n");
+        assert_eq!(outline(&nodes), "- link \"Home\" [ref=e103]\n");
     }
 
     #[test]
@@ -543,10 +549,10 @@ mod tests {
             node("4", Some("1"), "button", "Elsewhere", &[]),
         ];
         assert_eq!(
-            render_subtree(&nodes, 102).unwrap(),
+            subtree(&nodes, 102).unwrap(),
             "- navigation \"Main\"\n  - link \"Home\" [ref=e103]\n"
         );
-        assert!(render_subtree(&nodes, 999).is_none());
+        assert!(subtree(&nodes, 999).is_none());
     }
 
     #[test]
@@ -560,14 +566,11 @@ mod tests {
             node("4", Some("3"), "ListMarker", "•", &[]),
             node("5", Some("3"), "link", "Item 0", &[]),
         ];
-        assert_eq!(
-            render_outline(&nodes),
-            "- list\n  - link \"Item 0\" [ref=e105]\n"
-        );
+        assert_eq!(outline(&nodes), "- list\n  - link \"Item 0\" [ref=e105]\n");
     }
 
     #[test]
     fn empty_tree_renders_nothing() {
-        assert_eq!(render_outline(&[]), "");
+        assert_eq!(outline(&[]), "");
     }
 }

@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
 
@@ -33,7 +35,7 @@ static NEXT_TAB: AtomicU64 = AtomicU64::new(0);
 /// closes (CDP's own codes are negative JSON-RPC codes, never this).
 const CONNECTION_CLOSED: i64 = i64::MIN;
 
-type Reply = Result<Value, (i64, String)>;
+type Reply = Result<Box<RawValue>, (i64, String)>;
 
 /// A command waiting for its answer, and the session it was sent on.
 struct Waiter {
@@ -193,12 +195,23 @@ impl DirectBackend {
 }
 
 impl Inner {
+    /// [`Self::send_raw`], parsed.
     async fn send(
         &self,
         session: Option<&str>,
         method: &str,
         params: Value,
     ) -> Result<Value, BackendError> {
+        let raw = self.send_raw(session, method, params).await?;
+        super::parse_result(method, &raw)
+    }
+
+    async fn send_raw(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(BackendError::NotConnected(
                 "the browser connection is closed (the browser exited)".into(),
@@ -366,33 +379,48 @@ fn classify(method: &str, message: String) -> BackendError {
     }
 }
 
+/// One message from the browser: an answer (`id`) or an event. An answer's
+/// result stays raw text for its caller to parse.
+#[derive(Deserialize)]
+struct FromBrowser {
+    id: Option<u64>,
+    result: Option<Box<RawValue>>,
+    error: Option<Value>,
+    method: Option<String>,
+    #[serde(default)]
+    params: Value,
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+}
+
 /// Routes every message from the browser; unknown shapes are skipped.
 async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: Arc<Inner>) {
     while let Some(text) = rx.recv().await {
-        let msg: Value = match serde_json::from_str(&text) {
+        let msg: FromBrowser = match serde_json::from_str(&text) {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!(error = %e, "ignoring a CDP message that is not JSON");
                 continue;
             }
         };
-        if let Some(id) = msg["id"].as_u64() {
+        if let Some(id) = msg.id {
             let waiter = inner.pending.lock().expect("pending lock").remove(&id);
             if let Some(Waiter { reply: waiter, .. }) = waiter {
-                let reply = match msg.get("error") {
-                    Some(e) => Err((
+                let reply = match (msg.error, msg.result) {
+                    (Some(e), _) => Err((
                         e["code"].as_i64().unwrap_or(0),
                         e["message"].as_str().unwrap_or("CDP error").to_string(),
                     )),
-                    None => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
+                    (None, Some(result)) => Ok(result),
+                    (None, None) => Ok(RawValue::NULL.to_owned()),
                 };
                 let _ = waiter.send(reply);
             }
             continue;
         }
-        let method = msg["method"].as_str().unwrap_or("");
-        let params = &msg["params"];
-        if let Some(session) = msg["sessionId"].as_str() {
+        let method = msg.method.as_deref().unwrap_or("");
+        let params = &msg.params;
+        if let Some(session) = msg.session_id.as_deref() {
             let tab = inner
                 .targets
                 .lock()
@@ -537,7 +565,12 @@ impl Backend for DirectBackend {
         Ok(())
     }
 
-    async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError> {
+    async fn cdp_raw(
+        &self,
+        tab: TabId,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
         {
             let mut t = self.inner.targets.lock().expect("targets lock");
             if t.spare == Some(tab) {
@@ -545,7 +578,7 @@ impl Backend for DirectBackend {
             }
         }
         let session = self.inner.session(tab).await?;
-        match self.inner.send(Some(&session), method, params).await {
+        match self.inner.send_raw(Some(&session), method, params).await {
             // The session ended under the command: say whether the tab is gone.
             Err(BackendError::Cdp { message, .. }) if message == SESSION_ENDED => {
                 let still_there = match self.inner.target(tab) {

@@ -333,6 +333,7 @@ pub async fn snapshots(
 ) -> Result<Value, String> {
     use tabwire::backend::direct::{launch::LaunchOptions, DirectBackend};
     use tabwire::backend::Backend;
+    use tabwire::tools::ax::AxTree;
     use tabwire::tools::snapshot::render_outline;
 
     let opts = LaunchOptions {
@@ -375,17 +376,20 @@ pub async fn snapshots(
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
             let mut ax_ms = Vec::new();
-            let mut tree = Value::Null;
+            let mut raw = None;
             for _ in 0..10 {
                 let t0 = Instant::now();
-                tree = d
-                    .cdp(tab, "Accessibility.getFullAXTree", json!({}))
-                    .await
-                    .map_err(|e| e.to_string())?;
+                raw = Some(
+                    d.cdp_raw(tab, "Accessibility.getFullAXTree", json!({}))
+                        .await
+                        .map_err(|e| e.to_string())?,
+                );
                 ax_ms.push(ms(t0.elapsed()));
             }
-            let ax_bytes = serde_json::to_vec(&tree).map(|v| v.len()).unwrap_or(0);
-            let nodes = tree["nodes"].as_array().cloned().unwrap_or_default();
+            let raw = raw.ok_or("no tree")?;
+            let ax_bytes = raw.get().len();
+            let tree = AxTree::parse(&raw).map_err(|e| e.to_string())?;
+            let nodes = tree.nodes;
             let mut render_ms = Vec::new();
             let mut outline = String::new();
             for _ in 0..50 {
@@ -394,13 +398,11 @@ pub async fn snapshots(
                 render_ms.push(ms(t0.elapsed()));
             }
             // Parse + render from the JSON text, as a serve receives it.
-            let text = serde_json::to_vec(&tree).map_err(|e| e.to_string())?;
             let mut parse_render_ms = Vec::new();
             for _ in 0..20 {
                 let t0 = Instant::now();
-                let v: Value = serde_json::from_slice(&text).map_err(|e| e.to_string())?;
-                let nodes = v["nodes"].as_array().cloned().unwrap_or_default();
-                std::hint::black_box(render_outline(&nodes));
+                let tree = AxTree::parse(std::hint::black_box(&raw)).map_err(|e| e.to_string())?;
+                std::hint::black_box(render_outline(&tree.nodes));
                 parse_render_ms.push(ms(t0.elapsed()));
             }
             pages.push(json!({

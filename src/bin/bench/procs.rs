@@ -208,7 +208,7 @@ pub fn native_host_pid(runtime: &Path) -> Option<u32> {
     pids_where(|cmd, env| {
         cmd.split('\0')
             .next()
-            .is_some_and(|a| a.ends_with("tabwire"))
+            .is_some_and(|a| a.ends_with("tabwire") || a.ends_with("tabwire-host"))
             && cmd.contains(EXTENSION_ORIGIN)
             && env.split('\0').any(|kv| kv == needle)
     })
