@@ -259,11 +259,14 @@ async fn micro_all(args: &Args, tabwire: &Path, site: &site::Site, work: &Path) 
     };
     progress("micro: snapshots of fixture pages");
     let snaps = micro::snapshots(&args.chromium, site, work).await;
+    progress("micro: the browser's own navigation time");
+    let floor = micro::navigation_floor(&args.chromium, site, work, args.iterations).await;
     progress_done();
     json!({
         "codec": codec,
         "relay": relay.unwrap_or_else(|e| json!({"error": e})),
         "snapshot": snaps.unwrap_or_else(|e| json!({"error": e})),
+        "navigation_floor": floor.unwrap_or_else(|e| json!({"error": e})),
     })
 }
 

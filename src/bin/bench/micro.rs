@@ -324,18 +324,12 @@ fn accept_within(listener: &UnixListener, limit: Duration) -> Result<UnixStream,
 
 // ---- snapshot rendering -------------------------------------------------
 
-/// Time of `Accessibility.getFullAXTree` over a CDP pipe and of rendering
-/// the outline, on fixture pages in a Chromium tabwire launches.
-pub async fn snapshots(
+/// A headless Chromium over a CDP pipe, launched by tabwire's own backend.
+async fn launch_direct(
     chromium: &Path,
-    site: &crate::site::Site,
-    work: &Path,
-) -> Result<Value, String> {
+    profile: &Path,
+) -> Result<tabwire::backend::direct::DirectBackend, String> {
     use tabwire::backend::direct::{launch::LaunchOptions, DirectBackend};
-    use tabwire::backend::Backend;
-    use tabwire::tools::ax::AxTree;
-    use tabwire::tools::snapshot::render_outline;
-
     let opts = LaunchOptions {
         browser_path: Some(chromium.to_path_buf()),
         extra_args: crate::procs::HEADLESS_FLAGS[3..]
@@ -343,9 +337,23 @@ pub async fn snapshots(
             .map(|s| s.to_string())
             .collect(),
         headless: true,
-        profile_dir: Some(work.join("snapshot-profile")),
+        profile_dir: Some(profile.to_path_buf()),
     };
-    let d = DirectBackend::launch(&opts, Duration::from_secs(30)).await?;
+    DirectBackend::launch(&opts, Duration::from_secs(30)).await
+}
+
+/// Time of `Accessibility.getFullAXTree` over a CDP pipe and of rendering
+/// the outline, on fixture pages in a Chromium tabwire launches.
+pub async fn snapshots(
+    chromium: &Path,
+    site: &crate::site::Site,
+    work: &Path,
+) -> Result<Value, String> {
+    use tabwire::backend::Backend;
+    use tabwire::tools::ax::AxTree;
+    use tabwire::tools::snapshot::render_outline;
+
+    let d = launch_direct(chromium, &work.join("snapshot-profile")).await?;
     let result = async {
         let tab = d
             .new_tab("about:blank", "bench")
@@ -416,6 +424,83 @@ pub async fn snapshots(
             }));
         }
         Ok::<_, String>(Value::Array(pages))
+    }
+    .await;
+    d.shutdown().await;
+    result
+}
+
+// ---- the browser's own navigation time ----------------------------------
+
+/// The pages the scenario loads, in its order: its six navigations (the
+/// form's answer is `/result`; going back reloads `/links`).
+const SCENARIO_LOADS: [&str; 6] = [
+    "/form",
+    "/result?name=Ada&color=green&subscribe=on&size=m",
+    "/links",
+    "/page/item-7",
+    "/links",
+    "/article",
+];
+
+/// `Page.navigate` until `Page.loadEventFired`, straight over a CDP pipe
+/// with no MCP server in between: the floor under any server's navigating
+/// steps on this machine. Reports per page medians and the scenario's six
+/// loads summed.
+pub async fn navigation_floor(
+    chromium: &Path,
+    site: &crate::site::Site,
+    work: &Path,
+    iterations: usize,
+) -> Result<Value, String> {
+    use tabwire::backend::{Backend, TabEvent};
+
+    let d = launch_direct(chromium, &work.join("navigation-profile")).await?;
+    let result = async {
+        let tab = d
+            .new_tab("about:blank", "bench")
+            .await
+            .map_err(|e| e.to_string())?
+            .tab_id;
+        d.cdp(tab, "Page.enable", json!({}))
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut events = d.subscribe();
+        let mut samples: Vec<Vec<f64>> = vec![Vec::new(); SCENARIO_LOADS.len()];
+        // One unmeasured round first (caches, renderer start).
+        for round in 0..=iterations {
+            for (i, path) in SCENARIO_LOADS.iter().enumerate() {
+                while events.try_recv().is_ok() {}
+                let t0 = Instant::now();
+                d.cdp(tab, "Page.navigate", json!({"url": site.url(path)}))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                tokio::time::timeout(Duration::from_secs(10), async {
+                    loop {
+                        match events.recv().await {
+                            Ok(TabEvent::Cdp { tab: t, method, .. })
+                                if t == tab && method == "Page.loadEventFired" =>
+                            {
+                                return Ok(());
+                            }
+                            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                            Err(e) => return Err(e.to_string()),
+                        }
+                    }
+                })
+                .await
+                .map_err(|_| format!("{path} did not load within 10 s"))??;
+                if round > 0 {
+                    samples[i].push(ms(t0.elapsed()));
+                }
+            }
+        }
+        let medians: Vec<f64> = samples.iter().map(|s| median(s)).collect();
+        Ok::<_, String>(json!({
+            "iterations": iterations,
+            "loads": SCENARIO_LOADS.iter().zip(&medians).map(|(p, m)| json!({"path": p, "median_ms": m})).collect::<Vec<_>>(),
+            "scenario_loads_sum_ms": medians.iter().sum::<f64>(),
+        }))
     }
     .await;
     d.shutdown().await;

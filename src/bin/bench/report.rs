@@ -85,6 +85,29 @@ pub fn print_micro(m: &Value) {
             );
         }
     }
+    let n = &m["navigation_floor"];
+    println!();
+    if let Some(e) = n["error"].as_str() {
+        println!("Navigation floor: FAILED: {e}");
+    } else {
+        println!(
+            "Navigation floor: Page.navigate → Page.loadEventFired over a CDP pipe, no MCP server ({} runs, medians)\n",
+            n["iterations"]
+        );
+        println!("| page | ms |");
+        println!("|---|---:|");
+        for l in n["loads"].as_array().into_iter().flatten() {
+            println!(
+                "| {} | {:.1} |",
+                l["path"].as_str().unwrap_or(""),
+                f(l, "median_ms")
+            );
+        }
+        println!(
+            "| **the scenario's six loads** | **{:.1}** |",
+            f(n, "scenario_loads_sum_ms")
+        );
+    }
     println!();
 }
 
