@@ -358,7 +358,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let (el, what) = match &a.target {
                     Some(t) => (s.element(tab, t).await?, t.clone()),
                     None => match s.take_file_chooser(tab) {
-                        Some(node) => (Element { backend_node_id: node }, "the open file chooser".to_string()),
+                        Some(node) => (Element::by_node(node), "the open file chooser".to_string()),
                         None => {
                             return Err(ToolError(
                                 "no target given and no file chooser is open: pass the file input's ref, \
@@ -369,7 +369,7 @@ pub fn tools() -> Vec<ToolDef> {
                     },
                 };
                 let is_file_input = s
-                    .call_on(tab, el, "function() { return this instanceof HTMLInputElement && this.type === 'file'; }", Value::Null)
+                    .call_on(tab, el.clone(), "function() { return this instanceof HTMLInputElement && this.type === 'file'; }", Value::Null)
                     .await?;
                 if is_file_input != json!(true) {
                     return Err(ToolError("the element is not an <input type=file>".into()));
@@ -490,7 +490,7 @@ const DRAG_START_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result<(), ToolError> {
     let native = s
-        .call_on(tab, from, NATIVELY_DRAGGABLE, Value::Null)
+        .call_on(tab, from.clone(), NATIVELY_DRAGGABLE, Value::Null)
         .await?
         .as_bool()
         .unwrap_or(false);
@@ -693,7 +693,7 @@ async fn fill_field(s: &Session, tab: TabId, f: &FormField) -> Result<(), ToolEr
             let is = s
                 .call_on(
                     tab,
-                    el,
+                    el.clone(),
                     "function() { return !!this.checked; }",
                     Value::Null,
                 )

@@ -182,9 +182,23 @@ impl Outcome {
 }
 
 /// An element resolved from a ref or CSS selector.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Element {
     pub backend_node_id: i64,
+    /// A handle to the node in the page from resolving it, so calling a
+    /// function on it needs no second resolve (valid until the page
+    /// navigates, which outlasts the tool call that made it).
+    pub object_id: Option<Arc<str>>,
+}
+
+impl Element {
+    /// An element known only by its backend node id.
+    pub fn by_node(backend_node_id: i64) -> Self {
+        Self {
+            backend_node_id,
+            object_id: None,
+        }
+    }
 }
 
 impl Session {
@@ -531,14 +545,22 @@ impl Session {
         function: &str,
         arg: Value,
     ) -> Result<Value, ToolError> {
-        let node = self
-            .cdp(
-                tab,
-                "DOM.resolveNode",
-                json!({"backendNodeId": el.backend_node_id}),
-            )
-            .await?;
-        let object_id = node["object"]["objectId"].as_str().unwrap_or_default();
+        let object_id = match &el.object_id {
+            Some(id) => id.to_string(),
+            None => {
+                let node = self
+                    .cdp(
+                        tab,
+                        "DOM.resolveNode",
+                        json!({"backendNodeId": el.backend_node_id}),
+                    )
+                    .await?;
+                node["object"]["objectId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            }
+        };
         let r = self
             .cdp(
                 tab,
@@ -679,8 +701,9 @@ impl Session {
                 .cdp(tab, "DOM.resolveNode", json!({"backendNodeId": id}))
                 .await
             {
-                Ok(_) => Ok(Element {
+                Ok(node) => Ok(Element {
                     backend_node_id: id,
+                    object_id: node["object"]["objectId"].as_str().map(Arc::from),
                 }),
                 // The browser does not know the node: it was removed.
                 Err(BackendError::Cdp { .. }) => Err(ToolError(format!(
@@ -713,14 +736,11 @@ impl Session {
         let node = self
             .cdp(tab, "DOM.describeNode", json!({"objectId": object_id}))
             .await?;
-        let _ = self
-            .backend()
-            .cdp(tab, "Runtime.releaseObject", json!({"objectId": object_id}))
-            .await;
         node["node"]["backendNodeId"]
             .as_i64()
             .map(|id| Element {
                 backend_node_id: id,
+                object_id: Some(Arc::from(object_id)),
             })
             .ok_or_else(|| ToolError(format!("could not resolve {target:?} to a DOM node")))
     }
