@@ -8,7 +8,7 @@ Needs: a release build (`cargo build --release`), Chromium at
 import json, subprocess, sys, time, os, tempfile
 ROOT=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP=tempfile.mkdtemp(prefix="tabwire-latency-")
-B=f'{ROOT}/target/release/tabwire'
+B=os.environ.get('TABWIRE_BIN', f'{ROOT}/target/release/tabwire')
 env=dict(os.environ, TABWIRE_RUNTIME_DIR=f'{TMP}/rt', TABWIRE_DATA_DIR=f'{TMP}/data', RUST_LOG=os.environ.get('RUST_LOG','tabwire=info'))
 os.makedirs(f'{TMP}/udd')
 subprocess.run([B,'install','--browser','chromium','--user-data-dir',f'{TMP}/udd'],env=env,check=True,capture_output=True)
