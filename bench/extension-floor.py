@@ -3,7 +3,10 @@
 involved: from tabwire's extension worker, the median time of
 chrome.tabs.get, of a trivial Runtime.evaluate through chrome.debugger, and
 of Accessibility.getFullAXTree on a 200-link page; the same tree straight
-over a CDP pipe for comparison.
+over a CDP pipe for comparison. Last, a rough lower bound for an outline
+built in the page instead: a DOM walk returning one line per heading, link
+and control with its text (no ARIA name rules, no hidden-element checks),
+evaluated through chrome.debugger.
 
 Needs: Chromium at /usr/lib/chromium/chromium. Run: python3 bench/extension-floor.py
 """
@@ -104,7 +107,25 @@ for _ in range(RUNS):
 direct.sort()
 tree_bytes = len(json.dumps(tree))
 
-in_worker = """(async (url, runs) => {
+# Roles by tag only; names from text content or the value/placeholder.
+WALK = r"""(() => {
+  const role = { A: "link", BUTTON: "button", INPUT: "textbox", SELECT: "combobox", TEXTAREA: "textbox",
+                 H1: "heading", H2: "heading", H3: "heading", H4: "heading", H5: "heading", H6: "heading" };
+  const out = [];
+  let n = 0;
+  const walk = (el, depth) => {
+    for (const c of el.children) {
+      const r = role[c.tagName];
+      if (r) out.push("  ".repeat(depth) + "- " + r + " " + JSON.stringify((c.innerText || c.value || c.placeholder || "").trim().slice(0, 200)) + " [ref=e" + (++n) + "]");
+      walk(c, r ? depth + 1 : depth);
+    }
+  };
+  walk(document.body, 0);
+  return out.join("\n");
+})()"""
+
+in_worker = """const WALK = %s;
+(async (url, runs) => {
   const [tab] = await chrome.tabs.query({ url });
   const target = { tabId: tab.id };
   await chrome.debugger.attach(target, "1.3");
@@ -118,10 +139,14 @@ in_worker = """(async (url, runs) => {
     tabs_get: await median(() => chrome.tabs.get(tab.id)),
     evaluate: await median(() => chrome.debugger.sendCommand(target, "Runtime.evaluate", { expression: "1" })),
     ax_tree: await median(() => chrome.debugger.sendCommand(target, "Accessibility.getFullAXTree", {})),
+    dom_walk: await median(() => chrome.debugger.sendCommand(target, "Runtime.evaluate", {
+      expression: WALK, returnByValue: true })),
   };
+  const walked = await chrome.debugger.sendCommand(target, "Runtime.evaluate", { expression: WALK, returnByValue: true });
+  out.walk_bytes = walked.result.value.length;
   await chrome.debugger.detach(target);
   return out;
-})(%s, %d)""" % (json.dumps(url), RUNS)
+})(%s, %d)""" % (json.dumps(WALK), json.dumps(url), RUNS)
 r = cdp("Runtime.evaluate", {"expression": in_worker, "awaitPromise": True, "returnByValue": True},
         worker_session)
 if "exceptionDetails" in r:
@@ -132,3 +157,4 @@ print(f"  chrome.tabs.get in the extension worker         {w['tabs_get']:.2f} ms
 print(f"  Runtime.evaluate via chrome.debugger            {w['evaluate']:.2f} ms")
 print(f"  Accessibility.getFullAXTree via chrome.debugger {w['ax_tree']:.1f} ms")
 print(f"  Accessibility.getFullAXTree over a CDP pipe     {direct[RUNS // 2]:.1f} ms")
+print(f"  a DOM-walk outline via chrome.debugger          {w['dom_walk']:.1f} ms ({w['walk_bytes'] / 1024:.1f} KiB)")
