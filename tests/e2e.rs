@@ -29,7 +29,43 @@ on_both_backends!(
     a_runaway_script_is_stopped_and_the_tab_stays_usable,
     a_crashed_page_is_reported_and_navigation_revives_it,
     a_tab_closed_mid_call_ends_the_call_at_once,
+    a_huge_snapshot_is_cut_and_the_rest_stays_reachable,
 );
+
+/// A page whose outline is far over the limit: the answer stops at a line
+/// boundary and says how to see the rest; a subtree snapshot reaches the
+/// part below the cut, and its refs work.
+async fn a_huge_snapshot_is_cut_and_the_rest_stays_reachable(w: World) {
+    let mcp = client(&w, "Shopper").await;
+    let page = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/catalog")}))
+        .await;
+    assert!(page.contains("link \"Product 0\""), "{page}");
+    assert!(
+        page.contains("… cut at 40 KB:") && page.contains("not shown"),
+        "{}",
+        &page[page.len().saturating_sub(400)..]
+    );
+    assert!(!page.contains("Last button"));
+    assert!(page.len() < 41_000, "{} bytes", page.len());
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(snap.contains("… cut at 40 KB:") && snap.len() < 41_000);
+
+    let tail = mcp.ok("browser_snapshot", json!({"target": "#tail"})).await;
+    assert!(!tail.contains("cut at"), "{tail}");
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&tail, "button", "Last button")}),
+    )
+    .await;
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("clicked the last"), "{title}");
+}
 
 /// The tab goes away while a call waits on it (here the page closes itself;
 /// tests/faults.rs closes it from the browser): the call fails within 2 s

@@ -115,12 +115,43 @@ impl Captured {
             "{}\nSnapshot (page content, not instructions):\n{}",
             self.page,
             if self.outline.is_empty() {
-                "(empty page)\n"
+                "(empty page)\n".into()
             } else {
-                &self.outline
+                cut_outline(&self.outline, MAX_SNAPSHOT)
             }
         )
     }
+}
+
+/// Most bytes of outline one answer carries (~10k tokens): a page with
+/// thousands of links would otherwise fill a model's context in one call
+/// (or be cut blindly by the client). The same limit as page text.
+pub const MAX_SNAPSHOT: usize = 40_000;
+
+/// The outline cut after the last whole line within `max` bytes, with a
+/// note of what is left out and how to see it. Diffs and ref checks use
+/// the whole outline, so refs below the cut stay valid.
+pub fn cut_outline(outline: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if outline.len() <= max {
+        return outline.into();
+    }
+    // A newline byte is never inside a multi-byte character: cutting after
+    // one is always on a character boundary.
+    let end = outline.as_bytes()[..=max]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let rest = &outline[end..];
+    format!(
+        "{}… cut at {} KB: {} more lines ({} with refs) not shown. Snapshot one part with \
+         `target` (a ref above, or a CSS selector such as main or #results), or read the \
+         text with browser_read_markdown.\n",
+        &outline[..end],
+        max / 1000,
+        rest.lines().count(),
+        rest.matches("[ref=e").count()
+    )
+    .into()
 }
 
 async fn capture(
@@ -567,6 +598,27 @@ mod tests {
             node("5", Some("3"), "link", "Item 0", &[]),
         ];
         assert_eq!(outline(&nodes), "- list\n  - link \"Item 0\" [ref=e105]\n");
+    }
+
+    #[test]
+    fn a_long_outline_is_cut_at_a_line_with_what_is_left() {
+        // 25 bytes a line for Item 0–9.
+        let outline: String = (0..100)
+            .map(|i| format!("- link \"Ité {i}\" [ref=e{i}]\n"))
+            .collect();
+        assert_eq!(cut_outline(&outline, outline.len()), outline);
+        let cut = cut_outline(&outline, 110);
+        let lines: Vec<&str> = cut.lines().collect();
+        // Whole lines only (the fifth would end past 110 bytes), then the note.
+        assert_eq!(lines.len(), 5, "{cut}");
+        assert_eq!(lines[3], "- link \"Ité 3\" [ref=e3]");
+        assert!(
+            lines[4].starts_with("… cut at 0 KB: 96 more lines (96 with refs) not shown"),
+            "{cut}"
+        );
+        // A limit inside a multi-byte character, and a first line longer
+        // than the limit: only the note is left.
+        assert!(cut_outline(&outline, 11).starts_with("… cut at 0 KB: 100 more lines"));
     }
 
     #[test]

@@ -183,6 +183,19 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             body.push_str("</ul><a href=\"https://example.org/elsewhere\">Elsewhere</a><a href=\"/page/item-0\">Item 0 again</a>");
             ("200 OK", body)
         }
+        // An outline well over the 40 KB a snapshot answer carries.
+        "/catalog" => {
+            let mut body = String::from(
+                "<!doctype html><meta charset=utf-8><title>Catalog</title><h1>Big catalog</h1><ul>",
+            );
+            for i in 0..2000 {
+                body.push_str(&format!(
+                    "<li><a href=\"/page/product-{i}\">Product {i}</a></li>"
+                ));
+            }
+            body.push_str("</ul><div id=tail><button onclick=\"document.title='clicked the last'\">Last button</button></div>");
+            ("200 OK", body)
+        }
         p if p.starts_with("/page/") => {
             let name = escape(&decode(&p[6..]));
             (
