@@ -2,23 +2,25 @@
 """What the extension path costs inside Chrome, with no tabwire process
 involved: from tabwire's extension worker, the median time of
 chrome.tabs.get, of a trivial Runtime.evaluate through chrome.debugger, and
-of Accessibility.getFullAXTree on a 200-link page; the same tree straight
+of Accessibility.getFullAXTree on a page of links (200 by default); the same tree straight
 over a CDP pipe for comparison. Last, a rough lower bound for an outline
 built in the page instead: a DOM walk returning one line per heading, link
 and control with its text (no ARIA name rules, no hidden-element checks),
 evaluated through chrome.debugger.
 
-Needs: Chromium at /usr/lib/chromium/chromium. Run: python3 bench/extension-floor.py
+Needs: Chromium at /usr/lib/chromium/chromium.
+Run: python3 bench/extension-floor.py [LINKS]   (LINKS: links on the page, default 200)
 """
 import functools, http.server, json, os, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP = tempfile.mkdtemp(prefix="tabwire-extfloor-")
 RUNS = 21
+LINKS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 
 site = os.path.join(TMP, "site")
 os.makedirs(site)
-links = "".join(f'<li><a href="/page/item-{i}">Item {i}</a></li>' for i in range(200))
+links = "".join(f'<li><a href="/page/item-{i}">Item {i}</a></li>' for i in range(LINKS))
 with open(os.path.join(site, "links.html"), "w") as f:
     f.write(f"<!doctype html><title>Catalog</title><h1>Catalog</h1><ul>{links}</ul>")
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -152,7 +154,7 @@ r = cdp("Runtime.evaluate", {"expression": in_worker, "awaitPromise": True, "ret
 if "exceptionDetails" in r:
     sys.exit(f"in the worker: {r['exceptionDetails']}")
 w = r["result"]["value"]
-print(f"medians of {RUNS} runs, 200-link page ({tree_bytes / 1024:.0f} KiB AX tree)")
+print(f"medians of {RUNS} runs, {LINKS}-link page ({tree_bytes / 1024:.0f} KiB AX tree)")
 print(f"  chrome.tabs.get in the extension worker         {w['tabs_get']:.2f} ms")
 print(f"  Runtime.evaluate via chrome.debugger            {w['evaluate']:.2f} ms")
 print(f"  Accessibility.getFullAXTree via chrome.debugger {w['ax_tree']:.1f} ms")
