@@ -418,8 +418,7 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
             }
             continue;
         }
-        let method = msg.method.as_deref().unwrap_or("");
-        let params = &msg.params;
+        let method = msg.method.unwrap_or_default();
         if let Some(session) = msg.session_id.as_deref() {
             let tab = inner
                 .targets
@@ -429,14 +428,17 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
                 .get(session)
                 .copied();
             if let Some(tab) = tab {
+                // Moved, not copied: a page's events are the bulk of the traffic.
                 let _ = inner.events.send(TabEvent::Cdp {
                     tab,
-                    method: method.to_string(),
-                    params: params.clone(),
+                    method,
+                    params: msg.params,
                 });
             }
             continue;
         }
+        let params = &msg.params;
+        let method = method.as_str();
         match method {
             "Target.targetCreated" => {
                 let info = &params["targetInfo"];
