@@ -67,9 +67,6 @@ pub struct Doc {
     pub frame_id: String,
     pub url: String,
     pub loader_id: String,
-    /// Its load event was seen. False also when tabwire did not see the
-    /// document start (then only the page can say).
-    pub loaded: bool,
 }
 
 impl PageEvents {
@@ -93,19 +90,11 @@ impl PageEvents {
                             frame_id: id.into(),
                             url: url.into(),
                             loader_id: loader.into(),
-                            loaded: false,
                         },
                     );
                 }
                 // A new document means a new, live renderer.
                 self.crashed.remove(&tab);
-            }
-            // The top document's load: events of one tab arrive in order,
-            // so it belongs to the document the last frameNavigated named.
-            "Page.loadEventFired" => {
-                if let Some(doc) = self.docs.get_mut(&tab) {
-                    doc.loaded = true;
-                }
             }
             "Page.fileChooserOpened" => {
                 if let Some(node) = params["backendNodeId"].as_i64() {

@@ -604,7 +604,6 @@ impl Session {
             frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
             url: frame["url"].as_str().unwrap_or("about:blank").to_string(),
             loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
-            loaded: false,
         };
         self.state().events.set_doc(tab, doc.clone());
         Ok(doc)
@@ -865,12 +864,10 @@ impl Session {
         // Load progress wakes the poll at once; the interval is the fallback.
         let mut events = self.backend().subscribe();
         loop {
-            let doc = self.doc(tab).await?;
-            let committed = document.is_none_or(|want| doc.loader_id == want);
-            // The load event was seen: no need to ask the page.
-            if committed && doc.loaded {
-                return Ok(());
-            }
+            let committed = match document {
+                Some(want) => self.loader_id(tab).await? == want,
+                None => true,
+            };
             if committed {
                 let state = self.eval(tab, "document.readyState").await;
                 if matches!(&state, Ok(Value::String(s)) if s == "complete") {
