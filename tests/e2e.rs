@@ -254,6 +254,7 @@ async fn policy_keeps_denied_domains_out_and_calls_are_audited(w: World) {
         .ok("browser_navigate", json!({"url": w.site.url(&hop)}))
         .await;
     let link = find_ref(&snap, "link", "Direct link");
+    let clicked = std::time::Instant::now();
     let left = mcp
         .text("browser_click", json!({"target": link}))
         .await
@@ -261,6 +262,13 @@ async fn policy_keeps_denied_domains_out_and_calls_are_audited(w: World) {
     assert!(
         left.contains("policy blocks") && left.contains("about:blank"),
         "{left}"
+    );
+    // Left as soon as it committed, not after waiting out the 15 s page
+    // load limit on a page the extension refuses to read.
+    assert!(
+        clicked.elapsed() < std::time::Duration::from_secs(10),
+        "leaving the denied page took {:?}",
+        clicked.elapsed()
     );
 
     // A page that takes itself there: reading it is refused.

@@ -619,8 +619,23 @@ impl Session {
     /// After a navigation: if the page landed on a blocked domain (a
     /// redirect, a link), leave it for about:blank and say why.
     pub async fn enforce_after_navigation(&self, tab: TabId) -> Result<(), ToolError> {
+        self.enforce_after_navigation_to(tab, None).await
+    }
+
+    /// [`Self::enforce_after_navigation`], also checking `committed`: the
+    /// URL of the commit event the caller saw itself. The recorded URL
+    /// comes from the event-recording task, which may not have caught up
+    /// with that event yet.
+    async fn enforce_after_navigation_to(
+        &self,
+        tab: TabId,
+        committed: Option<&str>,
+    ) -> Result<(), ToolError> {
         let url = self.url(tab).await?;
-        if let Err(why) = self.policy().check_url(&url) {
+        let verdict = committed
+            .map_or(Ok(()), |u| self.policy().check_url(u))
+            .and_then(|()| self.policy().check_url(&url));
+        if let Err(why) = verdict {
             let _ = self
                 .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
                 .await;
@@ -777,14 +792,26 @@ impl Session {
             // The old document still answers until the new one commits:
             // wait for the commit (or the end of a load that never commits,
             // such as a download) before polling the new document.
-            let _ = tokio::time::timeout(
+            let commit = tokio::time::timeout(
                 LOAD_TIMEOUT,
                 next_event(&mut events, tab, is_navigation_commit),
             )
-            .await;
-            self.wait_for_load(tab, None).await?;
+            .await
+            .ok()
+            .flatten();
+            // A new top document's URL, as this wait saw it commit.
+            let committed_url = commit
+                .as_ref()
+                .filter(|p| p["frame"].is_object() && p["frame"].get("parentId").is_none())
+                .and_then(|p| p["frame"]["url"].as_str());
             outcome.navigated = true;
-            self.enforce_after_navigation(tab).await?;
+            // A page the policy blocks is left at once: nothing waits on
+            // it, and the extension would refuse to read it anyway.
+            if committed_url.is_some_and(|u| self.policy().check_url(u).is_err()) {
+                self.enforce_after_navigation_to(tab, committed_url).await?;
+            }
+            self.wait_for_load(tab, None).await?;
+            self.enforce_after_navigation_to(tab, committed_url).await?;
         }
         outcome.dialog = self.dialog(tab);
         let chooser_now = self.state().events.file_chooser(tab);
@@ -872,6 +899,15 @@ impl Session {
                 let state = self.eval(tab, "document.readyState").await;
                 if matches!(&state, Ok(Value::String(s)) if s == "complete") {
                     return Ok(());
+                }
+                // A redirect onto a page the policy blocks: the extension
+                // refuses to read it, so waiting would only run out the
+                // clock. The caller's policy check leaves it.
+                if state.is_err() {
+                    let url = self.state().events.url(tab).unwrap_or_default();
+                    if self.policy().check_url(&url).is_err() {
+                        return Ok(());
+                    }
                 }
             }
             if tokio::time::Instant::now() >= deadline {
