@@ -32,6 +32,55 @@ on_both_backends!(
     a_huge_snapshot_is_cut_and_the_rest_stays_reachable,
 );
 
+/// Not yet: the load wait follows only the document Page.navigate named.
+/// When a head script replaces the page before it loads, the first
+/// navigate waits out the whole 15 s load limit. Ending the wait on the
+/// first document's own load is no fix: that page can finish while its
+/// replacement is still on the way (tried; the answer then showed the new
+/// URL with an empty snapshot). It needs the wait to track pending
+/// top-frame navigations (Page.frameRequestedNavigation).
+mod replaced_while_loading {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "known bug: a page replacing itself while loading makes navigate wait 15 s"]
+    async fn extension() {
+        let _serial = BROWSER_LOCK.lock().await;
+        a_page_that_replaces_itself_while_loading_is_followed(world(Via::Extension)).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "known bug: a page replacing itself while loading makes navigate wait 15 s"]
+    async fn cdp() {
+        let _serial = BROWSER_LOCK.lock().await;
+        a_page_that_replaces_itself_while_loading_is_followed(world(Via::Cdp)).await
+    }
+}
+
+/// A page whose head script replaces it (location.replace) before it has
+/// loaded: navigate answers with the page it landed on, without waiting
+/// out the 15 s load limit for a document that never finishes.
+async fn a_page_that_replaces_itself_while_loading_is_followed(w: World) {
+    let mcp = client(&w, "Redirected").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    for _ in 0..2 {
+        let started = std::time::Instant::now();
+        let landed = mcp
+            .ok("browser_navigate", json!({"url": w.site.url("/jump")}))
+            .await;
+        assert!(
+            landed.contains("/page/landed") && landed.contains("heading \"landed\""),
+            "{landed}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "navigate took {:?}",
+            started.elapsed()
+        );
+    }
+}
+
 /// A page whose outline is far over the limit: the answer stops at a line
 /// boundary and says how to see the rest; a subtree snapshot reaches the
 /// part below the cut, and its refs work.

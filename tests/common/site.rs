@@ -157,6 +157,12 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         }
         "/dialog" => ("200 OK", DIALOG.to_string()),
         "/upload" => ("200 OK", UPLOAD.to_string()),
+        // Replaces itself while it loads, as login and consent pages do.
+        "/jump" => (
+            "200 OK",
+            "<!doctype html><title>Jump</title><script>location.replace('/page/landed')</script><p>Jumping"
+                .to_string(),
+        ),
         "/hop" => {
             // Moves itself to ?to= after a moment, with no tool involved.
             let to = query.strip_prefix("to=").map(decode).unwrap_or_default();
