@@ -21,6 +21,17 @@
 //!
 //! `src/main.rs` is CLI dispatch only.
 
+/// One malloc arena instead of one per thread: tabwire's threads mostly
+/// wait, and per-thread arenas keep freed pages (a big screenshot, say)
+/// resident for nothing. Call first thing in `main`.
+pub fn use_one_malloc_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only tunes the allocator; called before any threads.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
 pub mod app;
 pub mod audit;
 pub mod backend;

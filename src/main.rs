@@ -8,7 +8,7 @@ use rmcp::ServiceExt;
 
 use tabwire::app::{App, BackendChoice, ServeArgs};
 use tabwire::audit;
-use tabwire::{broker, call, frame, host, install, server::TabwireServer};
+use tabwire::{call, frame, host, install, server::TabwireServer};
 
 #[derive(Parser)]
 #[command(
@@ -95,13 +95,7 @@ fn bare_host_origin() -> Option<String> {
 }
 
 fn main() {
-    // One malloc arena instead of one per thread: tabwire's threads mostly
-    // wait, and per-thread arenas keep freed pages (a big screenshot, say)
-    // resident for nothing.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
+    tabwire::use_one_malloc_arena();
     // The native host relays bytes; one thread (plus its two stdio threads)
     // is plenty, and keeps the process Chrome starts small.
     let is_host =
@@ -125,7 +119,7 @@ fn main() {
 
 async fn run() -> i32 {
     if let Some(origin) = bare_host_origin() {
-        return run_host(origin, frame::DEFAULT_MAX_FRAME).await;
+        return host::run_as("tabwire native-host", &origin, frame::DEFAULT_MAX_FRAME).await;
     }
     let cli = Cli::parse();
     let command = match cli.command {
@@ -141,7 +135,9 @@ async fn run() -> i32 {
     match command {
         Command::Serve(args) => run_serve(*args).await,
         Command::Call(args) => call::run(*args).await,
-        Command::NativeHost { origin, max_frame } => run_host(origin, max_frame).await,
+        Command::NativeHost { origin, max_frame } => {
+            host::run_as("tabwire native-host", &origin, max_frame).await
+        }
         Command::Audit { tail, client } => {
             for e in audit::tail(&audit::default_path(), tail, client.as_deref()) {
                 println!("{}", audit::format_line(&e));
@@ -211,20 +207,6 @@ fn with_env(what: &str, f: impl FnOnce(&install::Env) -> Result<(), install::Ins
         Ok(()) => 0,
         Err(e) => {
             eprintln!("tabwire {what}: {e}");
-            1
-        }
-    }
-}
-
-async fn run_host(origin: String, max_frame: usize) -> i32 {
-    let opts = host::HostOptions {
-        runtime_dir: broker::dir::runtime_dir_path(),
-        max_frame,
-    };
-    match host::run(&origin, opts).await {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("tabwire native-host: {e}");
             1
         }
     }

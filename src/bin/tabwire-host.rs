@@ -4,14 +4,10 @@
 //! browser for as long as the extension runs, and a process mapped from the
 //! whole server binary keeps ~2.5 MiB more of its code pages resident.
 
-use tabwire::{broker, frame, host};
+use tabwire::{frame, host};
 
 fn main() {
-    // One malloc arena: the relay's threads mostly wait (see src/main.rs).
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
+    tabwire::use_one_malloc_arena();
     tabwire::logging::init();
     // Chrome passes the caller's origin first (Windows adds
     // `--parent-window=N` after it).
@@ -23,19 +19,11 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let code = runtime.block_on(async {
-        let opts = host::HostOptions {
-            runtime_dir: broker::dir::runtime_dir_path(),
-            max_frame: frame::DEFAULT_MAX_FRAME,
-        };
-        match host::run(&origin, opts).await {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("tabwire-host: {e}");
-                1
-            }
-        }
-    });
+    let code = runtime.block_on(host::run_as(
+        "tabwire-host",
+        &origin,
+        frame::DEFAULT_MAX_FRAME,
+    ));
     // Do not wait for the blocking stdin reader thread: exit now.
     std::process::exit(code);
 }

@@ -84,6 +84,23 @@ struct Routes {
     next_conn: u64,
 }
 
+/// The host as a program runs it (`tabwire native-host`, `tabwire-host`):
+/// [`run`] with the user's runtime dir; returns the exit status, and says
+/// what went wrong on stderr as `name`.
+pub async fn run_as(name: &str, origin: &str, max_frame: usize) -> i32 {
+    let opts = HostOptions {
+        runtime_dir: broker::dir::runtime_dir_path(),
+        max_frame,
+    };
+    match run(origin, opts).await {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            1
+        }
+    }
+}
+
 pub async fn run(origin: &str, opts: HostOptions) -> Result<(), HostError> {
     check_origin(origin)?;
     let dir = broker::dir::ensure_runtime_dir(&opts.runtime_dir)?;

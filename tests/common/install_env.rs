@@ -204,23 +204,12 @@ impl PipeChromium {
     /// e2e harness does) and starts Chromium with the extension; `urls`
     /// open as the user's own tabs.
     pub fn launch(sb: &Sandbox, urls: &[String]) -> Self {
-        let status = Command::new(BIN)
-            .args(["install", "--browser", "chromium", "--user-data-dir"])
-            .arg(&sb.udd)
-            .status()
-            .expect("run tabwire install");
-        assert!(status.success(), "tabwire install failed");
-        Self::launch_unregistered(sb, urls)
+        Self::launch_with_flags(sb, urls, &[])
     }
 
     /// Like [`Self::launch`], with extra Chromium flags.
     pub fn launch_with_flags(sb: &Sandbox, urls: &[String], flags: &[&str]) -> Self {
-        let status = Command::new(BIN)
-            .args(["install", "--browser", "chromium", "--user-data-dir"])
-            .arg(&sb.udd)
-            .status()
-            .expect("run tabwire install");
-        assert!(status.success(), "tabwire install failed");
+        super::register_host(sb);
         Self::start(sb, urls, flags)
     }
 

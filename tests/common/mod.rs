@@ -291,12 +291,7 @@ impl Chromium {
 
     /// Chromium with arbitrary extra flags (and the host registered).
     pub fn launch_with(sb: &Sandbox, extra: &[String]) -> Self {
-        let status = Command::new(BIN)
-            .args(["install", "--browser", "chromium", "--user-data-dir"])
-            .arg(&sb.udd)
-            .status()
-            .expect("run tabwire install");
-        assert!(status.success(), "tabwire install failed");
+        register_host(sb);
         let log = std::fs::File::create(sb.log("chromium")).unwrap();
         use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(chromium_path());
@@ -588,4 +583,15 @@ pub async fn start_cdp(sb: &Sandbox, name: &str, extra: &[&str]) -> Mcp {
     args.extend(extra.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Mcp::start(sb, name, &args).await
+}
+
+/// Registers the native host in the sandbox profile with tabwire's own
+/// installer, as a user would (`tabwire install --user-data-dir`).
+pub fn register_host(sb: &Sandbox) {
+    let status = Command::new(BIN)
+        .args(["install", "--browser", "chromium", "--user-data-dir"])
+        .arg(&sb.udd)
+        .status()
+        .expect("run tabwire install");
+    assert!(status.success(), "tabwire install failed");
 }

@@ -324,12 +324,19 @@ fn accept_within(listener: &UnixListener, limit: Duration) -> Result<UnixStream,
 
 // ---- snapshot rendering -------------------------------------------------
 
-/// A headless Chromium over a CDP pipe, launched by tabwire's own backend.
-async fn launch_direct(
+/// Runs `f` on a blank tab of a headless Chromium that tabwire's own
+/// backend launches over a CDP pipe; the browser is closed afterwards,
+/// whatever `f` returned.
+async fn on_launched_tab(
     chromium: &Path,
     profile: &Path,
-) -> Result<tabwire::backend::direct::DirectBackend, String> {
+    f: impl AsyncFnOnce(
+        &tabwire::backend::direct::DirectBackend,
+        tabwire::backend::TabId,
+    ) -> Result<Value, String>,
+) -> Result<Value, String> {
     use tabwire::backend::direct::{launch::LaunchOptions, DirectBackend};
+    use tabwire::backend::Backend;
     let opts = LaunchOptions {
         browser_path: Some(chromium.to_path_buf()),
         extra_args: crate::procs::HEADLESS_FLAGS[3..]
@@ -339,7 +346,13 @@ async fn launch_direct(
         headless: true,
         profile_dir: Some(profile.to_path_buf()),
     };
-    DirectBackend::launch(&opts, Duration::from_secs(30)).await
+    let d = DirectBackend::launch(&opts, Duration::from_secs(30)).await?;
+    let result = match d.new_tab("about:blank", "bench").await {
+        Ok(tab) => f(&d, tab.tab_id).await,
+        Err(e) => Err(e.to_string()),
+    };
+    d.shutdown().await;
+    result
 }
 
 /// Time of `Accessibility.getFullAXTree` over a CDP pipe and of rendering
@@ -353,13 +366,7 @@ pub async fn snapshots(
     use tabwire::tools::ax::AxTree;
     use tabwire::tools::snapshot::render_outline;
 
-    let d = launch_direct(chromium, &work.join("snapshot-profile")).await?;
-    let result = async {
-        let tab = d
-            .new_tab("about:blank", "bench")
-            .await
-            .map_err(|e| e.to_string())?
-            .tab_id;
+    on_launched_tab(chromium, &work.join("snapshot-profile"), async |d, tab| {
         let mut pages = Vec::new();
         for (label, path) in [
             ("form", "/form"),
@@ -424,10 +431,8 @@ pub async fn snapshots(
             }));
         }
         Ok::<_, String>(Value::Array(pages))
-    }
-    .await;
-    d.shutdown().await;
-    result
+    })
+    .await
 }
 
 // ---- the browser's own navigation time ----------------------------------
@@ -455,13 +460,7 @@ pub async fn navigation_floor(
 ) -> Result<Value, String> {
     use tabwire::backend::{Backend, TabEvent};
 
-    let d = launch_direct(chromium, &work.join("navigation-profile")).await?;
-    let result = async {
-        let tab = d
-            .new_tab("about:blank", "bench")
-            .await
-            .map_err(|e| e.to_string())?
-            .tab_id;
+    on_launched_tab(chromium, &work.join("navigation-profile"), async |d, tab| {
         d.cdp(tab, "Page.enable", json!({}))
             .await
             .map_err(|e| e.to_string())?;
@@ -501,8 +500,6 @@ pub async fn navigation_floor(
             "loads": SCENARIO_LOADS.iter().zip(&medians).map(|(p, m)| json!({"path": p, "median_ms": m})).collect::<Vec<_>>(),
             "scenario_loads_sum_ms": medians.iter().sum::<f64>(),
         }))
-    }
-    .await;
-    d.shutdown().await;
-    result
+    })
+    .await
 }
