@@ -13,6 +13,7 @@
 //! - [`paths`]    tabwire's data directory
 //! - [`policy`]   allowed domains, tools and files, enforced on every call
 //! - [`audit`]    the per-call audit log
+//! - [`engine`]   the in-page snapshot engine (outline, refs, changes)
 //! - [`tools`]    the MCP tools, one file per group, joined in one list
 //! - [`app`]      assembling a server (policy, socket, backends, session)
 //! - [`server`]   rmcp glue for `tabwire serve`
@@ -37,6 +38,7 @@ pub mod audit;
 pub mod backend;
 pub mod broker;
 pub mod call;
+pub mod engine;
 pub mod frame;
 pub mod host;
 pub mod install;

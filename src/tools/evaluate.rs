@@ -28,6 +28,9 @@ pub fn tools() -> Vec<ToolDef> {
             let tab = s.tab().await?;
             if let Some(t) = &a.target {
                 let el = s.element(tab, t).await?;
+                // The function runs in the page's own world: park the
+                // element there, not in the snapshot engine's.
+                let el = s.in_main_world(tab, el).await?;
                 s.call_on(tab, el, PARK_TARGET, serde_json::Value::Null).await?;
             }
             // Accept a function (called, with the target if any) or,

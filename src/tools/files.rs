@@ -26,11 +26,11 @@ pub struct PdfArgs {
 /// What an element points at, read in the page.
 const ELEMENT_SOURCE: &str = r#"function() {
   const el = this;
-  if (el instanceof HTMLCanvasElement) {
+  if (el.localName === 'canvas') {
     try { return {url: el.toDataURL('image/png'), name: 'canvas.png'}; }
     catch (e) { return {error: 'the canvas is tainted by cross-origin content: ' + e.message}; }
   }
-  if (el instanceof SVGSVGElement)
+  if (el.localName === 'svg')
     return {url: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(new XMLSerializer().serializeToString(el)), name: 'image.svg'};
   const media = el.matches('img, video, audio') ? el : el.querySelector('img, video, audio');
   if (media) {

@@ -369,7 +369,7 @@ pub fn tools() -> Vec<ToolDef> {
                     },
                 };
                 let is_file_input = s
-                    .call_on(tab, el.clone(), "function() { return this instanceof HTMLInputElement && this.type === 'file'; }", Value::Null)
+                    .call_on(tab, el.clone(), "function() { return this.localName === 'input' && this.type === 'file'; }", Value::Null)
                     .await?;
                 if is_file_input != json!(true) {
                     return Err(ToolError("the element is not an <input type=file>".into()));
@@ -381,7 +381,7 @@ pub fn tools() -> Vec<ToolDef> {
                         s.cdp(
                             tab,
                             "DOM.setFileInputFiles",
-                            json!({"files": files, "backendNodeId": el.backend_node_id}),
+                            el.dom_params(json!({"files": files})),
                         )
                         .await
                         .map(|_| ())
@@ -420,22 +420,22 @@ pub(super) async fn done(
 
 /// Center of the element's first box in viewport coordinates.
 async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
-    let id = el.backend_node_id;
+    let target = el.dom_params(json!({}));
     // Scroll and measure in one message; not every node can scroll (e.g.
     // display: contents), so on failure the quads alone decide.
     let both = s
         .cdp_batch(
             tab,
             vec![
-                ("DOM.scrollIntoViewIfNeeded", json!({"backendNodeId": id})),
-                ("DOM.getContentQuads", json!({"backendNodeId": id})),
+                ("DOM.scrollIntoViewIfNeeded", target.clone()),
+                ("DOM.getContentQuads", target.clone()),
             ],
         )
         .await;
     let quads = match both {
         Ok(mut r) if r.len() == 2 => r.remove(1),
         _ => s
-            .cdp(tab, "DOM.getContentQuads", json!({"backendNodeId": id}))
+            .cdp(tab, "DOM.getContentQuads", target)
             .await
             .map_err(|_| {
                 ToolError("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
@@ -620,7 +620,7 @@ async fn fill_text(s: &Session, tab: TabId, el: Element, text: &str) -> Result<(
 }
 
 const SELECT_FOR_TYPING: &str = "function() {
-  const editable = (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement)
+  const editable = (this.localName === 'input' || this.localName === 'textarea')
     ? !this.readOnly && !this.disabled
     : this.isContentEditable;
   if (!editable) return false;
@@ -661,7 +661,7 @@ async fn select_options(
 }
 
 const SELECT_OPTIONS: &str = "function(wanted) {
-  if (!(this instanceof HTMLSelectElement)) return {error: 'the element is not a <select>; use browser_click for custom drop-downs'};
+  if (this.localName !== 'select') return {error: 'the element is not a <select>; use browser_click for custom drop-downs'};
   const opts = [...this.options];
   const picked = [];
   for (const w of wanted) {
@@ -714,7 +714,7 @@ async fn fill_field(s: &Session, tab: TabId, f: &FormField) -> Result<(), ToolEr
 }
 
 const SET_SLIDER: &str = "function(v) {
-  if (!(this instanceof HTMLInputElement) || this.type !== 'range') return {error: 'the element is not a slider (input type=range)'};
+  if (this.localName !== 'input' || this.type !== 'range') return {error: 'the element is not a slider (input type=range)'};
   const n = Number(v);
   if (!Number.isFinite(n)) return {error: `value ${JSON.stringify(v)} is not a number`};
   this.focus();

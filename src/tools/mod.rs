@@ -18,6 +18,7 @@ mod markdown;
 mod navigate;
 mod network;
 pub mod network_log;
+mod page_engine;
 pub mod page_events;
 mod page_tools;
 mod read;

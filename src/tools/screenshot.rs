@@ -47,11 +47,7 @@ pub fn tools() -> Vec<ToolDef> {
             if let Some(t) = &a.target {
                 let el = s.element(tab, t).await?;
                 let _ = s
-                    .cdp(
-                        tab,
-                        "DOM.scrollIntoViewIfNeeded",
-                        json!({"backendNodeId": el.backend_node_id}),
-                    )
+                    .cdp(tab, "DOM.scrollIntoViewIfNeeded", el.dom_params(json!({})))
                     .await;
                 // Document coordinates, so the clip is right at any scroll offset.
                 let r = s

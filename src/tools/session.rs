@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
+use super::page_engine::{SnapshotMark, Worlds};
 use super::page_events::{ConsoleEntry, Dialog, PageEvents};
 use super::ToolError;
 use crate::backend::{Backend, BackendError, TabEvent, TabId};
@@ -60,44 +61,6 @@ const EVENT_HOP: Duration = Duration::from_millis(5);
 const AFTER_QUEUED_TASKS: &str =
     "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
 
-/// Marks which document the latest snapshot's refs belong to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotMark {
-    pub tab: TabId,
-    pub loader_id: String,
-    /// The whole-page outline, kept to report what an action changed
-    /// (None for a subtree snapshot).
-    pub outline: Option<String>,
-    /// Refs handed out for this document (all its snapshots so far).
-    pub refs: HashSet<i64>,
-    /// Refs handed out for the document before it: using one is a mistake
-    /// to name, and in a new renderer the same number may be another node.
-    pub stale_refs: HashSet<i64>,
-}
-
-impl SnapshotMark {
-    /// A mark for a snapshot whose text is `outline`.
-    pub fn new(tab: TabId, loader_id: String, outline: &str, whole_page: bool) -> Self {
-        let refs = outline
-            .match_indices("[ref=e")
-            .filter_map(|(at, _)| {
-                let digits: String = outline[at + 6..]
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect();
-                digits.parse().ok()
-            })
-            .collect();
-        Self {
-            tab,
-            loader_id,
-            outline: whole_page.then(|| outline.to_string()),
-            refs,
-            stale_refs: HashSet::new(),
-        }
-    }
-}
-
 #[derive(Default)]
 struct State {
     current: Option<TabId>,
@@ -124,6 +87,8 @@ struct Inner {
     /// What a long tool is doing now (for progress notifications).
     progress: Mutex<Option<String>>,
     state: Mutex<State>,
+    /// The snapshot engine's worlds (see `page_engine`).
+    worlds: Mutex<Worlds>,
 }
 
 /// One MCP client's view of the browser. Cheap to clone.
@@ -184,20 +149,35 @@ impl Outcome {
 /// An element resolved from a ref or CSS selector.
 #[derive(Debug, Clone)]
 pub struct Element {
-    pub backend_node_id: i64,
-    /// A handle to the node in the page from resolving it, so calling a
-    /// function on it needs no second resolve (valid until the page
-    /// navigates, which outlasts the tool call that made it).
+    /// The browser's node id, for elements known only by it (a file
+    /// chooser's input).
+    pub backend_node_id: Option<i64>,
+    /// A handle to the node from resolving it (in the snapshot engine's
+    /// world), valid until its document goes away.
     pub object_id: Option<Arc<str>>,
+    /// The snapshot frame the element is in (0: the top document).
+    pub frame: u32,
 }
 
 impl Element {
     /// An element known only by its backend node id.
     pub fn by_node(backend_node_id: i64) -> Self {
         Self {
-            backend_node_id,
+            backend_node_id: Some(backend_node_id),
             object_id: None,
+            frame: 0,
         }
+    }
+
+    /// The element as `DOM.*` commands take it (`objectId` or
+    /// `backendNodeId`), merged into `params`.
+    pub fn dom_params(&self, mut params: Value) -> Value {
+        match (&self.object_id, self.backend_node_id) {
+            (Some(o), _) => params["objectId"] = json!(o.as_ref()),
+            (None, Some(id)) => params["backendNodeId"] = json!(id),
+            (None, None) => {}
+        }
+        params
     }
 }
 
@@ -211,6 +191,7 @@ impl Session {
                 client_name: Mutex::new("tabwire".into()),
                 progress: Mutex::new(None),
                 state: Mutex::new(State::default()),
+                worlds: Mutex::new(Worlds::default()),
             }),
         };
         session.watch_events();
@@ -271,6 +252,10 @@ impl Session {
         self.inner.state.lock().expect("state lock")
     }
 
+    pub(super) fn worlds(&self) -> std::sync::MutexGuard<'_, Worlds> {
+        self.inner.worlds.lock().expect("worlds lock")
+    }
+
     /// Keeps the state honest when tabs close or debuggers detach.
     fn watch_events(&self) {
         let weak = Arc::downgrade(&self.inner);
@@ -283,6 +268,9 @@ impl Session {
                     Err(RecvError::Closed) => return,
                 };
                 let Some(inner) = weak.upgrade() else { return };
+                if let TabEvent::Closed { tab } | TabEvent::Detached { tab, .. } = &event {
+                    inner.worlds.lock().expect("worlds lock").forget_tab(*tab);
+                }
                 let mut st = inner.state.lock().expect("state lock");
                 match event {
                     TabEvent::Closed { tab } => {
@@ -399,6 +387,8 @@ impl Session {
             st.snapshot = None;
             st.domains_on.clear();
             st.events = PageEvents::default();
+            drop(st);
+            *self.worlds() = Worlds::default();
         }
     }
 
@@ -549,11 +539,7 @@ impl Session {
             Some(id) => id.to_string(),
             None => {
                 let node = self
-                    .cdp(
-                        tab,
-                        "DOM.resolveNode",
-                        json!({"backendNodeId": el.backend_node_id}),
-                    )
+                    .cdp(tab, "DOM.resolveNode", el.dom_params(json!({})))
                     .await?;
                 node["object"]["objectId"]
                     .as_str()
@@ -659,9 +645,6 @@ impl Session {
             if prev.tab == mark.tab && prev.loader_id == mark.loader_id {
                 mark.refs.extend(prev.refs);
                 mark.stale_refs = prev.stale_refs;
-                if mark.outline.is_none() {
-                    mark.outline = prev.outline;
-                }
             } else if prev.tab == mark.tab {
                 mark.stale_refs = prev.refs;
             }
@@ -671,93 +654,6 @@ impl Session {
 
     pub fn last_snapshot(&self) -> Option<SnapshotMark> {
         self.state().snapshot.clone()
-    }
-
-    /// Resolves `target`: a ref (`e12`) from the latest snapshot, or a CSS
-    /// selector. Stale refs say so instead of hitting the wrong element.
-    pub async fn element(&self, tab: TabId, target: &str) -> Result<Element, ToolError> {
-        let target = target.trim();
-        if let Some(id) = parse_ref(target) {
-            let mark = self.state().snapshot.clone();
-            let Some(mark) = mark else {
-                return Err(ToolError(format!(
-                    "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
-                     and use a ref from it"
-                )));
-            };
-            if mark.tab != tab {
-                return Err(ToolError(format!(
-                    "ref {target} comes from a snapshot of another tab. Call browser_snapshot on \
-                     the current tab and use a ref from it"
-                )));
-            }
-            if self.loader_id(tab).await? != mark.loader_id {
-                return Err(ToolError(format!(
-                    "ref {target} is stale: the page navigated since the snapshot. Call \
-                     browser_snapshot again and use the new refs"
-                )));
-            }
-            if !mark.refs.contains(&id) {
-                return Err(ToolError(if mark.stale_refs.contains(&id) {
-                    format!(
-                        "ref {target} is stale: it belongs to the page before the last \
-                         navigation. Use refs from the latest snapshot"
-                    )
-                } else {
-                    format!(
-                        "ref {target} is not in any snapshot of this page. Call \
-                         browser_snapshot and use a ref from it"
-                    )
-                }));
-            }
-            self.ready(tab, "DOM.resolveNode").await?;
-            return match self
-                .backend()
-                .cdp(tab, "DOM.resolveNode", json!({"backendNodeId": id}))
-                .await
-            {
-                Ok(node) => Ok(Element {
-                    backend_node_id: id,
-                    object_id: node["object"]["objectId"].as_str().map(Arc::from),
-                }),
-                // The browser does not know the node: it was removed.
-                Err(BackendError::Cdp { .. }) => Err(ToolError(format!(
-                    "ref {target} no longer exists on the page (the element was removed). Call \
-                     browser_snapshot again"
-                ))),
-                // The tab, the link or the backend went away: say that.
-                Err(e) => Err(self.tab_error(tab, e)),
-            };
-        }
-        let found = self
-            .cdp(
-                tab,
-                "Runtime.evaluate",
-                json!({"expression": format!("document.querySelector({})", json!(target))}),
-            )
-            .await?;
-        if let Some(ex) = found.get("exceptionDetails") {
-            return Err(ToolError(format!(
-                "{target:?} is neither a snapshot ref (like e12) nor a valid CSS selector: {}",
-                exception_text(ex)
-            )));
-        }
-        let Some(object_id) = found["result"]["objectId"].as_str() else {
-            let around = super::snapshot::excerpt(self, tab, 12).await;
-            return Err(ToolError(format!(
-                "no element matches the selector {target:?}. Use a ref from browser_snapshot{around}"
-            )));
-        };
-        let node = self
-            .cdp(tab, "DOM.describeNode", json!({"objectId": object_id}))
-            .await?;
-        node["node"]["backendNodeId"]
-            .as_i64()
-            .map(|id| Element {
-                backend_node_id: id,
-                object_id: Some(Arc::from(object_id)),
-            })
-            .ok_or_else(|| ToolError(format!("could not resolve {target:?} to a DOM node")))
     }
 
     /// Runs `action`, then waits for a navigation it started (if any) to
@@ -994,15 +890,6 @@ fn is_load_progress(method: &str, _params: &Value) -> bool {
     )
 }
 
-/// `e12` → 12.
-fn parse_ref(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix('e')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
 /// The JSON value of a `Runtime.evaluate`/`callFunctionOn` result, or the
 /// exception the page script threw.
 fn page_value(r: Value) -> Result<Value, ToolError> {
@@ -1030,29 +917,6 @@ pub fn exception_text(ex: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn refs_parse_and_selectors_do_not() {
-        assert_eq!(parse_ref("e12"), Some(12));
-        assert_eq!(parse_ref("e"), None);
-        assert_eq!(parse_ref("#e12"), None);
-        assert_eq!(parse_ref("em"), None);
-        assert_eq!(parse_ref("e1x"), None);
-    }
-
-    #[test]
-    fn marks_collect_refs_from_the_outline() {
-        let m = SnapshotMark::new(
-            1,
-            "L".into(),
-            "- button \"Go\" [ref=e12]\n- link \"x [ref=e9\" [ref=e7] [level=2]\n",
-            true,
-        );
-        let mut refs: Vec<_> = m.refs.into_iter().collect();
-        refs.sort();
-        assert_eq!(refs, [7, 9, 12]);
-        assert!(m.outline.is_some());
-    }
 
     #[test]
     fn exception_text_prefers_description_first_line() {

@@ -1,0 +1,530 @@
+// tabwire's in-page snapshot engine.
+//
+// Evaluated once per document in an isolated world named "tabwire" (the
+// page's own scripts cannot see or change it, and its CSP does not apply).
+// It walks the DOM, renders the outline a model reads, hands out refs for
+// the elements it shows and resolves them again for actions, all inside
+// the page: only the rendered text crosses the wire, and a walk stops as
+// soon as its byte budget is spent, so its cost follows the answer, not
+// the page.
+//
+// Line format (the same as tabwire's outlines before this engine):
+//   - role "name" [state] [ref=e12]: value
+//   - text: some words
+//
+// The value of the expression is the engine object; it is also kept on
+// the isolated world's global, so later calls reuse its ref table.
+(() => {
+  if (globalThis.__tabwire) return globalThis.__tabwire;
+
+  // ---- roles (WAI-ARIA + HTML-AAM, spelled as Chromium's AX tree does) --
+
+  const ARIA_ROLES = new Set(("alert alertdialog application article banner blockquote button caption " +
+    "cell checkbox code columnheader combobox complementary contentinfo definition deletion dialog " +
+    "directory document emphasis feed figure form generic grid gridcell group heading image img " +
+    "insertion link list listbox listitem log main mark marquee math menu menubar menuitem " +
+    "menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation " +
+    "progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox " +
+    "separator slider spinbutton status strong subscript superscript switch tab table tablist " +
+    "tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem").split(" "));
+
+  // Roles a person acts on: their lines carry refs.
+  const INTERACTIVE = new Set(["button", "checkbox", "combobox", "link", "listbox", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton",
+    "switch", "tab", "textbox", "treeitem", "DisclosureTriangle", "ColorWell", "Date", "DateTime",
+    "InputTime"]);
+
+  // Wrappers that add nothing when unnamed: their content moves up.
+  const TRANSPARENT = new Set(["generic", "none", "presentation", "paragraph", "listitem",
+    "group", "LabelText", "Section", "emphasis", "strong", "code", "mark", "Abbr", "time",
+    "subscript", "superscript", "deletion", "insertion", "Figcaption", "Legend", "blockquote",
+    "definition", "term", "DescriptionList", "rowgroup"]);
+
+  // Roles whose name comes from their content (accname step 2F).
+  const NAME_FROM_CONTENT = new Set(["button", "cell", "checkbox", "columnheader", "gridcell",
+    "heading", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio",
+    "row", "rowheader", "switch", "tab", "tooltip", "treeitem", "DisclosureTriangle", "term"]);
+
+  // Elements never shown.
+  const SKIP = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "HEAD", "META", "LINK",
+    "TITLE", "BASE", "DATALIST", "PARAM", "SOURCE", "TRACK"]);
+
+  // Inline elements: their text joins their neighbours' without a space.
+  const INLINE = new Set(["A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM",
+    "FONT", "I", "IMG", "KBD", "LABEL", "MARK", "Q", "S", "SAMP", "SMALL", "SPAN", "STRONG",
+    "SUB", "SUP", "TIME", "U", "VAR", "INS", "DEL", "TT"]);
+
+  const INPUT_ROLES = {
+    button: "button", submit: "button", reset: "button", image: "button", file: "button",
+    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
+    color: "ColorWell", date: "Date", time: "InputTime", "datetime-local": "DateTime",
+    month: "DateTime", week: "DateTime", hidden: "none",
+  };
+
+  const LANDMARK_SCOPES = "article, aside, main, nav, section";
+
+  function implicitRole(el) {
+    switch (el.localName) {
+      case "a": case "area": return el.hasAttribute("href") ? "link" : "generic";
+      case "button": return "button";
+      case "input": {
+        const type = (el.getAttribute("type") || "text").toLowerCase();
+        if (INPUT_ROLES[type]) return INPUT_ROLES[type];
+        if (el.hasAttribute("list")) return "combobox";
+        return type === "search" ? "searchbox" : "textbox";
+      }
+      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "option": return "option";
+      case "optgroup": return "group";
+      case "textarea": return "textbox";
+      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
+      case "img": return el.getAttribute("alt") === "" && !el.title ? "none" : "image";
+      case "svg": return "image";
+      case "nav": return "navigation";
+      case "main": return "main";
+      case "header": return el.parentElement?.closest(LANDMARK_SCOPES) ? "generic" : "banner";
+      case "footer": return el.parentElement?.closest(LANDMARK_SCOPES) ? "generic" : "contentinfo";
+      case "aside": return "complementary";
+      case "form": return "form";
+      case "section": return hasOwnLabel(el) ? "region" : "generic";
+      case "article": return "article";
+      case "ul": case "ol": case "menu": return "list";
+      case "li": return "listitem";
+      case "table": return "table";
+      case "thead": case "tbody": case "tfoot": return "rowgroup";
+      case "tr": return "row";
+      case "td": return "cell";
+      case "th": return el.closest("thead") || el.getAttribute("scope") === "col" || !el.parentElement?.querySelector("td") ? "columnheader" : "rowheader";
+      case "dialog": return "dialog";
+      case "details": return "group";
+      case "summary": return "DisclosureTriangle";
+      case "p": return "paragraph";
+      case "blockquote": return "blockquote";
+      case "code": return "code";
+      case "label": return "LabelText";
+      case "fieldset": return "group";
+      case "legend": return "Legend";
+      case "hr": return "separator";
+      case "progress": return "progressbar";
+      case "meter": return "meter";
+      case "output": return "status";
+      case "dl": return "DescriptionList";
+      case "dt": case "dfn": return "term";
+      case "dd": return "definition";
+      case "figure": return "figure";
+      case "figcaption": return "Figcaption";
+      case "em": return "emphasis";
+      case "strong": return "strong";
+      case "iframe": case "frame": return "Iframe";
+      case "abbr": return "Abbr";
+      case "time": return "time";
+      case "mark": return "mark";
+      case "sub": return "subscript";
+      case "sup": return "superscript";
+      case "del": return "deletion";
+      case "ins": return "insertion";
+      case "address": case "hgroup": return "group";
+      case "search": return "search";
+      case "math": return "math";
+      default: return "generic";
+    }
+  }
+
+  function focusable(el) {
+    return el.tabIndex >= 0 && el.hasAttribute("tabindex") || el.isContentEditable && el.contentEditable === "true";
+  }
+
+  function roleOf(el) {
+    const attr = el.getAttribute("role");
+    if (attr) {
+      for (const token of attr.trim().toLowerCase().split(/\s+/)) {
+        if (!ARIA_ROLES.has(token)) continue;
+        // A focusable element cannot be made presentational (ARIA 1.2).
+        if ((token === "none" || token === "presentation") && focusable(el)) break;
+        return token === "img" ? "image" : token;
+      }
+    }
+    return implicitRole(el);
+  }
+
+  // ---- visibility -------------------------------------------------------
+
+  // Whether `el` and its subtree are left out of the outline, and whether
+  // it is a box-less wrapper (display: contents) whose children still show.
+  function hidden(el) {
+    if (el.getAttribute("aria-hidden") === "true") return "all";
+    if (el.checkVisibility({ visibilityProperty: true })) return "";
+    const style = getComputedStyle(el);
+    if (style.display === "contents") return "";
+    // visibility: hidden hides the element, not a child that sets visible.
+    if (style.display !== "none" && style.visibility !== "visible") return "self";
+    return "all";
+  }
+
+  // ---- names (accname, the steps pages use) -------------------------------
+
+  function clean(s) {
+    return (s || "").replace(/\s+/g, " ").trim();
+  }
+
+  function hasOwnLabel(el) {
+    return !!(clean(el.getAttribute("aria-label")) || el.hasAttribute("aria-labelledby") || el.title);
+  }
+
+  function byIds(el, attr) {
+    const ids = (el.getAttribute(attr) || "").trim().split(/\s+/).filter(Boolean);
+    const root = el.getRootNode();
+    return ids.map((id) => root.getElementById?.(id) || document.getElementById(id)).filter(Boolean);
+  }
+
+  // The text an element contributes to a name computed from content.
+  function contentText(el, depth, skip) {
+    if (depth > 12) return "";
+    let out = "";
+    for (let n = el.shadowRoot ? el.shadowRoot.firstChild : el.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) { out += n.data; continue; }
+      if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName.toUpperCase())) continue;
+      if (n.localName === "slot") { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.data : a.nodeType === 1 ? contentText(a, depth + 1, skip) : ""; continue; }
+      if (hidden(n) === "all") continue;
+      const part = embeddedName(n, depth, skip);
+      out += INLINE.has(n.tagName.toUpperCase()) ? part : ` ${part} `;
+    }
+    return out;
+  }
+
+  function embeddedName(el, depth, skip) {
+    const label = clean(el.getAttribute("aria-label"));
+    if (label) return label;
+    switch (el.localName) {
+      case "img": case "area": return el.getAttribute("alt") || el.title || "";
+      case "input": {
+        const role = implicitRole(el);
+        if (role === "button") return buttonName(el);
+        return role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton" ? el.value : "";
+      }
+      case "select": return el.selectedOptions?.[0]?.label || "";
+      case "textarea": return el.value;
+      case "svg": return el.querySelector(":scope > title")?.textContent || "";
+    }
+    return contentText(el, depth + 1, skip);
+  }
+
+  function buttonName(el) {
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (type === "image") return el.getAttribute("alt") || el.value || el.title || "Submit";
+    if (type === "file") return "Choose File";
+    if (el.hasAttribute("value")) return el.value;
+    return type === "submit" ? "Submit" : type === "reset" ? "Reset" : "";
+  }
+
+  function labelsText(el) {
+    const labels = el.labels ? [...el.labels] : [];
+    return labels.map((l) => contentText(l, 0, el)).join(" ");
+  }
+
+  function nativeName(el, role) {
+    switch (el.localName) {
+      case "input": {
+        if (role === "button") return clean(labelsText(el)) || buttonName(el);
+        return clean(labelsText(el)) || el.title || el.placeholder || clean(el.getAttribute("aria-placeholder"));
+      }
+      case "select": case "textarea": case "meter": case "progress": case "output":
+        return clean(labelsText(el)) || el.title || el.placeholder || "";
+      case "button": return clean(labelsText(el)) || "";
+      case "img": case "area": return el.getAttribute("alt") || "";
+      case "fieldset": return clean(el.querySelector(":scope > legend")?.textContent);
+      case "figure": return clean(el.querySelector(":scope > figcaption")?.textContent);
+      case "table": return clean(el.querySelector(":scope > caption")?.textContent);
+      case "svg": return clean(el.querySelector(":scope > title")?.textContent);
+      case "iframe": case "frame": return el.title || "";
+      case "optgroup": return el.label || "";
+      case "option": return el.label || "";
+      case "dfn": return "";
+    }
+    return "";
+  }
+
+  function nameOf(el, role) {
+    if (el.hasAttribute("aria-labelledby")) {
+      const n = clean(byIds(el, "aria-labelledby").map((r) => clean(r.getAttribute("aria-label")) || contentText(r, 0)).join(" "));
+      if (n) return n;
+    }
+    const label = clean(el.getAttribute("aria-label"));
+    if (label) return label;
+    const native = clean(nativeName(el, role));
+    if (native) return native;
+    if (NAME_FROM_CONTENT.has(role) || el.localName === "dfn") {
+      const c = clean(contentText(el, 0));
+      if (c) return c;
+    }
+    return clean(el.title);
+  }
+
+  // ---- states and values --------------------------------------------------
+
+  function states(el, role) {
+    const out = [];
+    const aria = (a) => el.getAttribute(a);
+    const checked = "checked" in el && (el.type === "checkbox" || el.type === "radio")
+      ? (el.indeterminate ? "mixed" : el.checked ? "true" : "false")
+      : aria("aria-checked");
+    if (checked === "true") out.push("[checked]");
+    else if (checked === "mixed") out.push("[checked=mixed]");
+    if (el.disabled === true || aria("aria-disabled") === "true") out.push("[disabled]");
+    const expanded = el.localName === "summary" ? String(!!el.parentElement?.open) : aria("aria-expanded");
+    if (expanded === "true") out.push("[expanded]");
+    if (role === "option" ? el.selected === true || aria("aria-selected") === "true" : aria("aria-selected") === "true") out.push("[selected]");
+    if (el.required === true || aria("aria-required") === "true") out.push("[required]");
+    if (aria("aria-pressed") === "true") out.push("[pressed]");
+    if (role === "heading") {
+      const level = Number(aria("aria-level")) || Number(el.localName.slice(1)) || 2;
+      out.unshift(`[level=${level}]`);
+    }
+    return out;
+  }
+
+  function valueOf(el, role) {
+    if (el.localName === "select" && role === "combobox") return el.selectedOptions?.[0]?.label || "";
+    if (el.localName === "textarea" || el.localName === "input") {
+      const t = el.type;
+      if (t === "checkbox" || t === "radio" || t === "button" || t === "submit" || t === "reset" || t === "image" || t === "file" || t === "hidden") return "";
+      if (t === "password") return el.value ? "•".repeat(Math.min(el.value.length, 12)) : "";
+      return el.value;
+    }
+    if (el.isContentEditable && el.contentEditable === "true") return el.innerText;
+    const now = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
+    return now || "";
+  }
+
+  // ---- refs -----------------------------------------------------------------
+
+  let prefix = "e";       // "f2e" in a frame reached through its own context
+  let nextRef = 1;
+  const elementOf = new Map();     // ref -> WeakRef(element)
+  const refOf = new WeakMap();     // element -> ref
+
+  function refFor(el) {
+    let r = refOf.get(el);
+    if (!r) {
+      r = prefix + nextRef++;
+      refOf.set(el, r);
+      elementOf.set(r, new WeakRef(el));
+    }
+    return r;
+  }
+
+  const REF = /^(f\d+)?e\d+$/;
+
+  // A ref or CSS selector to an element of this document, or an error
+  // the model can act on.
+  function resolve(target) {
+    target = String(target).trim();
+    if (REF.test(target)) {
+      if (!target.startsWith(prefix) || !/^\d+$/.test(target.slice(prefix.length))) {
+        throw new Error(`ref ${target} belongs to another frame or page than this one. Call browser_snapshot and use a ref from it`);
+      }
+      const el = elementOf.get(target)?.deref();
+      if (!elementOf.has(target)) throw new Error(`ref ${target} is not in any snapshot of this page. Call browser_snapshot and use a ref from it`);
+      if (!el || !el.isConnected) throw new Error(`ref ${target} no longer exists on the page (the element was removed). Call browser_snapshot again`);
+      return el;
+    }
+    let el;
+    try {
+      el = document.querySelector(target);
+    } catch (e) {
+      throw new Error(`${JSON.stringify(target)} is neither a snapshot ref (like e12) nor a valid CSS selector: ${e.message}`);
+    }
+    if (!el) throw new Error(`no element matches the selector ${JSON.stringify(target)}`);
+    return el;
+  }
+
+  // The iframes of the last rendering, for frameOwner.
+  let lastFrames = [];
+
+  // ---- the walk ---------------------------------------------------------------
+
+  const MAX_NAME = 200;
+
+  function cut(s) {
+    return s.length > MAX_NAME ? s.slice(0, MAX_NAME) + "…" : s;
+  }
+
+  function quote(s) {
+    return `"${s.replace(/"/g, '\\"')}"`;
+  }
+
+  // Renders the subtree of `root` as outline lines until `budget` bytes
+  // (UTF-16 units, a close enough measure) are used. Returns the text, the
+  // number of shown lines, whether it was cut, and the iframes whose
+  // documents this world cannot read (another origin or process).
+  function render(root, budget) {
+    const lines = [];
+    let used = 0;
+    let full = false;
+    const frames = [];
+    // A node whose walk the budget stopped: elements from it on are counted.
+    let stoppedAt = null;
+
+    function emit(line) {
+      if (used + line.length + 1 > budget) {
+        full = true;
+        return false;
+      }
+      lines.push(line);
+      used += line.length + 1;
+      return true;
+    }
+
+    function walkChildren(parent, depth, parentName, textIsName) {
+      // An open shadow root is what the page shows in place of the light
+      // DOM (slots bring light children back in).
+      const first = parent.shadowRoot ? parent.shadowRoot.firstChild : parent.firstChild;
+      for (let n = first; n && !full; n = n.nextSibling) walk(n, depth, parentName, textIsName);
+    }
+
+    function walk(node, depth, parentName, textIsName) {
+      if (full) return;
+      if (node.nodeType === 3) {
+        if (textIsName) return;
+        const t = clean(node.data);
+        if (t && t !== parentName) {
+          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`)) stoppedAt = node;
+        }
+        return;
+      }
+      if (node.nodeType !== 1) return;
+      const el = node;
+      if (SKIP.has(el.tagName.toUpperCase())) return;
+      if (el.localName === "slot") {
+        for (const a of el.assignedNodes()) walk(a, depth, parentName, textIsName);
+        return;
+      }
+      const h = hidden(el);
+      if (h === "all") return;
+      if (h === "self") { walkChildren(el, depth, parentName, textIsName); return; }
+
+      const role = roleOf(el);
+      const name = cut(nameOf(el, role));
+      const isFocusable = focusable(el);
+      if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !isFocusable) {
+        walkChildren(el, depth, parentName, textIsName);
+        return;
+      }
+      let line = `${"  ".repeat(depth)}- ${role}`;
+      if (name) line += ` ${quote(name)}`;
+      const st = states(el, role);
+      if (st.length) line += " " + st.join(" ");
+      if (INTERACTIVE.has(role) || isFocusable) line += ` [ref=${refFor(el)}]`;
+      const value = clean(valueOf(el, role));
+      if (value && value !== name) line += `: ${cut(value)}`;
+      if (!emit(line)) { stoppedAt = el; return; }
+
+      if (role === "Iframe") {
+        let doc = null;
+        try { doc = el.contentDocument; } catch { /* another origin */ }
+        if (doc && doc.documentElement) {
+          walkChildren(doc.body || doc.documentElement, depth + 1, "", false);
+        } else {
+          // Rust fills the frame in through the frame's own context.
+          frames.push(el);
+          lines[lines.length - 1] += ` [frame=${frames.length}]`;
+        }
+        return;
+      }
+      // Controls show their state on their own line; their inner DOM
+      // (options excepted) is the browser's, not the page's.
+      if (el.localName === "select") {
+        for (const o of el.querySelectorAll("option")) walk(o, depth + 1, "", false);
+        return;
+      }
+      if (el.localName === "textarea" || el.localName === "input") return;
+      walkChildren(el, depth + 1, name, NAME_FROM_CONTENT.has(role) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby"));
+    }
+
+    if (root === document.documentElement || root === document.body) {
+      walkChildren(document.body || document.documentElement, 0, "", false);
+    } else {
+      walk(root, 0, "", false);
+    }
+    let more = 0;
+    if (full) more = countAfter(stoppedAt, root);
+    lastFrames = frames;
+    return { lines, full, more, frames };
+  }
+
+  // Elements with refs' kinds that follow `node` in the document (inside
+  // `root`): what a cut outline leaves out, counted natively.
+  function countAfter(node, root) {
+    if (!node) return 0;
+    const scope = root === document.documentElement || root === document.body ? document : root;
+    let n = 0;
+    for (const el of scope.querySelectorAll("a[href], button, input:not([type=hidden]), select, textarea, [role], [tabindex], summary")) {
+      if (node.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) n++;
+    }
+    return n;
+  }
+
+  // ---- change tracking ----------------------------------------------------------
+
+  // The lines of the last whole-page rendering: actions are reported as
+  // the lines that changed since, computed here.
+  let baseline = null;
+
+  function diff(before, after) {
+    const left = new Map();
+    for (const l of before) left.set(l, (left.get(l) || 0) + 1);
+    const added = [];
+    for (const l of after) {
+      const n = left.get(l);
+      if (n) left.set(l, n - 1); else added.push(l);
+    }
+    const removed = [];
+    for (const l of before) {
+      const n = left.get(l);
+      if (n) { left.set(l, n - 1); removed.push(l); }
+    }
+    return { added, removed };
+  }
+
+  // ---- the API Rust calls ------------------------------------------------------------
+
+  const api = {
+    // Sets the ref prefix once ("e" for a document reached directly,
+    // "f2e" for a frame's own context). Later calls cannot change it.
+    configure(opts) {
+      if (nextRef === 1 && opts && typeof opts.prefix === "string") prefix = opts.prefix;
+      return prefix;
+    },
+
+    // The outline of the page (or of `root`), at most `budget` units.
+    snapshot(opts, root) {
+      const budget = opts?.budget ?? 40000;
+      const whole = !root;
+      const r = render(root || document.documentElement, budget);
+      if (whole) baseline = r.lines;
+      return { text: r.lines.join("\n") + (r.lines.length ? "\n" : ""), cut: r.full, more: r.more, frames: r.frames.length, url: location.href, title: document.title };
+    },
+
+    // What changed since the last whole-page snapshot of this document,
+    // then that rendering becomes the new baseline. null: no baseline.
+    changes(opts) {
+      if (!baseline) return null;
+      const r = render(document.documentElement, opts?.budget ?? 40000);
+      const d = diff(baseline, r.lines);
+      baseline = r.lines;
+      return { added: d.added, removed: d.removed, frames: r.frames.length, url: location.href, title: document.title };
+    },
+
+    // The iframe element behind `[frame=N]` of the last rendering.
+    frameOwner(n) {
+      return lastFrames[n - 1] || null;
+    },
+
+    resolve,
+    roleOf,
+    nameOf,
+  };
+
+  Object.defineProperty(globalThis, "__tabwire", { value: api });
+  return api;
+})()

@@ -1,0 +1,407 @@
+//! A tab's snapshot engine as the tools see it: which isolated world of
+//! which document answers a call, the refs handed out, and turning a ref
+//! or CSS selector into an element.
+//!
+//! The engine itself is [`crate::engine`]. A world belongs to one document:
+//! when the page navigates, its world (and every handle it made) is gone,
+//! so a call that finds no world makes one in the frame's current document.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::session::{exception_text, Element};
+use super::{Session, ToolError};
+use crate::backend::TabId;
+use crate::engine::{self, Ref};
+
+/// Which document the latest snapshot's refs belong to, and which refs
+/// were handed out (the engine checks them too; this gives clearer
+/// errors: another tab, the page before the last navigation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotMark {
+    pub tab: TabId,
+    pub loader_id: String,
+    /// Refs handed out for this document (all its snapshots so far).
+    pub refs: HashSet<String>,
+    /// Refs handed out for the document before it.
+    pub stale_refs: HashSet<String>,
+}
+
+impl SnapshotMark {
+    /// A mark for a snapshot whose text is `outline`.
+    pub fn new(tab: TabId, loader_id: String, outline: &str) -> Self {
+        Self {
+            tab,
+            loader_id,
+            refs: engine::refs_in(outline).map(|r| r.to_string()).collect(),
+            stale_refs: HashSet::new(),
+        }
+    }
+}
+
+/// The engine worlds of a client's tabs.
+#[derive(Default)]
+pub struct Worlds {
+    /// The top document's world per tab.
+    top: HashMap<TabId, World>,
+    /// Worlds of frames rendered through their own context, by number
+    /// (the `f2` of `f2e7`). Numbers are never reused within a tab, so a
+    /// ref of a frame's old document cannot name an element of a new one.
+    frames: HashMap<TabId, HashMap<u32, FrameWorld>>,
+    next_frame: HashMap<TabId, u32>,
+}
+
+#[derive(Debug, Clone)]
+struct World {
+    loader_id: String,
+    context_id: i64,
+    /// The engine's source ran in it.
+    installed: bool,
+}
+
+#[derive(Debug, Clone)]
+struct FrameWorld {
+    frame_id: String,
+    context_id: i64,
+    installed: bool,
+}
+
+impl Worlds {
+    pub fn forget_tab(&mut self, tab: TabId) {
+        self.top.remove(&tab);
+        self.frames.remove(&tab);
+    }
+
+    /// The number of the frame `frame_id` whose world is `context_id`:
+    /// the same number while it shows the same document, else a new one.
+    fn frame_number(&mut self, tab: TabId, frame_id: &str, context_id: i64) -> (u32, bool) {
+        let frames = self.frames.entry(tab).or_default();
+        if let Some((n, w)) = frames
+            .iter()
+            .find(|(_, w)| w.frame_id == frame_id && w.context_id == context_id)
+        {
+            return (*n, w.installed);
+        }
+        let next = self.next_frame.entry(tab).or_insert(1);
+        let n = *next;
+        *next += 1;
+        frames.insert(
+            n,
+            FrameWorld {
+                frame_id: frame_id.to_string(),
+                context_id,
+                installed: false,
+            },
+        );
+        (n, false)
+    }
+}
+
+/// The browser says the world's document is gone (navigated or closed).
+fn context_gone(e: &ToolError) -> bool {
+    e.0.contains("Cannot find context") || e.0.contains("context with specified id")
+}
+
+/// The message of an engine error (`Error: ref e9 …` → `ref e9 …`).
+fn engine_error(ex: &Value) -> String {
+    let text = exception_text(ex);
+    text.strip_prefix("Error: ").unwrap_or(&text).to_string()
+}
+
+impl Session {
+    /// Calls `method(args)` on the engine of `tab`'s top document (frame
+    /// 0) or of frame `frame`; the CDP answer of `Runtime.evaluate`, by
+    /// value or as a handle. An error the engine throws is a ToolError
+    /// with its message.
+    pub async fn engine_call(
+        &self,
+        tab: TabId,
+        frame: u32,
+        method: &str,
+        args: &str,
+        by_value: bool,
+    ) -> Result<Value, ToolError> {
+        for attempt in 0..2 {
+            let (context_id, installed) = if frame == 0 {
+                self.top_world(tab, attempt > 0).await?
+            } else {
+                self.frame_world(tab, frame)?
+            };
+            let expression = engine::call(installed, &Ref::prefix(frame), method, args);
+            let r = self
+                .cdp(
+                    tab,
+                    "Runtime.evaluate",
+                    json!({"expression": expression, "contextId": context_id, "returnByValue": by_value}),
+                )
+                .await;
+            match r {
+                Ok(v) => {
+                    if let Some(ex) = v.get("exceptionDetails") {
+                        // A world the browser made anew under a reused id
+                        // (a crashed renderer's successor): install again.
+                        if installed && attempt == 0 && exception_text(ex).contains("'configure'") {
+                            self.world_not_installed(tab, frame);
+                            continue;
+                        }
+                        return Err(ToolError(engine_error(ex)));
+                    }
+                    self.world_installed(tab, frame);
+                    return Ok(v);
+                }
+                Err(e) if context_gone(&e) && frame == 0 && attempt == 0 => {
+                    self.worlds().top.remove(&tab);
+                }
+                Err(e) if context_gone(&e) && frame != 0 => {
+                    return Err(ToolError(format!(
+                        "frame f{frame} navigated or was removed since the snapshot, so its refs \
+                         are stale. Call browser_snapshot again"
+                    )));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ToolError(
+            "the page changed documents twice while tabwire read it; try again".into(),
+        ))
+    }
+
+    /// [`Self::engine_call`] by value, parsed into `T` (None for null).
+    pub async fn engine_value<T: serde::de::DeserializeOwned>(
+        &self,
+        tab: TabId,
+        frame: u32,
+        method: &str,
+        args: &str,
+    ) -> Result<Option<T>, ToolError> {
+        let v = self.engine_call(tab, frame, method, args, true).await?;
+        let value = &v["result"]["value"];
+        if value.is_null() {
+            return Ok(None);
+        }
+        T::deserialize(value).map(Some).map_err(|e| {
+            ToolError(format!(
+                "tabwire's page engine answered {method} in an unexpected shape ({e}); try again"
+            ))
+        })
+    }
+
+    /// The top document's world: the known one, or (when the document is
+    /// new, or `fresh`) one made now.
+    async fn top_world(&self, tab: TabId, fresh: bool) -> Result<(i64, bool), ToolError> {
+        let doc = self.doc(tab).await?;
+        if !fresh {
+            if let Some(w) = self.worlds().top.get(&tab) {
+                if w.loader_id == doc.loader_id {
+                    return Ok((w.context_id, w.installed));
+                }
+            }
+        }
+        let context_id = self.make_world(tab, &doc.frame_id).await?;
+        let mut worlds = self.worlds();
+        // The same document's world again (the browser keeps one per
+        // document): the engine may be in it already.
+        let installed = worlds.top.get(&tab).is_some_and(|w| {
+            w.context_id == context_id && w.loader_id == doc.loader_id && w.installed
+        });
+        worlds.top.insert(
+            tab,
+            World {
+                loader_id: doc.loader_id,
+                context_id,
+                installed,
+            },
+        );
+        Ok((context_id, installed))
+    }
+
+    fn frame_world(&self, tab: TabId, frame: u32) -> Result<(i64, bool), ToolError> {
+        self.worlds()
+            .frames
+            .get(&tab)
+            .and_then(|f| f.get(&frame))
+            .map(|w| (w.context_id, w.installed))
+            .ok_or_else(|| {
+                ToolError(format!(
+                    "frame f{frame} is not part of this tab's latest snapshot. Call browser_snapshot \
+                     and use a ref from it"
+                ))
+            })
+    }
+
+    fn world_installed(&self, tab: TabId, frame: u32) {
+        self.set_installed(tab, frame, true);
+    }
+
+    fn world_not_installed(&self, tab: TabId, frame: u32) {
+        self.set_installed(tab, frame, false);
+    }
+
+    fn set_installed(&self, tab: TabId, frame: u32, installed: bool) {
+        let mut worlds = self.worlds();
+        if frame == 0 {
+            if let Some(w) = worlds.top.get_mut(&tab) {
+                w.installed = installed;
+            }
+        } else if let Some(w) = worlds.frames.get_mut(&tab).and_then(|f| f.get_mut(&frame)) {
+            w.installed = installed;
+        }
+    }
+
+    /// Creates (or finds: the browser keeps one per document and name)
+    /// the engine's isolated world in `frame_id`; its context id.
+    async fn make_world(&self, tab: TabId, frame_id: &str) -> Result<i64, ToolError> {
+        let r = self
+            .cdp(
+                tab,
+                "Page.createIsolatedWorld",
+                json!({"frameId": frame_id, "worldName": engine::WORLD}),
+            )
+            .await?;
+        r["executionContextId"]
+            .as_i64()
+            .ok_or_else(|| ToolError("the browser made no isolated world for the page".into()))
+    }
+
+    /// Renders the document of the iframe behind `[frame=n]` of the last
+    /// rendering in `parent` (0: the top document) through that frame's
+    /// own world; the frame's number and its snapshot. None when the frame
+    /// has no document this tab's session can reach.
+    pub async fn frame_snapshot(
+        &self,
+        tab: TabId,
+        parent: u32,
+        n: usize,
+        budget: usize,
+    ) -> Result<(u32, engine::Snapshot), ToolError> {
+        let owner = self
+            .engine_call(tab, parent, "frameOwner", &n.to_string(), false)
+            .await?;
+        let object_id = owner["result"]["objectId"]
+            .as_str()
+            .ok_or_else(|| ToolError("the frame's element is gone".into()))?;
+        let desc = self
+            .cdp(tab, "DOM.describeNode", json!({"objectId": object_id}))
+            .await?;
+        let frame_id = desc["node"]["frameId"]
+            .as_str()
+            .ok_or_else(|| ToolError("the frame has no document yet".into()))?
+            .to_string();
+        let context_id = self.make_world(tab, &frame_id).await.map_err(|_| {
+            ToolError(
+                "its content is in another process, which this snapshot does not reach yet".into(),
+            )
+        })?;
+        let (number, _) = self.worlds().frame_number(tab, &frame_id, context_id);
+        let snap = self
+            .engine_value::<engine::Snapshot>(tab, number, "snapshot", &engine::budget_args(budget))
+            .await?
+            .ok_or_else(|| ToolError("the frame answered nothing".into()))?;
+        Ok((number, snap))
+    }
+
+    /// Frame numbers whose worlds this tab has (for change reports).
+    pub fn frame_numbers(&self, tab: TabId) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .worlds()
+            .frames
+            .get(&tab)
+            .map(|f| f.keys().copied().collect())
+            .unwrap_or_default();
+        v.sort_unstable();
+        v
+    }
+
+    /// Resolves `target`: a ref (`e12`, `f2e7`) from the latest snapshot,
+    /// or a CSS selector (in the top document). Stale refs say so instead
+    /// of hitting the wrong element.
+    pub async fn element(&self, tab: TabId, target: &str) -> Result<Element, ToolError> {
+        let target = target.trim();
+        let frame = match Ref::parse(target) {
+            Some(r) => {
+                self.check_ref(tab, target).await?;
+                r.frame
+            }
+            None => 0,
+        };
+        let found = self
+            .engine_call(tab, frame, "resolve", &json!(target).to_string(), false)
+            .await;
+        let found = match found {
+            Ok(v) => v,
+            Err(e) if e.0.starts_with("no element matches") => {
+                let around = super::snapshot::excerpt(self, tab, 12).await;
+                return Err(ToolError(format!(
+                    "{}. Use a ref from browser_snapshot{around}",
+                    e.0
+                )));
+            }
+            Err(e) => return Err(e),
+        };
+        let object_id = found["result"]["objectId"]
+            .as_str()
+            .ok_or_else(|| ToolError(format!("could not resolve {target:?} to an element")))?;
+        Ok(Element {
+            backend_node_id: None,
+            object_id: Some(Arc::from(object_id)),
+            frame,
+        })
+    }
+
+    /// The checks a ref passes before the engine is asked for it.
+    async fn check_ref(&self, tab: TabId, target: &str) -> Result<(), ToolError> {
+        let Some(mark) = self.last_snapshot() else {
+            return Err(ToolError(format!(
+                "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
+                 and use a ref from it"
+            )));
+        };
+        if mark.tab != tab {
+            return Err(ToolError(format!(
+                "ref {target} comes from a snapshot of another tab. Call browser_snapshot on \
+                 the current tab and use a ref from it"
+            )));
+        }
+        if self.loader_id(tab).await? != mark.loader_id {
+            return Err(ToolError(format!(
+                "ref {target} is stale: the page navigated since the snapshot. Call \
+                 browser_snapshot again and use the new refs"
+            )));
+        }
+        if !mark.refs.contains(target) {
+            return Err(ToolError(if mark.stale_refs.contains(target) {
+                format!(
+                    "ref {target} is stale: it belongs to the page before the last \
+                     navigation. Use refs from the latest snapshot"
+                )
+            } else {
+                format!(
+                    "ref {target} is not in any snapshot of this page. Call \
+                     browser_snapshot and use a ref from it"
+                )
+            }));
+        }
+        Ok(())
+    }
+
+    /// The same element as a handle of the page's own (main) world, for
+    /// code that must see the page's globals (browser_evaluate).
+    pub async fn in_main_world(&self, tab: TabId, el: Element) -> Result<Element, ToolError> {
+        let Some(object_id) = &el.object_id else {
+            return Ok(el);
+        };
+        let desc = self
+            .cdp(
+                tab,
+                "DOM.describeNode",
+                json!({"objectId": object_id.as_ref()}),
+            )
+            .await?;
+        let id = desc["node"]["backendNodeId"]
+            .as_i64()
+            .ok_or_else(|| ToolError("the element is gone from the page".into()))?;
+        Ok(Element::by_node(id))
+    }
+}
