@@ -189,7 +189,8 @@ async function dispatch(c, method, params) {
       return { tab: tabInfo(tab) };
     }
     case METHOD.CDP_SEND:
-      return await sendToTab(c, params.tabId, [{ method: params.method, params: params.params }])
+      return await sendToTab(c, params.tabId, [{ method: params.method, params: params.params }],
+        typeof params.sessionId === "string" ? params.sessionId : undefined)
         .then((results) => results[0]);
     case METHOD.CDP_BATCH: {
       // One message for a sequence (mouse down/up, key down/up): fewer
@@ -298,7 +299,9 @@ function attachError(msg) {
 
 // Runs CDP commands on a tab this client owns, one after another, after
 // the ownership, own-page and policy checks (once for the whole sequence).
-async function sendToTab(c, tabId, commands) {
+// `sessionId`: a child session of the tab (an out-of-process frame the
+// tab's session auto-attached).
+async function sendToTab(c, tabId, commands, sessionId) {
   ownedTab(c, tabId);
   for (const cmd of commands) refuseOwnPage(cmd.params?.url);
   const tab = await chrome.tabs.get(tabId);
@@ -313,7 +316,8 @@ async function sendToTab(c, tabId, commands) {
     await attach(tabId);
     const results = [];
     for (const cmd of commands) {
-      results.push(await chrome.debugger.sendCommand({ tabId }, String(cmd.method), cmd.params ?? {}));
+      const target = sessionId ? { tabId, sessionId } : { tabId };
+      results.push(await chrome.debugger.sendCommand(target, String(cmd.method), cmd.params ?? {}));
     }
     return results;
   } catch (e) {

@@ -174,6 +174,9 @@ pub struct Incoming {
     pub method: Option<String>,
     pub params: Option<Value>,
     pub reason: Option<String>,
+    /// A CDP event from a tab's child session (an out-of-process frame).
+    #[serde(rename = "sessionId")]
+    pub session_id: Option<String>,
 }
 
 /// The host's view of a message from the extension: only the routing tag is

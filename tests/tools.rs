@@ -17,6 +17,7 @@ on_both_backends!(
     downloads_media_and_pdf_land_in_the_download_dir_only,
     drag_and_drop_page_tools_and_snapshot_diffs,
     same_origin_iframes_can_be_read_and_driven,
+    cross_site_iframes_and_shadow_roots_can_be_read_and_driven,
     modifiers_slow_typing_element_scripts_and_file_choosers,
 );
 
@@ -499,6 +500,35 @@ async fn same_origin_iframes_can_be_read_and_driven(w: World) {
         .await;
     let clicked = mcp.ok("browser_click", json!({"target": button})).await;
     assert!(clicked.contains("inner clicked Ada"), "{clicked}");
+}
+
+async fn cross_site_iframes_and_shadow_roots_can_be_read_and_driven(w: World) {
+    let mcp = client(&w, "Far framer").await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/xframes")}))
+        .await;
+    // An out-of-process frame's content sits under its Iframe line, with
+    // refs of its own (f<frame>e<n>).
+    assert!(snap.contains("Iframe \"Far frame\""), "{snap}");
+    let field = find_ref(&snap, "textbox", "Inner name");
+    let button = find_ref(&snap, "button", "Inner button");
+    assert!(field.starts_with('f') && button.starts_with('f'), "{snap}");
+    mcp.ok("browser_type", json!({"target": field, "text": "Ada"}))
+        .await;
+    let clicked = mcp.ok("browser_click", json!({"target": button})).await;
+    assert!(clicked.contains("inner clicked Ada"), "{clicked}");
+    // Open shadow roots are walked; their elements take refs like any.
+    let shadow = find_ref(&snap, "button", "Shadow button");
+    let pressed = mcp.ok("browser_click", json!({"target": shadow})).await;
+    assert!(pressed.contains("shadow clicked"), "{pressed}");
+    // A frame ref after the page navigated is refused, not sent anywhere.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/xframes")}))
+        .await;
+    let stale = mcp
+        .text("browser_click", json!({"target": button}))
+        .await
+        .unwrap_err();
+    assert!(stale.contains("stale"), "{stale}");
 }
 
 /// Runs `tabwire call` against the sandbox's browser; (exit status, JSON).

@@ -266,6 +266,20 @@ impl Backend for AutoBackend {
             .await
     }
 
+    async fn cdp_raw_in(
+        &self,
+        tab: TabId,
+        session: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        self.for_tab(tab)
+            .await?
+            .get()
+            .cdp_raw_in(tab, session, method, params)
+            .await
+    }
+
     async fn cdp_batch(
         &self,
         tab: TabId,

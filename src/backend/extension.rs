@@ -468,6 +468,11 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
     let (Some(kind), Some(tab)) = (inc.event.as_deref(), inc.tab_id) else {
         return;
     };
+    // A child session's events (an out-of-process frame) are not the
+    // tab's page events: navigation and dialogs are the top frame's.
+    if kind == "cdp" && inc.session_id.is_some() {
+        return;
+    }
     let event = match kind {
         "cdp" => TabEvent::Cdp {
             tab,
@@ -548,6 +553,30 @@ impl Backend for ExtensionBackend {
                 BackendError::Timeout { secs, .. } => BackendError::Timeout {
                     what: method.into(),
                     secs,
+                },
+                other => other,
+            })
+    }
+
+    async fn cdp_raw_in(
+        &self,
+        tab: TabId,
+        session: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        let link = self.inner.wait_for_link().await?;
+        self.inner
+            .request_raw(
+                &link,
+                method::CDP_SEND,
+                json!({"tabId": tab, "sessionId": session, "method": method, "params": params}),
+            )
+            .await
+            .map_err(|e| match e {
+                BackendError::Cdp { message, .. } => BackendError::Cdp {
+                    method: method.into(),
+                    message,
                 },
                 other => other,
             })

@@ -107,6 +107,22 @@ pub trait Backend: Send + Sync {
         params: Value,
     ) -> Result<Box<RawValue>, BackendError>;
 
+    /// Sends one CDP command to a child session of the tab: an
+    /// out-of-process frame the tab's session auto-attached
+    /// (`Target.attachedToTarget` told its `sessionId`).
+    async fn cdp_raw_in(
+        &self,
+        _tab: TabId,
+        _session: &str,
+        method: &str,
+        _params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        Err(BackendError::Cdp {
+            method: method.into(),
+            message: "this browser link cannot reach out-of-process frames".into(),
+        })
+    }
+
     /// [`Self::cdp_raw`], parsed.
     async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, BackendError> {
         let raw = self.cdp_raw(tab, method, params).await?;

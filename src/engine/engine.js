@@ -177,12 +177,23 @@
     return ids.map((id) => root.getElementById?.(id) || document.getElementById(id)).filter(Boolean);
   }
 
+  // Text as CSS shows it: names follow text-transform, as Chromium's do.
+  function transformed(el, text) {
+    if (!/\S/.test(text)) return text;
+    switch (getComputedStyle(el).textTransform) {
+      case "uppercase": return text.toUpperCase();
+      case "lowercase": return text.toLowerCase();
+      case "capitalize": return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
+      default: return text;
+    }
+  }
+
   // The text an element contributes to a name computed from content.
   function contentText(el, depth, skip) {
     if (depth > 12) return "";
     let out = "";
     for (let n = el.shadowRoot ? el.shadowRoot.firstChild : el.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType === 3) { out += n.data; continue; }
+      if (n.nodeType === 3) { out += transformed(el, n.data); continue; }
       if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName.toUpperCase())) continue;
       if (n.localName === "slot") { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.data : a.nodeType === 1 ? contentText(a, depth + 1, skip) : ""; continue; }
       if (hidden(n) === "all") continue;

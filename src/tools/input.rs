@@ -421,25 +421,44 @@ pub(super) async fn done(
 /// Center of the element's first box in viewport coordinates.
 async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
     let target = el.dom_params(json!({}));
-    // Scroll and measure in one message; not every node can scroll (e.g.
-    // display: contents), so on failure the quads alone decide.
-    let both = s
-        .cdp_batch(
-            tab,
-            vec![
-                ("DOM.scrollIntoViewIfNeeded", target.clone()),
-                ("DOM.getContentQuads", target.clone()),
-            ],
-        )
-        .await;
+    let session = el.session.as_deref();
+    // Scroll and measure; not every node can scroll (e.g. display:
+    // contents), so on failure the quads alone decide. In the tab's own
+    // session both go in one message.
+    let both = match session {
+        None => {
+            s.cdp_batch(
+                tab,
+                vec![
+                    ("DOM.scrollIntoViewIfNeeded", target.clone()),
+                    ("DOM.getContentQuads", target.clone()),
+                ],
+            )
+            .await
+        }
+        Some(_) => {
+            let _ = s
+                .cdp_in(tab, session, "DOM.scrollIntoViewIfNeeded", target.clone())
+                .await;
+            s.cdp_in(tab, session, "DOM.getContentQuads", target.clone())
+                .await
+                .map(|q| vec![Value::Null, q])
+        }
+    };
     let quads = match both {
         Ok(mut r) if r.len() == 2 => r.remove(1),
         _ => s
-            .cdp(tab, "DOM.getContentQuads", target)
+            .cdp_in(tab, session, "DOM.getContentQuads", target)
             .await
             .map_err(|_| {
                 ToolError("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
             })?,
+    };
+    // Points inside an out-of-process frame are the frame's own.
+    let (dx, dy) = if session.is_some() {
+        s.frame_offset(tab, el.frame).await?
+    } else {
+        (0.0, 0.0)
     };
     let q = quads["quads"][0]
         .as_array()
@@ -454,7 +473,10 @@ async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), Tool
         .step_by(2)
         .filter_map(Value::as_f64)
         .collect();
-    Ok((xs.iter().sum::<f64>() / 4.0, ys.iter().sum::<f64>() / 4.0))
+    Ok((
+        xs.iter().sum::<f64>() / 4.0 + dx,
+        ys.iter().sum::<f64>() / 4.0 + dy,
+    ))
 }
 
 /// One `Input.dispatchMouseEvent` command. `button` comes with a click

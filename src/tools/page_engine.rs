@@ -66,6 +66,12 @@ struct FrameWorld {
     frame_id: String,
     context_id: i64,
     installed: bool,
+    /// The child session of an out-of-process frame (None: the frame is
+    /// in the tab's own renderer and session).
+    session: Option<Arc<str>>,
+    /// The iframe element in its parent's world: (parent frame number,
+    /// handle), to place the frame's content on the page.
+    owner: (u32, Arc<str>),
 }
 
 impl Worlds {
@@ -76,26 +82,21 @@ impl Worlds {
 
     /// The number of the frame `frame_id` whose world is `context_id`:
     /// the same number while it shows the same document, else a new one.
-    fn frame_number(&mut self, tab: TabId, frame_id: &str, context_id: i64) -> (u32, bool) {
+    fn frame_number(&mut self, tab: TabId, found: FrameWorld) -> u32 {
         let frames = self.frames.entry(tab).or_default();
-        if let Some((n, w)) = frames
-            .iter()
-            .find(|(_, w)| w.frame_id == frame_id && w.context_id == context_id)
-        {
-            return (*n, w.installed);
+        if let Some((n, w)) = frames.iter_mut().find(|(_, w)| {
+            w.frame_id == found.frame_id
+                && w.context_id == found.context_id
+                && w.session == found.session
+        }) {
+            w.owner = found.owner;
+            return *n;
         }
         let next = self.next_frame.entry(tab).or_insert(1);
         let n = *next;
         *next += 1;
-        frames.insert(
-            n,
-            FrameWorld {
-                frame_id: frame_id.to_string(),
-                context_id,
-                installed: false,
-            },
-        );
-        (n, false)
+        frames.insert(n, found);
+        n
     }
 }
 
@@ -124,15 +125,17 @@ impl Session {
         by_value: bool,
     ) -> Result<Value, ToolError> {
         for attempt in 0..2 {
-            let (context_id, installed) = if frame == 0 {
-                self.top_world(tab, attempt > 0).await?
+            let (context_id, installed, session) = if frame == 0 {
+                let (c, i) = self.top_world(tab, attempt > 0).await?;
+                (c, i, None)
             } else {
                 self.frame_world(tab, frame)?
             };
             let expression = engine::call(installed, &Ref::prefix(frame), method, args);
             let r = self
-                .cdp(
+                .cdp_in(
                     tab,
+                    session.as_deref(),
                     "Runtime.evaluate",
                     json!({"expression": expression, "contextId": context_id, "returnByValue": by_value}),
                 )
@@ -199,7 +202,7 @@ impl Session {
                 }
             }
         }
-        let context_id = self.make_world(tab, &doc.frame_id).await?;
+        let context_id = self.make_world(tab, None, &doc.frame_id).await?;
         let mut worlds = self.worlds();
         // The same document's world again (the browser keeps one per
         // document): the engine may be in it already.
@@ -217,12 +220,16 @@ impl Session {
         Ok((context_id, installed))
     }
 
-    fn frame_world(&self, tab: TabId, frame: u32) -> Result<(i64, bool), ToolError> {
+    fn frame_world(
+        &self,
+        tab: TabId,
+        frame: u32,
+    ) -> Result<(i64, bool, Option<Arc<str>>), ToolError> {
         self.worlds()
             .frames
             .get(&tab)
             .and_then(|f| f.get(&frame))
-            .map(|w| (w.context_id, w.installed))
+            .map(|w| (w.context_id, w.installed, w.session.clone()))
             .ok_or_else(|| {
                 ToolError(format!(
                     "frame f{frame} is not part of this tab's latest snapshot. Call browser_snapshot \
@@ -251,11 +258,18 @@ impl Session {
     }
 
     /// Creates (or finds: the browser keeps one per document and name)
-    /// the engine's isolated world in `frame_id`; its context id.
-    async fn make_world(&self, tab: TabId, frame_id: &str) -> Result<i64, ToolError> {
+    /// the engine's isolated world in `frame_id` (through the child
+    /// `session` of an out-of-process frame); its context id.
+    async fn make_world(
+        &self,
+        tab: TabId,
+        session: Option<&str>,
+        frame_id: &str,
+    ) -> Result<i64, ToolError> {
         let r = self
-            .cdp(
+            .cdp_in(
                 tab,
+                session,
                 "Page.createIsolatedWorld",
                 json!({"frameId": frame_id, "worldName": engine::WORLD}),
             )
@@ -279,27 +293,115 @@ impl Session {
         let owner = self
             .engine_call(tab, parent, "frameOwner", &n.to_string(), false)
             .await?;
-        let object_id = owner["result"]["objectId"]
+        let object_id: Arc<str> = owner["result"]["objectId"]
             .as_str()
-            .ok_or_else(|| ToolError("the frame's element is gone".into()))?;
+            .ok_or_else(|| ToolError("the frame's element is gone".into()))?
+            .into();
+        let parent_session = self.frame_session(tab, parent);
         let desc = self
-            .cdp(tab, "DOM.describeNode", json!({"objectId": object_id}))
+            .cdp_in(
+                tab,
+                parent_session.as_deref(),
+                "DOM.describeNode",
+                json!({"objectId": object_id.as_ref()}),
+            )
             .await?;
         let frame_id = desc["node"]["frameId"]
             .as_str()
             .ok_or_else(|| ToolError("the frame has no document yet".into()))?
             .to_string();
-        let context_id = self.make_world(tab, &frame_id).await.map_err(|_| {
-            ToolError(
-                "its content is in another process, which this snapshot does not reach yet".into(),
-            )
-        })?;
-        let (number, _) = self.worlds().frame_number(tab, &frame_id, context_id);
+        // A frame in the same renderer answers through its parent's
+        // session; an out-of-process one through its own child session.
+        let (session, context_id) = match self
+            .make_world(tab, parent_session.as_deref(), &frame_id)
+            .await
+        {
+            Ok(c) => (parent_session, c),
+            Err(_) => {
+                let child: Arc<str> = self
+                    .child_session(tab, &frame_id)
+                    .ok_or_else(|| {
+                        ToolError(
+                            "its content is in another process that has not attached yet".into(),
+                        )
+                    })?
+                    .into();
+                let c = self.make_world(tab, Some(&child), &frame_id).await?;
+                (Some(child), c)
+            }
+        };
+        let number = self.worlds().frame_number(
+            tab,
+            FrameWorld {
+                frame_id,
+                context_id,
+                installed: false,
+                session,
+                owner: (parent, object_id),
+            },
+        );
         let snap = self
             .engine_value::<engine::Snapshot>(tab, number, "snapshot", &engine::budget_args(budget))
             .await?
             .ok_or_else(|| ToolError("the frame answered nothing".into()))?;
         Ok((number, snap))
+    }
+
+    /// The child session frame `frame` answers through (None: the tab's).
+    fn frame_session(&self, tab: TabId, frame: u32) -> Option<Arc<str>> {
+        if frame == 0 {
+            return None;
+        }
+        self.worlds()
+            .frames
+            .get(&tab)
+            .and_then(|f| f.get(&frame))
+            .and_then(|w| w.session.clone())
+    }
+
+    /// Where frame `frame`'s viewport sits in the top page's viewport
+    /// (CSS px), to turn points inside an out-of-process frame into
+    /// points for the tab's input events. Frames in the tab's own renderer
+    /// need no shift: the browser already answers in top-page points.
+    pub async fn frame_offset(&self, tab: TabId, frame: u32) -> Result<(f64, f64), ToolError> {
+        let mut at = (0.0, 0.0);
+        let mut frame = frame;
+        while frame != 0 {
+            let Some((session, (parent, owner))) = self
+                .worlds()
+                .frames
+                .get(&tab)
+                .and_then(|f| f.get(&frame))
+                .map(|w| (w.session.clone(), w.owner.clone()))
+            else {
+                break;
+            };
+            if session.is_none() || session == self.frame_session(tab, parent) {
+                // Same renderer as its parent: already in the parent's points.
+                frame = parent;
+                continue;
+            }
+            let owner_el = Element {
+                backend_node_id: None,
+                object_id: Some(owner),
+                frame: parent,
+                session: self.frame_session(tab, parent),
+            };
+            let r = self
+                .call_on(
+                    tab,
+                    owner_el,
+                    "function() { const r = this.getBoundingClientRect(), s = getComputedStyle(this); \
+                     return [r.left + this.clientLeft + parseFloat(s.paddingLeft), \
+                             r.top + this.clientTop + parseFloat(s.paddingTop)]; }",
+                    Value::Null,
+                )
+                .await?;
+            at.0 += r[0].as_f64().unwrap_or(0.0);
+            at.1 += r[1].as_f64().unwrap_or(0.0);
+            frame = parent;
+        }
+        Ok(at)
     }
 
     /// Frame numbers whose worlds this tab has (for change reports).
@@ -347,6 +449,7 @@ impl Session {
             backend_node_id: None,
             object_id: Some(Arc::from(object_id)),
             frame,
+            session: self.frame_session(tab, frame),
         })
     }
 

@@ -59,6 +59,9 @@ pub struct PageEvents {
     /// The file input whose chooser the page opened (intercepted), until
     /// browser_file_upload fills it or the page navigates.
     file_choosers: HashMap<TabId, i64>,
+    /// Child sessions of out-of-process frames the tab's session
+    /// auto-attached: (frame/target id, session id).
+    child_sessions: HashMap<TabId, Vec<(String, String)>>,
 }
 
 /// The document in a tab's top frame.
@@ -95,6 +98,24 @@ impl PageEvents {
                 }
                 // A new document means a new, live renderer.
                 self.crashed.remove(&tab);
+            }
+            "Target.attachedToTarget" if params["targetInfo"]["type"] == "iframe" => {
+                if let (Some(target), Some(session)) = (
+                    params["targetInfo"]["targetId"].as_str(),
+                    params["sessionId"].as_str(),
+                ) {
+                    let list = self.child_sessions.entry(tab).or_default();
+                    list.retain(|(t, _)| t != target);
+                    list.push((target.to_string(), session.to_string()));
+                }
+            }
+            "Target.detachedFromTarget" => {
+                if let (Some(list), Some(session)) = (
+                    self.child_sessions.get_mut(&tab),
+                    params["sessionId"].as_str(),
+                ) {
+                    list.retain(|(_, s)| s != session);
+                }
             }
             "Page.fileChooserOpened" => {
                 if let Some(node) = params["backendNodeId"].as_i64() {
@@ -192,6 +213,16 @@ impl PageEvents {
         self.file_choosers.remove(&tab);
     }
 
+    /// The child session of the out-of-process frame `frame_id`, if the
+    /// tab's session attached one.
+    pub fn child_session(&self, tab: TabId, frame_id: &str) -> Option<String> {
+        self.child_sessions
+            .get(&tab)?
+            .iter()
+            .find(|(t, _)| t == frame_id)
+            .map(|(_, s)| s.clone())
+    }
+
     pub fn crashed(&self, tab: TabId) -> bool {
         self.crashed.contains(&tab)
     }
@@ -219,6 +250,7 @@ impl PageEvents {
         self.console.remove(&tab);
         self.network.forget(tab);
         self.docs.remove(&tab);
+        self.child_sessions.remove(&tab);
     }
 }
 

@@ -46,6 +46,12 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": super::page_tools::REGISTRY_SHIM}),
         ),
+        // Out-of-process (cross-site) frames get child sessions, so the
+        // snapshot engine can run in them and actions can reach inside.
+        (
+            "Target.setAutoAttach",
+            json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        ),
     ]
 }
 
@@ -157,6 +163,8 @@ pub struct Element {
     pub object_id: Option<Arc<str>>,
     /// The snapshot frame the element is in (0: the top document).
     pub frame: u32,
+    /// The child session of the out-of-process frame the element is in.
+    pub session: Option<Arc<str>>,
 }
 
 impl Element {
@@ -166,6 +174,7 @@ impl Element {
             backend_node_id: Some(backend_node_id),
             object_id: None,
             frame: 0,
+            session: None,
         }
     }
 
@@ -414,6 +423,32 @@ impl Session {
         crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(tab, e))
     }
 
+    /// [`Self::cdp`], sent to the child session `session` of the tab (an
+    /// out-of-process frame) when given.
+    pub async fn cdp_in(
+        &self,
+        tab: TabId,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ToolError> {
+        let Some(session) = session else {
+            return self.cdp(tab, method, params).await;
+        };
+        self.ready(tab, method).await?;
+        let raw = self
+            .backend()
+            .cdp_raw_in(tab, session, method, params)
+            .await
+            .map_err(|e| self.tab_error(tab, e))?;
+        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// The child session of the out-of-process frame `frame_id`, if any.
+    pub fn child_session(&self, tab: TabId, frame_id: &str) -> Option<String> {
+        self.state().events.child_session(tab, frame_id)
+    }
+
     /// [`Self::cdp`] with the result left as JSON text, for answers big
     /// enough to parse straight into their own types.
     pub async fn cdp_raw(
@@ -535,11 +570,12 @@ impl Session {
         function: &str,
         arg: Value,
     ) -> Result<Value, ToolError> {
+        let session = el.session.as_deref();
         let object_id = match &el.object_id {
             Some(id) => id.to_string(),
             None => {
                 let node = self
-                    .cdp(tab, "DOM.resolveNode", el.dom_params(json!({})))
+                    .cdp_in(tab, session, "DOM.resolveNode", el.dom_params(json!({})))
                     .await?;
                 node["object"]["objectId"]
                     .as_str()
@@ -548,8 +584,9 @@ impl Session {
             }
         };
         let r = self
-            .cdp(
+            .cdp_in(
                 tab,
+                session,
                 "Runtime.callFunctionOn",
                 json!({
                     "objectId": object_id,

@@ -143,7 +143,10 @@ async fn fill_frames(
                 outline = engine::unfilled_frame(&outline, n, "empty");
             }
             Ok((_, snap)) => {
-                let inner = engine::with_cut_note(&snap, left);
+                let mut inner = engine::with_cut_note(&snap, left);
+                for k in 1..=snap.frames {
+                    inner = engine::unfilled_frame(&inner, k, "a frame inside a frame: not shown");
+                }
                 outline = engine::splice_frame(&outline, n, &inner);
             }
             Err(e) => {

@@ -130,6 +130,7 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         "/webmcp" => ("200 OK", WEBMCP.to_string()),
         "/frames" => ("200 OK", FRAMES.to_string()),
         "/frame-inner" => ("200 OK", FRAME_INNER.to_string()),
+        "/xframes" => ("200 OK", CROSS_SITE_FRAMES.to_string()),
         "/form" => ("200 OK", FORM.to_string()),
         "/result" => {
             let get = |k: &str| {
@@ -370,6 +371,24 @@ navigator.modelContext.registerTool({
 const FRAMES: &str = r#"<!doctype html><meta charset=utf-8><title>Frames</title>
 <h1>Outer</h1>
 <iframe id=inner src="/frame-inner" style="width:400px;height:200px;margin-top:40px"></iframe>"#;
+
+/// The same inner page from another site (`localhost` vs `127.0.0.1`):
+/// Chromium runs it out of process. Also an open shadow root.
+const CROSS_SITE_FRAMES: &str = r#"<!doctype html><meta charset=utf-8><title>Cross-site frames</title>
+<h1>Outer</h1>
+<script>document.write('<iframe id=far title="Far frame" style="width:400px;height:200px;margin:30px 0 0 50px;border:7px solid #ccc;padding:5px" src="http://localhost:' + location.port + '/frame-inner"></iframe>')</script>
+<shadow-host></shadow-host>
+<p id=sout>shadow not clicked</p>
+<script>
+customElements.define('shadow-host', class extends HTMLElement {
+  constructor() {
+    super();
+    const root = this.attachShadow({mode: 'open'});
+    root.innerHTML = '<button>Shadow button</button>';
+    root.querySelector('button').onclick = () => document.querySelector('#sout').textContent = 'shadow clicked';
+  }
+});
+</script>"#;
 
 const FRAME_INNER: &str = r#"<!doctype html><meta charset=utf-8><title>Inner</title>
 <label>Inner name <input id=iname></label>

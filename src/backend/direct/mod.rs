@@ -567,6 +567,18 @@ impl Backend for DirectBackend {
         Ok(())
     }
 
+    async fn cdp_raw_in(
+        &self,
+        tab: TabId,
+        session: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        // Only while the tab's own session lives: its children end with it.
+        self.inner.session(tab).await?;
+        self.inner.send_raw(Some(session), method, params).await
+    }
+
     async fn cdp_raw(
         &self,
         tab: TabId,
