@@ -128,7 +128,7 @@ def measure(server, runs, progress):
     hovers, keys = [], []
     for r in range(runs):
         progress(f"hover and key press {r + 1}/{runs}")
-        hovers.append(server.call("browser_hover", {"ref": ref, "element": "modules link"})[0]
+        hovers.append(server.call("browser_hover", {"target": ref, "element": "modules link"})[0]
                       if server.label == "playwright-mcp" else
                       server.call("browser_hover", {"target": ref})[0])
         keys.append(server.call("browser_press_key", {"key": "ArrowDown"})[0])

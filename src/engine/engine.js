@@ -368,7 +368,7 @@
   // (UTF-16 units, a close enough measure) are used. Returns the text, the
   // number of shown lines, whether it was cut, and the iframes whose
   // documents this world cannot read (another origin or process).
-  function render(root, budget) {
+  function render(root, budget, count = true) {
     const lines = [];
     let used = 0;
     let full = false;
@@ -389,6 +389,7 @@
     function walkChildren(parent, depth, parentName, textIsName) {
       // An open shadow root is what the page shows in place of the light
       // DOM (slots bring light children back in).
+      if (parent.shadowRoot) watch(parent.shadowRoot);
       const first = parent.shadowRoot ? parent.shadowRoot.firstChild : parent.firstChild;
       for (let n = first; n && !full; n = n.nextSibling) walk(n, depth, parentName, textIsName);
     }
@@ -412,7 +413,8 @@
       }
       const h = hidden(el);
       if (h === "all") return;
-      if (h === "self") { walkChildren(el, depth, parentName, textIsName); return; }
+      // Its own text is invisible too; a child that sets visible shows.
+      if (h === "self") { walkChildren(el, depth, parentName, true); return; }
 
       const role = roleOf(el);
       const name = cut(nameOf(el, role));
@@ -434,6 +436,7 @@
         let doc = null;
         try { doc = el.contentDocument; } catch { /* another origin */ }
         if (doc && doc.documentElement) {
+          watch(doc);
           walkChildren(doc.body || doc.documentElement, depth + 1, "", false);
         } else {
           // Rust fills the frame in through the frame's own context.
@@ -444,8 +447,15 @@
       }
       // Controls show their state on their own line; their inner DOM
       // (options excepted) is the browser's, not the page's.
+      // (Options have no box while the list is closed: listed as they are.)
       if (el.localName === "select") {
-        for (const o of el.querySelectorAll("option")) walk(o, depth + 1, "", false);
+        for (const o of el.querySelectorAll("option")) {
+          if (o.hidden || full) continue;
+          let opt = `${"  ".repeat(depth + 1)}- option ${quote(cut(nameOf(o, "option")))}`;
+          const ost = states(o, "option");
+          if (ost.length) opt += " " + ost.join(" ");
+          if (!emit(`${opt} [ref=${refFor(o)}]`)) stoppedAt = o;
+        }
         return;
       }
       if (el.localName === "textarea" || el.localName === "input") return;
@@ -458,7 +468,7 @@
       walk(root, 0, "", false);
     }
     let more = 0;
-    if (full) more = countAfter(stoppedAt, root);
+    if (full && count) more = countAfter(stoppedAt, root);
     lastFrames = frames;
     return { lines, full, more, frames };
   }
@@ -476,6 +486,31 @@
   }
 
   // ---- change tracking ----------------------------------------------------------
+
+  // Whether anything that can change the outline happened since the last
+  // rendering: DOM mutations, and state the DOM does not record (values,
+  // checks, focus, details toggles). A change that is CSS alone (:hover)
+  // is not seen: callers that expect one pass `force`.
+  let dirty = true;
+  const observer = new MutationObserver(() => { dirty = true; });
+  const watched = new WeakSet();
+  // Watches `doc` (this document, and each same-origin frame's document
+  // the walk enters) for changes.
+  function watch(doc) {
+    if (watched.has(doc)) return;
+    watched.add(doc);
+    observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+    for (const type of ["input", "change", "focusin", "focusout", "toggle", "transitionend", "animationend"]) {
+      doc.addEventListener(type, () => { dirty = true; }, true);
+    }
+  }
+  watch(document);
+  function changedSinceRender() {
+    if (observer.takeRecords().length) dirty = true;
+    const was = dirty;
+    dirty = false;
+    return was;
+  }
 
   // The lines of the last whole-page rendering: actions are reported as
   // the lines that changed since, computed here.
@@ -511,6 +546,7 @@
     snapshot(opts, root) {
       const budget = opts?.budget ?? 40000;
       const whole = !root;
+      if (whole) changedSinceRender();
       const r = render(root || document.documentElement, budget);
       if (whole) baseline = r.lines;
       return { text: r.lines.join("\n") + (r.lines.length ? "\n" : ""), cut: r.full, more: r.more, frames: r.frames.length, url: location.href, title: document.title };
@@ -520,7 +556,10 @@
     // then that rendering becomes the new baseline. null: no baseline.
     changes(opts) {
       if (!baseline) return null;
-      const r = render(document.documentElement, opts?.budget ?? 40000);
+      if (!changedSinceRender() && !opts?.force) {
+        return { added: [], removed: [], frames: lastFrames.length, url: location.href, title: document.title };
+      }
+      const r = render(document.documentElement, opts?.budget ?? 40000, false);
       const d = diff(baseline, r.lines);
       baseline = r.lines;
       return { added: d.added, removed: d.removed, frames: r.frames.length, url: location.href, title: document.title };

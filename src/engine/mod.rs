@@ -51,6 +51,12 @@ pub fn budget_args(budget: usize) -> String {
     format!("{{budget: {budget}}}")
 }
 
+/// The options of a `changes` call: `force` renders again even when
+/// the engine saw nothing change (a hover can change what CSS shows).
+pub fn changes_args(budget: usize, force: bool) -> String {
+    format!("{{budget: {budget}, force: {force}}}")
+}
+
 /// What `snapshot` answers.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Snapshot {

@@ -200,13 +200,14 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Session, a: HoverArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
-                let outcome = s
+                let mut outcome = s
                     .settle(tab, || async {
                         let (x, y) = center(&s, tab, el).await?;
                         let (method, ev) = mouse_event("mouseMoved", x, y, None, 0);
                         s.cdp(tab, method, ev).await.map(|_| ())
                     })
                     .await?;
+                outcome.css_may_change = true;
                 done(
                     &s,
                     tab,
@@ -410,10 +411,14 @@ pub(super) async fn done(
     // While a dialog blocks the page, its title and URL cannot be read.
     let page = match outcome.dialog {
         Some(_) => String::new(),
-        None => match super::snapshot::after_action(s, tab, outcome.navigated).await? {
-            Some(changes) => format!("\n{changes}"),
-            None => format!("\n{}", s.page_line(tab).await?),
-        },
+        None => {
+            match super::snapshot::after_action(s, tab, outcome.navigated, outcome.css_may_change)
+                .await?
+            {
+                Some(changes) => format!("\n{changes}"),
+                None => format!("\n{}", s.page_line(tab).await?),
+            }
+        }
     };
     Ok(Response::text(format!("{what}.{}{page}", outcome.report())))
 }

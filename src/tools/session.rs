@@ -115,6 +115,9 @@ pub struct Outcome {
     pub opened_tabs: Vec<(TabId, String)>,
     /// The action opened a file chooser (waiting for browser_file_upload).
     pub file_chooser: bool,
+    /// The action may have changed what CSS alone shows (a hover), which
+    /// the snapshot engine's change tracking does not see.
+    pub css_may_change: bool,
 }
 
 impl Outcome {

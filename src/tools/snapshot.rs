@@ -193,11 +193,14 @@ pub async fn excerpt(s: &Session, tab: TabId, lines: usize) -> String {
 /// page's whole snapshot; otherwise, when the model has a snapshot of this
 /// document, the lines the engine saw added and removed since its last
 /// rendering (refs stay valid). None when there is nothing to compare
-/// with (the caller reports the page line).
+/// with (the caller reports the page line). The engine renders again only
+/// when it saw the DOM or a control change, or `css_may_change` (a hover:
+/// CSS alone may show a menu).
 pub async fn after_action(
     s: &Session,
     tab: TabId,
     navigated: bool,
+    css_may_change: bool,
 ) -> Result<Option<String>, ToolError> {
     if navigated {
         return take(s, tab).await.map(Some);
@@ -208,7 +211,7 @@ pub async fn after_action(
     if s.loader_id(tab).await? != before.loader_id {
         return take(s, tab).await.map(Some);
     }
-    let args = engine::budget_args(MAX_SNAPSHOT);
+    let args = engine::changes_args(MAX_SNAPSHOT, css_may_change);
     let Some(mut changes) = s.engine_value::<Changes>(tab, 0, "changes", &args).await? else {
         return Ok(None);
     };

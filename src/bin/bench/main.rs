@@ -2,7 +2,7 @@
 //!
 //! - micro: frame codec throughput; round trips and an 8 MiB transfer
 //!   through the real native host (`tabwire-host`) against a raw native-messaging
-//!   pipe; `getFullAXTree` and outline rendering on fixture pages.
+//!   pipe; `getFullAXTree` against the in-page snapshot engine on fixture pages.
 //! - macro: a scripted MCP client runs a 15-step scenario against a local
 //!   fixture site on `tabwire serve --backend extension` (headless Chromium
 //!   with the real extension) and `--backend cdp`, and with `--peers` on

@@ -355,16 +355,17 @@ async fn on_launched_tab(
     result
 }
 
-/// Time of `Accessibility.getFullAXTree` over a CDP pipe and of rendering
-/// the outline, on fixture pages in a Chromium tabwire launches.
+/// Time of `Accessibility.getFullAXTree` over a CDP pipe (what snapshots
+/// read before the engine) and of the in-page engine's snapshot, on
+/// fixture pages in a Chromium tabwire launches.
 pub async fn snapshots(
     chromium: &Path,
     site: &crate::site::Site,
     work: &Path,
 ) -> Result<Value, String> {
     use tabwire::backend::Backend;
+    use tabwire::engine;
     use tabwire::tools::ax::AxTree;
-    use tabwire::tools::snapshot::render_outline;
 
     on_launched_tab(chromium, &work.join("snapshot-profile"), async |d, tab| {
         let mut pages = Vec::new();
@@ -403,31 +404,47 @@ pub async fn snapshots(
             }
             let raw = raw.ok_or("no tree")?;
             let ax_bytes = raw.get().len();
-            let tree = AxTree::parse(&raw).map_err(|e| e.to_string())?;
-            let nodes = tree.nodes;
-            let mut render_ms = Vec::new();
-            let mut outline = String::new();
-            for _ in 0..50 {
+            let ax_nodes = AxTree::parse(&raw).map_err(|e| e.to_string())?.nodes.len();
+            // The snapshot engine in an isolated world, as serve runs it:
+            // the first call carries the source, later ones reuse it.
+            let frame = d
+                .cdp(tab, "Page.getFrameTree", json!({}))
+                .await
+                .map_err(|e| e.to_string())?["frameTree"]["frame"]["id"]
+                .clone();
+            let ctx = d
+                .cdp(
+                    tab,
+                    "Page.createIsolatedWorld",
+                    json!({"frameId": frame, "worldName": engine::WORLD}),
+                )
+                .await
+                .map_err(|e| e.to_string())?["executionContextId"]
+                .clone();
+            let budget = engine::budget_args(engine::MAX_SNAPSHOT);
+            let mut engine_ms = Vec::new();
+            let mut outline_bytes = 0;
+            for i in 0..20 {
                 let t0 = Instant::now();
-                outline = render_outline(std::hint::black_box(&nodes));
-                render_ms.push(ms(t0.elapsed()));
-            }
-            // Parse + render from the JSON text, as a serve receives it.
-            let mut parse_render_ms = Vec::new();
-            for _ in 0..20 {
-                let t0 = Instant::now();
-                let tree = AxTree::parse(std::hint::black_box(&raw)).map_err(|e| e.to_string())?;
-                std::hint::black_box(render_outline(&tree.nodes));
-                parse_render_ms.push(ms(t0.elapsed()));
+                let r = d
+                    .cdp(
+                        tab,
+                        "Runtime.evaluate",
+                        json!({"expression": engine::call(i > 0, "e", "snapshot", &budget), "contextId": ctx, "returnByValue": true}),
+                    )
+                    .await
+                    .map_err(|e| e.to_string())?;
+                engine_ms.push(ms(t0.elapsed()));
+                outline_bytes = r["result"]["value"]["text"].as_str().map_or(0, str::len);
             }
             pages.push(json!({
                 "page": label,
-                "ax_nodes": nodes.len(),
+                "ax_nodes": ax_nodes,
                 "ax_bytes": ax_bytes,
                 "get_full_ax_tree_median_ms": median(&ax_ms),
-                "render_median_ms": median(&render_ms),
-                "parse_and_render_median_ms": median(&parse_render_ms),
-                "outline_bytes": outline.len(),
+                "engine_first_ms": engine_ms[0],
+                "engine_median_ms": median(&engine_ms[1..]),
+                "outline_bytes": outline_bytes,
             }));
         }
         Ok::<_, String>(Value::Array(pages))

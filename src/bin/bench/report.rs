@@ -70,7 +70,7 @@ pub fn print_micro(m: &Value) {
         println!("Snapshots: FAILED: {e}");
     } else {
         println!("Snapshots (CDP over a pipe, medians)\n");
-        println!("| page | AX nodes | AX JSON | getFullAXTree ms | render ms | parse+render ms | outline bytes |");
+        println!("| page | AX nodes | AX JSON | getFullAXTree ms | engine first ms | engine ms | outline bytes |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
         for p in s.as_array().into_iter().flatten() {
             println!(
@@ -79,8 +79,8 @@ pub fn print_micro(m: &Value) {
                 p["ax_nodes"],
                 human_bytes(p["ax_bytes"].as_u64().unwrap_or(0)),
                 f(p, "get_full_ax_tree_median_ms"),
-                f(p, "render_median_ms"),
-                f(p, "parse_and_render_median_ms"),
+                f(p, "engine_first_ms"),
+                f(p, "engine_median_ms"),
                 p["outline_bytes"],
             );
         }
