@@ -99,7 +99,7 @@ class Server:
 def link_ref(snapshot, name):
     m = re.search(r'link "' + re.escape(name) + r'"[^\n]*?\[ref=(\w+)\]', snapshot)
     if not m:
-        raise RuntimeError(f"no link {name!r} with a ref in the snapshot")
+        raise RuntimeError(f"no link {name!r} with a ref in the snapshot: {snapshot[:600]}")
     return m.group(1)
 
 
@@ -124,11 +124,11 @@ def measure(server, runs, progress):
         snaps.append(ms)
     out["big_snapshot_ms"] = statistics.median(snaps)
     out["big_snapshot_bytes"] = len(text.encode())
-    ref = link_ref(text, "modules")
+    ref = link_ref(text, "Built-in Types")
     hovers, keys = [], []
     for r in range(runs):
         progress(f"hover and key press {r + 1}/{runs}")
-        hovers.append(server.call("browser_hover", {"target": ref, "element": "modules link"})[0]
+        hovers.append(server.call("browser_hover", {"target": ref, "element": "Built-in Types link"})[0]
                       if server.label == "playwright-mcp" else
                       server.call("browser_hover", {"target": ref})[0])
         keys.append(server.call("browser_press_key", {"key": "ArrowDown"})[0])
