@@ -99,6 +99,19 @@ fn debugged(browser: &PipeChromium, url_part: &str) -> bool {
     t["attached"] == true
 }
 
+/// Waits (up to 5 s) until no debugger is attached to that page: the
+/// extension detaches right after it refuses calls.
+async fn until_detached(browser: &PipeChromium, url_part: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while debugged(browser, url_part) {
+        assert!(
+            Instant::now() < deadline,
+            "the page {url_part} is still debugged"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// The `data-client` id of the popup's entry for the client named `name`.
 fn client_id(browser: &PipeChromium, page: &Page, name: &str) -> String {
     browser
@@ -172,14 +185,8 @@ async fn stop_all_in_the_popup_ends_calls_in_flight_and_refuses_every_client_unt
     let status = alice.ok("browser_status", json!({})).await;
     assert!(status.contains("STOPPED BY THE USER"), "{status}");
     // Detached from every tab, so the browser's bar goes away.
-    assert!(
-        !debugged(&browser, "AliceHome"),
-        "Alice's tab is still debugged"
-    );
-    assert!(
-        !debugged(&browser, "BobHome"),
-        "Bob's tab is still debugged"
-    );
+    until_detached(&browser, "AliceHome").await;
+    until_detached(&browser, "BobHome").await;
 
     let text = page_text(&browser, &popup, "the stopped banner", |t| {
         t.contains("Browser control stopped")
@@ -237,10 +244,7 @@ async fn stopping_one_client_in_the_popup_leaves_the_others_running() {
     );
 
     assert_stopped(&title(&alice).await.unwrap_err(), "Stop for this client");
-    assert!(
-        !debugged(&browser, "AliceHome"),
-        "Alice's tab is still debugged"
-    );
+    until_detached(&browser, "AliceHome").await;
     // Bob goes on, attached as before.
     assert!(title(&bob).await.unwrap().contains("BobHome"));
     assert!(debugged(&browser, "BobHome"));
@@ -365,7 +369,8 @@ async fn cancel_on_the_browsers_debugging_bar_stops_every_client_until_resume() 
             path.display()
         );
     }
-    assert!(!debugged(&browser, "AliceHome") && !debugged(&browser, "BobHome"));
+    until_detached(&browser, "AliceHome").await;
+    until_detached(&browser, "BobHome").await;
 
     // The user resumes from tabwire's popup; both clients run again.
     let popup = browser.open(&format!("{EXTENSION_ORIGIN}popup.html"));

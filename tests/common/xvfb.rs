@@ -135,7 +135,9 @@ impl Xvfb {
         Screen::from_xwd(&std::fs::read(self.fb.path().join("Xvfb_screen0")).unwrap())
     }
 
-    /// A real click of the left button at (x, y), as a person clicks.
+    /// A real click of the left button at (x, y), as a person clicks;
+    /// then the pointer moves to the screen's bottom-right corner, so no
+    /// hover colour is left on what the test looks at next.
     pub fn click(&self, x: i32, y: i32) {
         self.xdotool(&[
             "mousemove",
@@ -145,6 +147,7 @@ impl Xvfb {
             "click",
             "1",
         ]);
+        self.xdotool(&["mousemove", "--sync", "1279", "799"]);
     }
 }
 
