@@ -393,3 +393,84 @@ async fn cancel_on_the_browsers_debugging_bar_stops_every_client_until_resume() 
     // Attached again, so the browser shows its bar again.
     wait_for_cancel_button(&x).await;
 }
+
+/// The extension's service worker target, if it runs.
+fn worker_id(browser: &PipeChromium) -> Option<String> {
+    let targets = browser
+        .call(None, "Target.getTargets", json!({"filter": [{}]}))
+        .expect("Target.getTargets");
+    targets["targetInfos"]
+        .as_array()?
+        .iter()
+        .find(|t| {
+            t["type"] == "service_worker"
+                && t["url"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with(EXTENSION_ORIGIN)
+        })
+        .map(|t| t["targetId"].as_str().unwrap_or("").to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_outlives_a_restart_of_the_extension() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    // Lets the test load the extension again over its pipe (a reload).
+    let browser =
+        PipeChromium::launch_with_flags(&sb, &[], &["--enable-unsafe-extension-debugging"]);
+    let alice = Mcp::start(&sb, "Alice Agent", &EXT_ARGS).await;
+    alice
+        .ok(
+            "browser_navigate",
+            json!({"url": site.url("/page/AliceHome")}),
+        )
+        .await;
+    let popup = browser.open(&format!("{EXTENSION_ORIGIN}popup.html"));
+    page_text(&browser, &popup, "Stop all", |t| t.contains("Stop all")).await;
+    click(&browser, &popup, "button[data-action=stop-all]");
+    assert_stopped(&title(&alice).await.unwrap_err(), "Stop all");
+
+    // The extension restarts: a new worker, with nothing in memory.
+    let old = worker_id(&browser).expect("the extension's worker");
+    browser
+        .call(
+            None,
+            "Extensions.loadUnpacked",
+            json!({"path": EXTENSION_DIR}),
+        )
+        .expect("reload the extension");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while worker_id(&browser).is_none_or(|w| w == old) {
+        assert!(Instant::now() < deadline, "no new worker");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The new worker still refuses: the stop was not silently lifted.
+    let new_tab = json!({"action": "new", "url": site.url("/page/AfterRestart")});
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match alice.text("browser_tabs", new_tab.clone()).await {
+            Err(e) if e.contains(STOPPED) => break,
+            Err(e) => assert!(Instant::now() < deadline, "never refused: {e}"),
+            Ok(t) => panic!("the restarted extension resumed by itself: {t}"),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Only the user's Resume lifts it.
+    let popup = browser.open(&format!("{EXTENSION_ORIGIN}popup.html"));
+    page_text(&browser, &popup, "the stopped banner", |t| {
+        t.contains("Browser control stopped")
+    })
+    .await;
+    click(&browser, &popup, "button[data-action=resume-all]");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        match alice.text("browser_tabs", new_tab.clone()).await {
+            Ok(t) if t.contains("/page/AfterRestart") => break,
+            other => assert!(Instant::now() < deadline, "not resumed: {other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
