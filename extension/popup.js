@@ -181,11 +181,11 @@ async function renderClients(state) {
       el("span", { class: "tag" }, `tab group “${c.name}”`),
       el("span", { class: "muted" }, ` — ${tabs.length} tab${tabs.length === 1 ? "" : "s"}`));
     item.append(c.stopped
-      ? el("span", { class: "row" },
+      ? el("span", { class: "client-actions" },
         el("span", { class: "tag stopped" }, "stopped by you"),
         el("button", { data: { action: "resume-client", client: c.id }, onclick: () => act({ type: "tabwire.resumeClient", client: c.id }) }, "Resume"))
-      : el("span", { class: "row" },
-        el("button", { data: { action: "stop-client", client: c.id }, onclick: () => act({ type: "tabwire.stopClient", client: c.id }) }, "Stop")));
+      : el("span", { class: "client-actions" },
+        el("button", { data: { action: "stop-client", client: c.id }, title: `Stop ${c.name} and detach from its tabs`, onclick: () => act({ type: "tabwire.stopClient", client: c.id }) }, "Stop")));
     if (tabs.length) {
       item.append(el("ul", {}, tabs.map((t) => el("li", { class: "tab-title" },
         tabLabel(t.tab), t.shared ? el("span", { class: "tag" }, "shared by you") : null))));
