@@ -30,6 +30,7 @@ const ownerOfTab = new Map();   // tabId -> server id
 const sharedTabs = new Map();   // tabId -> {grouped} for tabs the user shared
 const attached = new Map();     // tabId -> Promise of attach
 const chunks = new Map();       // `${c}/${id}` -> [parts]
+const inFlight = new Map();     // `${c}/${id}` -> {c, method, abort(error)} for requests being handled
 
 class RelayError extends Error {
   constructor(code, message) { super(message); this.code = code; }
@@ -106,12 +107,20 @@ function onHostMessage(msg) {
 
 async function handleRequest(c, req) {
   if (typeof req?.id !== "number" || typeof req?.method !== "string") return;
+  // A stop by the user ends the call at once (see abortInFlight), whatever
+  // the browser is still doing for it.
+  const key = `${c}/${req.id}`;
+  let abort;
+  const aborted = new Promise((_, reject) => { abort = reject; });
+  inFlight.set(key, { c, method: req.method, abort });
   try {
-    const result = await dispatch(c, req.method, req.params ?? {});
+    const result = await Promise.race([dispatch(c, req.method, req.params ?? {}), aborted]);
     post(c, { id: req.id, result: result ?? {} });
   } catch (e) {
     const code = e instanceof RelayError ? e.code : ERROR.CDP;
     post(c, { id: req.id, error: { code, message: String(e?.message ?? e) } });
+  } finally {
+    inFlight.delete(key);
   }
 }
 
@@ -147,6 +156,7 @@ function refuseByPolicy(server, url) {
 }
 
 async function dispatch(c, method, params) {
+  if (method !== METHOD.HELLO && method !== METHOD.NOTE) await checkRunning(c);
   switch (method) {
     case METHOD.HELLO: {
       if (params.v !== PROTOCOL_VERSION) {
@@ -160,7 +170,8 @@ async function dispatch(c, method, params) {
       }
       if (typeof params.client === "string" && params.client.trim()) servers.get(id).name = params.client.trim();
       if (params.policy && typeof params.policy === "object") servers.get(id).policy = params.policy;
-      return { v: PROTOCOL_VERSION, version: VERSION, browser: browserName(), instance: INSTANCE };
+      await stopLoaded;
+      return { v: PROTOCOL_VERSION, version: VERSION, browser: browserName(), instance: INSTANCE, stopped: stopOf(id) };
     }
     case METHOD.TABS_LIST: {
       const s = serverFor(c);
@@ -281,7 +292,7 @@ function attach(tabId) {
     p = attachOnce(tabId).catch((e) => {
       attached.delete(tabId);
       throw attachError(String(e?.message ?? e));
-    });
+    }).then(() => detachIfStopped(tabId));
     attached.set(tabId, p);
   }
   return p;
@@ -351,6 +362,9 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   attached.delete(source.tabId);
+  // The user clicked Cancel on the browser's "started debugging this
+  // browser" bar: their emergency stop, for every client.
+  if (reason === CANCELED_BY_USER) stopAll(CANCELED_BY_USER);
   const owner = ownerOfTab.get(source.tabId);
   if (!owner) return;
   for (const c of connsOf(owner)) post(c, { event: "detached", tabId: source.tabId, reason });
@@ -374,6 +388,161 @@ chrome.tabs.onCreated.addListener((tab) => {
   for (const c of connsOf(owner)) post(c, { event: "tabOpened", tabId: tab.id, params: { url } });
 });
 
+// ---- stop: the user's emergency brake -----------------------------------
+//
+// Cancel on the browser's '"tabwire" started debugging this browser' bar
+// (onDetach reason "canceled_by_user"), or Stop all in the popup, stops every
+// client; Stop next to one client in the popup stops that one. A stopped
+// client's calls in flight end at once, every later call is refused with
+// ERROR.STOPPED, its tabs are detached, and nothing attaches again until the
+// user presses Resume in the popup. Clients are told through a "control"
+// event (their servers record it in the audit log and show it in
+// browser_status).
+//
+// The state is kept in chrome.storage.local, not .session: a stop is lifted
+// only by the user's Resume. A worker restart (which .session would survive
+// too) and a browser restart (which would clear .session) are not the user
+// saying "go on", and the servers outlive browser restarts and reconnect
+// with the same ids, so a stop must survive both.
+
+const CANCELED_BY_USER = "canceled_by_user";
+const STOPPED_IN_POPUP = "popup";
+const STOP_KEY = "stop";
+const MAX_CLIENT_STOPS = 100;
+// all: {cause, since} | null; clients: {serverId: {cause, since}}
+const stop = { all: null, clients: {} };
+
+// Read once at start; every check waits for it, so a restarted worker never
+// serves a call before it knows it was stopped.
+const stopLoaded = chrome.storage.local.get(STOP_KEY).then((saved) => {
+  const s = saved?.[STOP_KEY];
+  if (s?.all && !stop.all) stop.all = s.all;
+  if (s?.clients && typeof s.clients === "object") stop.clients = { ...s.clients, ...stop.clients };
+  if (stop.all) detachTabs(() => true);
+  showStopBadge();
+}).catch((e) => console.error("tabwire: could not read the stop state", e));
+
+function saveStop() {
+  const ids = Object.keys(stop.clients);
+  for (const id of ids.slice(0, Math.max(0, ids.length - MAX_CLIENT_STOPS))) delete stop.clients[id];
+  return chrome.storage.local.set({ [STOP_KEY]: stop })
+    .catch((e) => console.error("tabwire: could not save the stop state", e));
+}
+
+// What a client is told about its stop, or null while it may run.
+function stopOf(serverId) {
+  if (stop.all) return { scope: "all", cause: stop.all.cause, since: stop.all.since };
+  const mine = serverId ? stop.clients[serverId] : null;
+  return mine ? { scope: "client", cause: mine.cause, since: mine.since } : null;
+}
+
+function stoppedError(s) {
+  const how = s.cause === CANCELED_BY_USER
+    ? "they clicked Cancel on the browser's \"tabwire started debugging this browser\" bar"
+    : s.scope === "all"
+      ? "they pressed Stop all in tabwire's popup"
+      : "they pressed Stop for this client in tabwire's popup";
+  return new RelayError(ERROR.STOPPED,
+    `browser control was stopped by the user (${how}). Only the user can resume it, from the ` +
+    "tabwire extension's popup (its toolbar button, then Resume). Do not retry: tell the user " +
+    "you are waiting for them to resume.");
+}
+
+// The gate every call except hello and note passes.
+async function checkRunning(c) {
+  await stopLoaded;
+  const s = stopOf(serverOfConn.get(c));
+  if (s) throw stoppedError(s);
+}
+
+// An attach that finished after its owner was stopped is undone at once.
+async function detachIfStopped(tabId) {
+  const s = stopOf(ownerOfTab.get(tabId));
+  if (!s) return;
+  attached.delete(tabId);
+  try { await chrome.debugger.detach({ tabId }); } catch { /* already gone */ }
+  throw stoppedError(s);
+}
+
+// Ends the calls in flight of every connection whose server `hit` matches.
+function abortInFlight(hit) {
+  for (const [key, call] of inFlight) {
+    const id = serverOfConn.get(call.c);
+    const s = stopOf(id);
+    if (s && hit(id) && call.method !== METHOD.HELLO && call.method !== METHOD.NOTE) {
+      inFlight.delete(key);
+      call.abort(stoppedError(s));
+    }
+  }
+}
+
+// Detaches the debugger from every tab whose owner `hit` matches (for a
+// stop of all: every tab this extension is attached to, even one an earlier
+// worker attached), telling the owners so they re-enable domains later.
+async function detachTabs(hit) {
+  const tabs = new Set([...attached.keys()].filter((t) => hit(ownerOfTab.get(t))));
+  if (hit(undefined)) {
+    try {
+      for (const t of await chrome.debugger.getTargets()) {
+        if (t.attached && t.tabId !== undefined) tabs.add(t.tabId);
+      }
+    } catch { /* best effort */ }
+  }
+  await Promise.all([...tabs].map(async (tabId) => {
+    attached.delete(tabId);
+    try {
+      await chrome.debugger.detach({ tabId });
+    } catch {
+      return; // not attached by us
+    }
+    const owner = ownerOfTab.get(tabId);
+    if (owner) for (const c of connsOf(owner)) post(c, { event: "detached", tabId, reason: "stopped_by_user" });
+  }));
+}
+
+// Tells every connected server its current stop state.
+function announceStop() {
+  for (const [c, id] of serverOfConn) post(c, { event: "control", stopped: stopOf(id) });
+  showStopBadge();
+}
+
+function showStopBadge() {
+  const any = stop.all || Object.keys(stop.clients).length;
+  chrome.action.setBadgeText({ text: any ? "STOP" : "" }).catch(() => {});
+  chrome.action.setBadgeBackgroundColor({ color: "#cf222e" }).catch(() => {});
+}
+
+async function stopAll(cause) {
+  if (!stop.all) stop.all = { cause, since: Date.now() };
+  abortInFlight(() => true);
+  announceStop();
+  await saveStop();
+  await detachTabs(() => true);
+}
+
+async function stopClient(serverId) {
+  if (!servers.has(serverId)) throw new Error("no such MCP client");
+  if (!stop.clients[serverId]) stop.clients[serverId] = { cause: STOPPED_IN_POPUP, since: Date.now() };
+  abortInFlight((id) => id === serverId);
+  announceStop();
+  await saveStop();
+  await detachTabs((owner) => owner === serverId);
+}
+
+async function resumeAll() {
+  await stopLoaded;
+  stop.all = null;
+  await saveStop();
+  announceStop();
+}
+
+async function resumeClient(serverId) {
+  await stopLoaded;
+  delete stop.clients[serverId];
+  await saveStop();
+  announceStop();
+}
+
 // ---- the popup: state, sharing ----------------------------------------
 
 // Only tabwire's own pages may ask, and never from a tab a client drives.
@@ -395,12 +564,13 @@ function popupState() {
     name: s.name ?? "an unnamed MCP client",
     tabs: [...s.tabs].map((tabId) => ({ tabId, shared: sharedTabs.has(tabId) })),
     recent: s.recent ?? [],
+    stopped: stop.clients[id] ?? null,
   }));
   const owners = {};
   for (const [tabId, id] of ownerOfTab) {
     owners[tabId] = { client: id, name: servers.get(id)?.name ?? "an MCP client", shared: sharedTabs.has(tabId) };
   }
-  return { version: VERSION, host: { ...host }, clients, owners };
+  return { version: VERSION, host: { ...host }, clients, owners, stoppedAll: stop.all };
 }
 
 function shareable(url) {
@@ -462,6 +632,10 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
       case "tabwire.share": await shareTab(Number(msg.tabId), String(msg.client)); return popupState();
       case "tabwire.unshare": await unshareTab(Number(msg.tabId)); return popupState();
       case "tabwire.reconnect": reconnectNow(); return popupState();
+      case "tabwire.stopAll": await stopAll(STOPPED_IN_POPUP); return popupState();
+      case "tabwire.resumeAll": await resumeAll(); return popupState();
+      case "tabwire.stopClient": await stopClient(String(msg.client)); return popupState();
+      case "tabwire.resumeClient": await resumeClient(String(msg.client)); return popupState();
       default: throw new Error(`unknown request ${msg?.type}`);
     }
   })().then(reply, (e) => reply({ error: String(e?.message ?? e) }));

@@ -1,6 +1,7 @@
 // tabwire popup (toolbar button) and options page: shows whether the native
 // host is connected (and why not), the connected MCP clients with their
-// tabs, and lets the user share a tab with a client or stop sharing it.
+// tabs, lets the user share a tab with a client or stop sharing it, and
+// stop (and resume) one client or all of them.
 // All state lives in the service worker; this page only asks and shows.
 
 const view = document.body.dataset.view; // "popup" | "options"
@@ -80,6 +81,39 @@ function renderHost(state) {
   }
 }
 
+// The kill switch: Stop all while any client is connected, and the banner
+// with Resume while the user has stopped browser control.
+function renderStop(state) {
+  const box = $("stop");
+  box.replaceChildren();
+  const all = state.stoppedAll;
+  box.hidden = !all && state.clients.length === 0;
+  if (all) {
+    const how = all.cause === "canceled_by_user"
+      ? "You clicked Cancel on the browser's “started debugging” bar."
+      : "You pressed Stop all.";
+    box.className = "card stopped";
+    box.append(
+      el("div", { class: "state bad" }, "Browser control stopped"),
+      el("p", { class: "hint" }, `${how} No MCP client can use this browser until you resume.`),
+      el("div", { class: "row" }, el("button", {
+        class: "primary",
+        data: { action: "resume-all" },
+        onclick: () => act({ type: "tabwire.resumeAll" }),
+      }, "Resume")));
+  } else {
+    box.className = "card";
+    box.append(el("div", { class: "row" },
+      el("button", {
+        class: "danger",
+        data: { action: "stop-all" },
+        title: "Stop every MCP client now and detach from all tabs",
+        onclick: () => act({ type: "tabwire.stopAll" }),
+      }, "Stop all"),
+      el("span", { class: "muted" }, "Stops every MCP client at once, until you resume.")));
+  }
+}
+
 function tabLabel(tab) {
   return tab ? (tab.title || tab.url || `tab ${tab.id}`) : "a closed tab";
 }
@@ -146,6 +180,12 @@ async function renderClients(state) {
       el("span", { class: "client-name" }, c.name),
       el("span", { class: "tag" }, `tab group “${c.name}”`),
       el("span", { class: "muted" }, ` — ${tabs.length} tab${tabs.length === 1 ? "" : "s"}`));
+    item.append(c.stopped
+      ? el("span", { class: "client-actions" },
+        el("span", { class: "tag stopped" }, "stopped by you"),
+        el("button", { data: { action: "resume-client", client: c.id }, onclick: () => act({ type: "tabwire.resumeClient", client: c.id }) }, "Resume"))
+      : el("span", { class: "client-actions" },
+        el("button", { data: { action: "stop-client", client: c.id }, title: `Stop ${c.name} and detach from its tabs`, onclick: () => act({ type: "tabwire.stopClient", client: c.id }) }, "Stop")));
     if (tabs.length) {
       item.append(el("ul", {}, tabs.map((t) => el("li", { class: "tab-title" },
         tabLabel(t.tab), t.shared ? el("span", { class: "tag" }, "shared by you") : null))));
@@ -186,6 +226,7 @@ async function render(force = true) {
     if (!force && json === lastState) return;
     lastState = json;
     $("version").textContent = `extension ${state.version}`;
+    renderStop(state);
     renderHost(state);
     await renderThisTab(state);
     await renderClients(state);

@@ -23,8 +23,14 @@ export const ERROR = Object.freeze({
   BAD_REQUEST: "bad_request",
   VERSION: "version",
   POLICY: "policy",
+  // The user stopped browser control (Cancel on the browser's debugging
+  // bar, or Stop in the popup); only the user can resume it.
+  STOPPED: "stopped_by_user",
 });
 
 // Host → extension envelopes: {c, m} | {c, chunk:{id,i,n,data}} | {c, gone:true}.
 // Extension → host: {c, m} where m is a response {id, result|error} or an
-// event {event:"cdp"|"tabClosed"|"detached", tabId, ...}.
+// event {event:"cdp"|"tabClosed"|"detached"|"tabOpened", tabId, ...}, or
+// {event:"control", stopped: null | {scope:"all"|"client", cause, since}}
+// whenever the user stops or resumes this client (hello's answer carries
+// `stopped` too).

@@ -87,6 +87,10 @@ impl App {
             BackendChoice::Cdp => Mode::Cdp,
         };
         let call_timeout = Duration::from_secs_f64(args.call_timeout.max(0.1));
+        let audit = Arc::new(AuditLog::new(
+            audit::default_path(),
+            audit::DEFAULT_MAX_BYTES,
+        ));
 
         // The socket for the native host exists unless only CDP is wanted.
         let mut socket = None;
@@ -112,6 +116,7 @@ impl App {
                     call_timeout,
                     max_frame: args.max_frame,
                     policy: policy.for_extension(),
+                    audit: Some(audit.clone()),
                 },
             ));
             socket = Some(listening.path.clone());
@@ -140,10 +145,6 @@ impl App {
                 .saturating_sub(Duration::from_millis(500))
                 .max(Duration::from_millis(100)),
         );
-        let audit = Arc::new(AuditLog::new(
-            audit::default_path(),
-            audit::DEFAULT_MAX_BYTES,
-        ));
         Ok(Self {
             session,
             backend,

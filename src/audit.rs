@@ -1,6 +1,8 @@
 //! The audit log: one JSON line per tool call, in tabwire's data dir
 //! (`audit.log`, mode 0600, rotated to `audit.log.1` past a size limit).
 //! Typed text, form values and prompt answers are redacted before writing.
+//! The user's stops and resumes of browser control are recorded too, as
+//! lines with an `event` instead of a `tool`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,7 @@ pub const DEFAULT_MAX_BYTES: u64 = 5 * 1024 * 1024;
 /// personal data typed into forms): recorded only by length.
 const SECRET_KEYS: &[&str] = &["text", "value", "promptText", "cookieValue"];
 
+#[derive(Debug)]
 pub struct AuditLog {
     path: PathBuf,
     max_bytes: u64,
@@ -56,6 +59,23 @@ impl AuditLog {
             "ok": e.error.is_none(),
             "error": e.error.map(|m| m.chars().take(300).collect::<String>()),
             "ms": e.ms,
+        });
+        let _guard = self.lock.lock().expect("audit lock");
+        if let Err(err) = self.append(&line.to_string()) {
+            tracing::warn!(path = %self.path.display(), error = %err, "could not write the audit log");
+        }
+    }
+
+    /// Records something the user did rather than a tool call: `event` is
+    /// `stopped_by_user` or `resumed_by_user`, `scope` `all` or `client`,
+    /// `cause` `canceled_by_user` (the browser's Cancel bar) or `popup`.
+    pub fn record_event(&self, client: &str, event: &str, scope: &str, cause: &str) {
+        let line = json!({
+            "time": rfc3339_now(),
+            "client": client,
+            "event": event,
+            "scope": scope,
+            "cause": cause,
         });
         let _guard = self.lock.lock().expect("audit lock");
         if let Err(err) = self.append(&line.to_string()) {
@@ -132,6 +152,16 @@ pub fn tail(path: &Path, n: usize, client: Option<&str>) -> Vec<Value> {
 
 /// One entry as a human-readable line.
 pub fn format_line(e: &Value) -> String {
+    if let Some(event) = e["event"].as_str() {
+        return format!(
+            "{} {} {} scope={} cause={}",
+            e["time"].as_str().unwrap_or("?"),
+            e["client"].as_str().unwrap_or("?"),
+            event.to_uppercase(),
+            e["scope"].as_str().unwrap_or("?"),
+            e["cause"].as_str().unwrap_or("?"),
+        );
+    }
     let outcome = if e["ok"] == true {
         "ok".to_string()
     } else {
@@ -230,5 +260,23 @@ mod tests {
         assert!(format_line(&b[1]).contains("ERROR boom"));
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("\"pw\""));
+    }
+
+    #[test]
+    fn stops_and_resumes_are_recorded_per_client() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("audit.log");
+        let log = AuditLog::new(path.clone(), DEFAULT_MAX_BYTES);
+        log.record_event("A", "stopped_by_user", "all", "canceled_by_user");
+        log.record_event("A", "resumed_by_user", "all", "canceled_by_user");
+        let a = tail(&path, 10, Some("A"));
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0]["event"], "stopped_by_user");
+        assert_eq!(a[1]["event"], "resumed_by_user");
+        let line = format_line(&a[0]);
+        assert!(
+            line.contains("A STOPPED_BY_USER scope=all cause=canceled_by_user"),
+            "{line}"
+        );
     }
 }

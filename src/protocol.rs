@@ -11,6 +11,7 @@
 //!   serve → ext  request        {"id":7,"method":"cdp.send","params":{…}}
 //!   ext → serve  response       {"id":7,"result":…} | {"id":7,"error":{"code":"…","message":"…"}}
 //!   ext → serve  event          {"event":"cdp","tabId":3,"method":"Page.loadEventFired","params":{…}}
+//!   ext → serve  control event  {"event":"control","stopped":null|{"scope":"all"|"client","cause":"canceled_by_user"|"popup","since":…}}
 //!
 //! host ⇄ extension (native messaging, u32 native-endian), every message tagged
 //! with the host's connection number `c` for one serve:
@@ -53,6 +54,48 @@ pub mod method {
     pub const CDP_BATCH: &str = "cdp.batch";
     /// Fire-and-forget: a tool call finished (the popup lists recent ones).
     pub const NOTE: &str = "note";
+}
+
+/// Error codes the extension answers with (mirrored in `extension/protocol.js`).
+pub mod error_code {
+    /// The user stopped browser control (Cancel on the browser's debugging
+    /// bar, or Stop in the popup); only the user can resume it.
+    pub const STOPPED_BY_USER: &str = "stopped_by_user";
+}
+
+/// The user's stop of a client, as the extension reports it in `hello`'s
+/// answer and in `control` events (absent or null: the client may run).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UserStop {
+    /// `all` (Cancel on the bar, Stop all) or `client` (Stop for this one).
+    pub scope: String,
+    /// `canceled_by_user` (the bar's Cancel) or `popup`.
+    pub cause: String,
+}
+
+impl UserStop {
+    pub const CANCELED_BY_USER: &'static str = "canceled_by_user";
+
+    /// What the user did, in words.
+    pub fn how(&self) -> &'static str {
+        if self.cause == Self::CANCELED_BY_USER {
+            "they clicked Cancel on the browser's \"tabwire started debugging this browser\" bar"
+        } else if self.scope == "all" {
+            "they pressed Stop all in tabwire's popup"
+        } else {
+            "they pressed Stop for this client in tabwire's popup"
+        }
+    }
+
+    /// The error a tool call gets while stopped.
+    pub fn message(&self) -> String {
+        format!(
+            "browser control was stopped by the user ({}). Only the user can resume it, from \
+             the tabwire extension's popup (its toolbar button, then Resume). Do not retry: \
+             tell the user you are waiting for them to resume.",
+            self.how()
+        )
+    }
 }
 
 /// First frame the host sends on a serve socket.
@@ -177,6 +220,8 @@ pub struct Incoming {
     /// A CDP event from a tab's child session (an out-of-process frame).
     #[serde(rename = "sessionId")]
     pub session_id: Option<String>,
+    /// For `control` events: the client's stop, or None when it may run.
+    pub stopped: Option<UserStop>,
 }
 
 /// The host's view of a message from the extension: only the routing tag is
@@ -351,6 +396,27 @@ mod tests {
         let back: ServeStatus =
             serde_json::from_slice(&serde_json::to_vec(&reply).unwrap()).unwrap();
         assert_eq!(back, reply);
+    }
+
+    #[test]
+    fn control_events_parse_with_and_without_a_stop() {
+        let on: Incoming = serde_json::from_str(
+            r#"{"event":"control","stopped":{"scope":"all","cause":"canceled_by_user","since":1}}"#,
+        )
+        .unwrap();
+        let stop = on.stopped.unwrap();
+        assert_eq!(stop.scope, "all");
+        assert!(stop.message().contains("stopped by the user"));
+        assert!(stop.message().contains("Cancel"));
+        let off: Incoming = serde_json::from_str(r#"{"event":"control","stopped":null}"#).unwrap();
+        assert_eq!(off.event.as_deref(), Some("control"));
+        assert!(off.stopped.is_none());
+    }
+
+    #[test]
+    fn the_stop_code_matches_the_extension() {
+        let js = include_str!("../extension/protocol.js");
+        assert!(js.contains(&format!("STOPPED: \"{}\"", error_code::STOPPED_BY_USER)));
     }
 
     #[test]

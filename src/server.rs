@@ -136,6 +136,11 @@ impl TabwireServer {
         let started = std::time::Instant::now();
         let session = self.session.clone();
         let needs_browser = tool.needs_browser;
+        let stopped = stopped_by_user(
+            needs_browser
+                .then(|| self.session.backend().user_stop())
+                .flatten(),
+        );
         let run = async move {
             if needs_browser {
                 session.backend().prepare().await?;
@@ -145,6 +150,7 @@ impl TabwireServer {
         let outcome = tokio::select! {
             r = run => r,
             _ = cancelled => Err(ToolError("cancelled by the client".into())),
+            why = stopped => Err(ToolError(why)),
         };
         self.session.set_progress(None);
         let ms = started.elapsed().as_millis() as u64;
@@ -172,6 +178,24 @@ impl TabwireServer {
         );
         release_freed_memory();
         result
+    }
+}
+
+/// Resolves, with the error text, when the user stops browser control
+/// while a call runs (a stop in force already is refused by the backend
+/// itself); never without a stop to watch.
+async fn stopped_by_user(stop: Option<tokio::sync::watch::Receiver<Option<String>>>) -> String {
+    let Some(mut rx) = stop else {
+        return std::future::pending().await;
+    };
+    rx.borrow_and_update();
+    loop {
+        if rx.changed().await.is_err() {
+            return std::future::pending().await;
+        }
+        if let Some(why) = rx.borrow_and_update().clone() {
+            return why;
+        }
     }
 }
 

@@ -323,6 +323,15 @@ impl Backend for AutoBackend {
         self.events.subscribe()
     }
 
+    /// The extension's stop (the CDP fallback has no Cancel bar: closing
+    /// the browser it launched ends it).
+    fn user_stop(&self) -> Option<tokio::sync::watch::Receiver<Option<String>>> {
+        match self.which() {
+            Which::Extension => self.ext.as_ref().and_then(|e| e.user_stop()),
+            Which::Direct => None,
+        }
+    }
+
     async fn status(&self) -> String {
         let (which, reason) = self.choice.lock().expect("choice lock").clone();
         let serving = match which {

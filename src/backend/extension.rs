@@ -21,11 +21,12 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc, oneshot, Notify};
 
 use super::{Backend, BackendError, TabEvent, TabId, TabInfo};
+use crate::audit::AuditLog;
 use crate::broker::{self, ServeSocket};
 use crate::frame::{self, FrameReader, Framing};
 use crate::protocol::{
-    self, method, ExtensionInfo, FirstFrame, HostHello, Incoming, RemoteError, Request,
-    ServeStatus, StatusQuery,
+    self, error_code, method, ExtensionInfo, FirstFrame, HostHello, Incoming, RemoteError, Request,
+    ServeStatus, StatusQuery, UserStop,
 };
 
 type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Box<RawValue>, RemoteError>>>>;
@@ -41,6 +42,8 @@ pub struct ExtensionOptions {
     pub max_frame: usize,
     /// The domain rules, sent with `hello` so the extension checks them too.
     pub policy: Value,
+    /// Where the user's stops and resumes are recorded.
+    pub audit: Option<Arc<AuditLog>>,
 }
 
 /// One native-host connection.
@@ -83,6 +86,10 @@ struct Inner {
     client_name: Mutex<Option<String>>,
     /// Native hosts connected right now (whether or not they answered hello).
     hosts: AtomicU32,
+    /// The user's stop of this client, as the extension last reported it.
+    stop: Mutex<Option<UserStop>>,
+    /// The same, as the error text calls get, for tool calls to watch.
+    stop_text: tokio::sync::watch::Sender<Option<String>>,
 }
 
 /// Cheap to clone: clones share one connection state.
@@ -106,6 +113,8 @@ impl ExtensionBackend {
             events,
             client_name: Mutex::new(None),
             hosts: AtomicU32::new(0),
+            stop: Mutex::new(None),
+            stop_text: tokio::sync::watch::channel(None).0,
         });
         tokio::spawn(accept_loop(socket, inner.clone()));
         Self { inner }
@@ -187,6 +196,39 @@ impl Inner {
             params["client"] = json!(name);
         }
         params
+    }
+
+    /// Takes the extension's word on this client's stop; a change is
+    /// recorded in the audit log and ends the tool calls in flight.
+    fn set_stop(&self, now: Option<UserStop>) {
+        let before = {
+            let mut stop = self.stop.lock().expect("stop lock");
+            if *stop == now {
+                return;
+            }
+            std::mem::replace(&mut *stop, now.clone())
+        };
+        let client = self
+            .client_name
+            .lock()
+            .expect("name lock")
+            .clone()
+            .unwrap_or_else(|| "an unnamed MCP client".into());
+        match &now {
+            Some(s) => {
+                tracing::warn!(scope = %s.scope, cause = %s.cause, "the user stopped browser control")
+            }
+            None => tracing::info!("the user resumed browser control"),
+        }
+        if let Some(audit) = &self.opts.audit {
+            let (event, stop) = match (&now, &before) {
+                (Some(s), _) => ("stopped_by_user", s),
+                (None, Some(s)) => ("resumed_by_user", s),
+                (None, None) => return,
+            };
+            audit.record_event(&client, event, &stop.scope, &stop.cause);
+        }
+        self.stop_text.send_replace(now.map(|s| s.message()));
     }
 
     fn serve_status(&self) -> ServeStatus {
@@ -297,6 +339,8 @@ fn remote_to_backend(method: &str, e: RemoteError) -> BackendError {
         // Chrome refused to attach to the tab: asking again will not help,
         // so this is final and says what to do.
         "debugger_busy" => BackendError::Other(e.message),
+        // The user's emergency stop: final until they resume.
+        error_code::STOPPED_BY_USER => BackendError::StoppedByUser(e.message),
         "cdp" => BackendError::Cdp {
             method: method.into(),
             message: e.message,
@@ -400,6 +444,8 @@ async fn run_link(
                     let _ = link
                         .browser
                         .set(info["browser"].as_str().map(str::to_string));
+                    // Absent (an older extension) or null: not stopped.
+                    inner.set_stop(serde_json::from_value(info["stopped"].clone()).ok());
                     let instance = info["instance"].as_str().unwrap_or("").to_string();
                     let previous = inner
                         .instance
@@ -463,6 +509,10 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
             };
             let _ = waiter.send(outcome);
         }
+        return;
+    }
+    if inc.event.as_deref() == Some("control") {
+        inner.set_stop(inc.stopped);
         return;
     }
     let (Some(kind), Some(tab)) = (inc.event.as_deref(), inc.tab_id) else {
@@ -644,6 +694,10 @@ impl Backend for ExtensionBackend {
         }
     }
 
+    fn user_stop(&self) -> Option<tokio::sync::watch::Receiver<Option<String>>> {
+        Some(self.inner.stop_text.subscribe())
+    }
+
     async fn status(&self) -> String {
         match self.inner.active_link() {
             Some(link) => format!(
@@ -682,6 +736,19 @@ mod tests {
             text.contains("another debugger") && text.contains("another tab"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_users_stop_is_its_own_final_error() {
+        let why = UserStop {
+            scope: "all".into(),
+            cause: UserStop::CANCELED_BY_USER.into(),
+        }
+        .message();
+        let e = remote_to_backend("cdp.send", remote("stopped_by_user", &why));
+        assert!(matches!(e, BackendError::StoppedByUser(_)), "{e:?}");
+        assert!(e.to_string().contains("stopped by the user"), "{e}");
+        assert!(e.to_string().contains("Resume"), "{e}");
     }
 
     #[test]

@@ -83,6 +83,10 @@ pub enum BackendError {
     /// A handle from a backend that no longer serves this client.
     #[error("{0}")]
     Stale(String),
+    /// The user stopped browser control (Cancel on the browser's debugging
+    /// bar, or Stop in tabwire's popup): final until the user resumes.
+    #[error("{0}")]
+    StoppedByUser(String),
     #[error("{0}")]
     Other(String),
 }
@@ -154,6 +158,12 @@ pub trait Backend: Send + Sync {
     fn subscribe(&self) -> broadcast::Receiver<TabEvent>;
     /// One line saying which browser serves calls and how it is reached.
     async fn status(&self) -> String;
+    /// The user's stop of browser control, as the error text calls get
+    /// (None while calls may run); the receiver sees every stop and
+    /// resume. None for a backend the user cannot stop this way.
+    fn user_stop(&self) -> Option<tokio::sync::watch::Receiver<Option<String>>> {
+        None
+    }
     /// Called before each tool call: a switching backend picks its browser here.
     async fn prepare(&self) -> Result<(), BackendError> {
         Ok(())

@@ -19,8 +19,15 @@ pub fn tools() -> Vec<ToolDef> {
                 Some(_) => "yes",
                 None => "none yet",
             };
+            // The user's stop, first: it is why every other call fails.
+            let stopped = s
+                .backend()
+                .user_stop()
+                .and_then(|rx| rx.borrow().clone())
+                .map(|why| format!("STOPPED BY THE USER: {why}\n"))
+                .unwrap_or_default();
             Ok(Response::text(format!(
-                "{}\nCurrent tab: {current}\n{}",
+                "{stopped}{}\nCurrent tab: {current}\n{}",
                 s.backend().status().await,
                 s.policy().summary()
             )))

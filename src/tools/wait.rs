@@ -110,6 +110,7 @@ fn worth_retrying(e: &ToolError) -> bool {
         "dialog".into(),
         "another debugger".into(),
         "crashed".into(),
+        "stopped by the user".into(),
     ];
     !terminal.iter().any(|t| e.0.contains(t.as_str()))
 }

@@ -218,7 +218,19 @@ impl PipeChromium {
         Self::start(sb, urls, &[])
     }
 
+    /// Like [`Self::launch_with_flags`], but headed on the X display
+    /// `display` (an [`super::xvfb::Xvfb`]), with the browser's own UI
+    /// (tab strip, infobars) for the test to see and click.
+    pub fn launch_headed(sb: &Sandbox, urls: &[String], flags: &[&str], display: &str) -> Self {
+        super::register_host(sb);
+        Self::start_on(sb, urls, flags, Some(display))
+    }
+
     fn start(sb: &Sandbox, urls: &[String], flags: &[&str]) -> Self {
+        Self::start_on(sb, urls, flags, None)
+    }
+
+    fn start_on(sb: &Sandbox, urls: &[String], flags: &[&str], display: Option<&str>) -> Self {
         let ext = super::EXTENSION_DIR;
         let (browser_reads, we_write) = cloexec_pipe();
         let (we_read, browser_writes) = cloexec_pipe();
@@ -226,7 +238,23 @@ impl PipeChromium {
         let log = std::fs::File::create(sb.log("chromium")).unwrap();
         use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(chromium_path());
-        cmd.args(super::HEADLESS_FLAGS);
+        match display {
+            None => {
+                cmd.args(super::HEADLESS_FLAGS);
+            }
+            Some(display) => {
+                // The same flags minus headless; --test-type drops the
+                // "unsupported flag: --no-sandbox" bar, which would sit on
+                // top of every other infobar.
+                cmd.args(
+                    super::HEADLESS_FLAGS
+                        .iter()
+                        .filter(|f| !f.starts_with("--headless")),
+                )
+                .arg("--test-type")
+                .env("DISPLAY", display);
+            }
+        }
         cmd.args(["--remote-debugging-pipe", "--window-size=900,700"])
             .arg(format!("--user-data-dir={}", sb.udd.display()))
             .arg(format!("--load-extension={ext}"))

@@ -5,6 +5,8 @@
 
 pub mod install_env;
 pub mod site;
+pub mod ui;
+pub mod xvfb;
 #[macro_use]
 pub mod world;
 
