@@ -522,7 +522,10 @@ async function stopAll(cause) {
 
 async function stopClient(serverId) {
   if (!servers.has(serverId)) throw new Error("no such MCP client");
-  if (!stop.clients[serverId]) stop.clients[serverId] = { cause: STOPPED_IN_POPUP, since: Date.now() };
+  if (!stop.clients[serverId]) {
+    // The name too: the popup lists a stopped client that is away.
+    stop.clients[serverId] = { cause: STOPPED_IN_POPUP, since: Date.now(), name: servers.get(serverId)?.name ?? null };
+  }
   abortInFlight((id) => id === serverId);
   announceStop();
   await saveStop();
@@ -570,7 +573,12 @@ function popupState() {
   for (const [tabId, id] of ownerOfTab) {
     owners[tabId] = { client: id, name: servers.get(id)?.name ?? "an MCP client", shared: sharedTabs.has(tabId) };
   }
-  return { version: VERSION, host: { ...host }, clients, owners, stoppedAll: stop.all };
+  // Clients the user stopped that are not connected now (a `tabwire call`
+  // session, a client started again later): still stopped, and resumable.
+  const live = new Set(serverOfConn.values());
+  const stoppedAway = Object.entries(stop.clients).filter(([id]) => !live.has(id))
+    .map(([id, s]) => ({ id, name: s.name ?? servers.get(id)?.name ?? "an MCP client" }));
+  return { version: VERSION, host: { ...host }, clients, owners, stoppedAll: stop.all, stoppedAway };
 }
 
 function shareable(url) {
@@ -627,6 +635,7 @@ async function unshareTab(tabId) {
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   (async () => {
     checkSender(sender);
+    await stopLoaded;
     switch (msg?.type) {
       case "tabwire.state": return popupState();
       case "tabwire.share": await shareTab(Number(msg.tabId), String(msg.client)); return popupState();

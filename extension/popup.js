@@ -166,11 +166,22 @@ async function renderThisTab(state) {
   box.append(el("div", { class: "tab-title", title: tab.url ?? "" }, tabLabel(tab)), tabControls(tab, state));
 }
 
+// Clients the user stopped that are not connected now: Resume stays at hand.
+function renderStoppedAway(state, box) {
+  if (!state.stoppedAway?.length) return;
+  box.append(el("div", { class: "muted" }, "Stopped by you, not connected now:"),
+    el("ul", {}, state.stoppedAway.map((c) => el("li", { data: { client: c.id, away: "true" } },
+      el("span", { class: "client-name" }, c.name),
+      el("span", { class: "client-actions" },
+        el("button", { data: { action: "resume-client", client: c.id }, onclick: () => act({ type: "tabwire.resumeClient", client: c.id }) }, "Resume"))))));
+}
+
 async function renderClients(state) {
   const box = $("clients");
   box.replaceChildren(el("h2", {}, "MCP clients"));
   if (state.clients.length === 0) {
     box.append(el("div", { class: "muted" }, "None connected."));
+    renderStoppedAway(state, box);
     return;
   }
   const list = el("ul");
@@ -197,6 +208,7 @@ async function renderClients(state) {
     list.append(item);
   }
   box.append(list);
+  renderStoppedAway(state, box);
 }
 
 async function renderAllTabs(state) {

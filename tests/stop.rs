@@ -274,6 +274,35 @@ async fn stopping_one_client_in_the_popup_leaves_the_others_running() {
         "Bob was never stopped: {:#?}",
         audit_events(&sb)
     );
+
+    // A client stopped and then gone (its MCP client quit) stays stopped
+    // and stays listed, so the user can still resume it.
+    click(
+        &browser,
+        &options,
+        &format!("li[data-client={id:?}] button[data-action=stop-client]"),
+    );
+    assert_stopped(&title(&alice).await.unwrap_err(), "Stop for this client");
+    alice.client.cancel().await.unwrap();
+    page_text(
+        &browser,
+        &options,
+        "Alice listed as stopped and away",
+        |t| t.contains("Stopped by you, not connected now") && t.contains("Alice Agent"),
+    )
+    .await;
+    click(
+        &browser,
+        &options,
+        &format!("li[data-away][data-client={id:?}] button[data-action=resume-client]"),
+    );
+    page_text(
+        &browser,
+        &options,
+        "Alice gone from the stopped list",
+        |t| !t.contains("Stopped by you") && !t.contains("stopped by you"),
+    )
+    .await;
 }
 
 /// Chromium's button blue (the infobar's Cancel is a filled pill of it).
