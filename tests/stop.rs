@@ -503,3 +503,11 @@ async fn a_stop_outlives_a_restart_of_the_extension() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// The headed test must not pass, or skip, on a machine without Xvfb or
+/// xdotool: it fails and names the packages.
+#[test]
+#[should_panic(expected = "apt-get install -y xvfb xdotool")]
+fn a_missing_display_tool_fails_the_headed_test_with_what_to_install() {
+    common::xvfb::require("tabwire-test-no-such-program");
+}
