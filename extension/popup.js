@@ -227,6 +227,27 @@ async function renderAllTabs(state) {
   box.append(table);
 }
 
+// Sites the user allowed "always" per client (serve --confirm-sites),
+// each revocable.
+function renderSites(state) {
+  const box = $("sites");
+  if (!box) return;
+  box.replaceChildren(el("h2", {}, "Sites you allowed"));
+  const rows = Object.entries(state.sites ?? {}).flatMap(([client, sites]) =>
+    Object.keys(sites).sort().map((site) => ({ client, site })));
+  if (!rows.length) {
+    box.append(el("div", { class: "muted" }, withCode("None. Clients started with `--confirm-sites` ask before they use a site.")));
+    return;
+  }
+  box.append(el("table", {}, rows.map(({ client, site }) => el("tr", { data: { client, site } },
+    el("td", { class: "client-name" }, client),
+    el("td", {}, site),
+    el("td", {}, el("button", {
+      data: { action: "revoke" },
+      onclick: () => act({ type: "tabwire.revokeSite", client, site }),
+    }, "Revoke"))))));
+}
+
 // Redraws when something changed (`force`: tabs changed or the user acted),
 // so a menu the user is choosing from is not replaced under them.
 async function render(force = true) {
@@ -243,6 +264,7 @@ async function render(force = true) {
     await renderThisTab(state);
     await renderClients(state);
     await renderAllTabs(state);
+    renderSites(state);
     if (lastError) $("clients").append(el("div", { class: "error", role: "alert" }, lastError));
     document.body.dataset.ready = "true";
   } catch (e) {

@@ -26,6 +26,9 @@ export const ERROR = Object.freeze({
   // The user stopped browser control (Cancel on the browser's debugging
   // bar, or Stop in the popup); only the user can resume it.
   STOPPED: "stopped_by_user",
+  // The user said no to a site for this client (serve --confirm-sites), or
+  // did not answer in time.
+  SITE_DENIED: "site_denied",
 });
 
 // Host → extension envelopes: {c, m} | {c, chunk:{id,i,n,data}} | {c, gone:true}.
@@ -33,4 +36,5 @@ export const ERROR = Object.freeze({
 // event {event:"cdp"|"tabClosed"|"detached"|"tabOpened", tabId, ...}, or
 // {event:"control", stopped: null | {scope:"all"|"client", cause, since}}
 // whenever the user stops or resumes this client (hello's answer carries
-// `stopped` too).
+// `stopped` too), or {event:"waiting", waiting: "the user to allow …"|null}
+// while a call waits for the user's answer about a site.

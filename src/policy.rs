@@ -34,6 +34,10 @@ pub struct PolicyArgs {
     /// Allow file:// URLs (off by default).
     #[arg(long)]
     pub allow_file_urls: bool,
+    /// Ask the user (in the browser) before this client first opens or acts
+    /// on a site they have not approved for it (extension only).
+    #[arg(long)]
+    pub confirm_sites: bool,
     /// Directories files may be uploaded from (repeatable; none by default).
     #[arg(long = "upload-dir", value_name = "DIR")]
     pub upload_dirs: Vec<PathBuf>,
@@ -60,6 +64,9 @@ pub struct Policy {
     /// Empty means every tool.
     pub tools: Vec<String>,
     pub allow_file_urls: bool,
+    /// The user approves each site (registrable domain) per client, in the
+    /// browser, before the client opens or acts on it (extension only).
+    pub confirm_sites: bool,
     pub upload_dirs: Vec<PathBuf>,
     /// None: `<data dir>/downloads`.
     pub download_dir: Option<PathBuf>,
@@ -116,6 +123,7 @@ impl Policy {
         policy.read_only |= args.read_only;
         policy.no_eval |= args.no_eval;
         policy.allow_file_urls |= args.allow_file_urls;
+        policy.confirm_sites |= args.confirm_sites;
         Ok(policy)
     }
 
@@ -220,6 +228,7 @@ impl Policy {
             "allowDomains": self.allow_domains,
             "denyDomains": self.deny_domains,
             "allowFileUrls": self.allow_file_urls,
+            "confirmSites": self.confirm_sites,
         })
     }
 
@@ -246,7 +255,7 @@ impl Policy {
         };
         let tools: BTreeSet<_> = self.tools.iter().collect();
         format!(
-            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB)",
+            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB){}",
             list(&self.allow_domains),
             if self.deny_domains.is_empty() { "none".into() } else { self.deny_domains.join(", ") },
             if self.read_only { "yes" } else { "no" },
@@ -256,6 +265,7 @@ impl Policy {
             if self.upload_dirs.is_empty() { "none".into() } else { self.upload_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") },
             self.download_dir().display(),
             self.max_download_mb.unwrap_or(DEFAULT_MAX_DOWNLOAD_MB),
+            if self.confirm_sites { "; sites need the user's yes: on" } else { "" },
         )
     }
 }

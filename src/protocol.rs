@@ -12,6 +12,7 @@
 //!   ext → serve  response       {"id":7,"result":…} | {"id":7,"error":{"code":"…","message":"…"}}
 //!   ext → serve  event          {"event":"cdp","tabId":3,"method":"Page.loadEventFired","params":{…}}
 //!   ext → serve  control event  {"event":"control","stopped":null|{"scope":"all"|"client","cause":"canceled_by_user"|"popup","since":…}}
+//!   ext → serve  waiting event  {"event":"waiting","waiting":"the user to allow example.com"|null}
 //!
 //! host ⇄ extension (native messaging, u32 native-endian), every message tagged
 //! with the host's connection number `c` for one serve:
@@ -61,6 +62,8 @@ pub mod error_code {
     /// The user stopped browser control (Cancel on the browser's debugging
     /// bar, or Stop in the popup); only the user can resume it.
     pub const STOPPED_BY_USER: &str = "stopped_by_user";
+    /// The user said no to a site for this client, or did not answer in time.
+    pub const SITE_DENIED: &str = "site_denied";
 }
 
 /// The user's stop of a client, as the extension reports it in `hello`'s
@@ -222,6 +225,9 @@ pub struct Incoming {
     pub session_id: Option<String>,
     /// For `control` events: the client's stop, or None when it may run.
     pub stopped: Option<UserStop>,
+    /// For `waiting` events: what the extension waits for (the user's
+    /// answer about a site), or None when it no longer waits.
+    pub waiting: Option<String>,
 }
 
 /// The host's view of a message from the extension: only the routing tag is

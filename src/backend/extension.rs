@@ -90,6 +90,9 @@ struct Inner {
     stop: Mutex<Option<UserStop>>,
     /// The same, as the error text calls get, for tool calls to watch.
     stop_text: tokio::sync::watch::Sender<Option<String>>,
+    /// What the extension waits for on this client's behalf (the user's
+    /// answer about a site), for progress notifications.
+    waiting: Mutex<Option<String>>,
 }
 
 /// Cheap to clone: clones share one connection state.
@@ -115,6 +118,7 @@ impl ExtensionBackend {
             hosts: AtomicU32::new(0),
             stop: Mutex::new(None),
             stop_text: tokio::sync::watch::channel(None).0,
+            waiting: Mutex::new(None),
         });
         tokio::spawn(accept_loop(socket, inner.clone()));
         Self { inner }
@@ -191,6 +195,9 @@ impl Inner {
             "server": self.opts.server_id,
             // The extension enforces the domain rules again (defense in depth).
             "policy": self.opts.policy,
+            // How long the extension may wait for the user's answer about a
+            // site: less than a call may take, so the answer still arrives.
+            "consentTimeoutMs": self.opts.call_timeout.saturating_sub(Duration::from_secs(2)).max(Duration::from_secs(1)).as_millis() as u64,
         });
         if let Some(name) = self.client_name.lock().expect("name lock").clone() {
             params["client"] = json!(name);
@@ -341,6 +348,8 @@ fn remote_to_backend(method: &str, e: RemoteError) -> BackendError {
         "debugger_busy" => BackendError::Other(e.message),
         // The user's emergency stop: final until they resume.
         error_code::STOPPED_BY_USER => BackendError::StoppedByUser(e.message),
+        // The user's answer about a site: final for this call.
+        error_code::SITE_DENIED => BackendError::Other(e.message),
         "cdp" => BackendError::Cdp {
             method: method.into(),
             message: e.message,
@@ -515,6 +524,10 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
         inner.set_stop(inc.stopped);
         return;
     }
+    if inc.event.as_deref() == Some("waiting") {
+        *inner.waiting.lock().expect("waiting lock") = inc.waiting;
+        return;
+    }
     let (Some(kind), Some(tab)) = (inc.event.as_deref(), inc.tab_id) else {
         return;
     };
@@ -687,6 +700,9 @@ impl Backend for ExtensionBackend {
     }
 
     fn progress_message(&self) -> String {
+        if let Some(what) = self.inner.waiting.lock().expect("waiting lock").clone() {
+            return format!("waiting for {what}");
+        }
         if self.is_connected() {
             "waiting for the browser".into()
         } else {

@@ -24,6 +24,9 @@ pub const FILES: &[(&str, &str)] = &[
     ("popup.css", include_str!("../../extension/popup.css")),
     ("popup.js", include_str!("../../extension/popup.js")),
     ("options.html", include_str!("../../extension/options.html")),
+    ("sites.js", include_str!("../../extension/sites.js")),
+    ("confirm.html", include_str!("../../extension/confirm.html")),
+    ("confirm.js", include_str!("../../extension/confirm.js")),
 ];
 
 /// The folder the user loads unpacked: `<data dir>/extension`.

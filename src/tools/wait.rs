@@ -111,6 +111,7 @@ fn worth_retrying(e: &ToolError) -> bool {
         "another debugger".into(),
         "crashed".into(),
         "stopped by the user".into(),
+        "the user did not allow".into(),
     ];
     !terminal.iter().any(|t| e.0.contains(t.as_str()))
 }
