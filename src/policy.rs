@@ -454,4 +454,31 @@ mod tests {
         std::fs::write(&file, "deny_domain = [\"typo\"]").unwrap();
         assert!(Policy::load(&args).unwrap_err().contains("invalid"));
     }
+
+    #[test]
+    fn confirming_sites_comes_from_the_file_or_the_flag_and_reaches_the_extension() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("policy.toml");
+        std::fs::write(&file, "confirm_sites = true\n").unwrap();
+        let from_file = Policy::load(&PolicyArgs {
+            policy_file: Some(file.clone()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(from_file.confirm_sites);
+        assert_eq!(from_file.for_extension()["confirmSites"], true);
+        assert!(from_file
+            .summary()
+            .contains("sites need the user's yes: on"));
+        std::fs::write(&file, "").unwrap();
+        let from_flag = Policy::load(&PolicyArgs {
+            policy_file: Some(file),
+            confirm_sites: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(from_flag.confirm_sites);
+        assert_eq!(Policy::default().for_extension()["confirmSites"], false);
+        assert!(!Policy::default().summary().contains("sites need"));
+    }
 }
