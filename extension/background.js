@@ -520,6 +520,7 @@ function showStopBadge() {
 async function stopAll(cause) {
   if (!stop.all) stop.all = { cause, since: Date.now() };
   abortInFlight(() => true);
+  closeQuestions(() => true);
   announceStop();
   await saveStop();
   await detachTabs(() => true);
@@ -532,6 +533,7 @@ async function stopClient(serverId) {
     stop.clients[serverId] = { cause: STOPPED_IN_POPUP, since: Date.now(), name: servers.get(serverId)?.name ?? null };
   }
   abortInFlight((id) => id === serverId);
+  closeQuestions((id) => id === serverId);
   announceStop();
   await saveStop();
   await detachTabs((owner) => owner === serverId);
@@ -673,6 +675,11 @@ function askUser(serverId, client, site, ms) {
 chrome.windows.onRemoved.addListener((windowId) => {
   for (const entry of prompts.values()) if (entry.windowId === windowId) entry.done("deny");
 });
+
+// A stopped client's open questions about sites go away (as a no).
+function closeQuestions(hit) {
+  for (const entry of [...prompts.values()]) if (hit(entry.serverId)) entry.done("deny");
+}
 
 function answerPrompt(id, answer) {
   const entry = prompts.get(id);

@@ -214,3 +214,29 @@ async fn an_unanswered_question_times_out_and_the_deny_list_still_wins() {
         "the user was asked about a denied site"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_all_ends_a_call_waiting_for_the_users_yes_and_closes_the_question() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = PipeChromium::launch(&sb, &[]);
+    let erin = Arc::new(Mcp::start(&sb, "Erin", &ASKING).await);
+    let call = navigate(&erin, site.url("/page/Waiting"));
+    question(&browser).await;
+
+    let popup = browser.open(&format!("{EXTENSION_ORIGIN}popup.html"));
+    page_text(&browser, &popup, "Stop all", |t| t.contains("Stop all")).await;
+    click(&browser, &popup, "button[data-action=stop-all]");
+    let r = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the waiting call did not end at once")
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        text_of(&r).contains("stopped by the user"),
+        "{}",
+        text_of(&r)
+    );
+    no_question_left(&browser).await;
+}
