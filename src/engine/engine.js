@@ -163,6 +163,8 @@
 
   // ---- names (accname, the steps pages use) -------------------------------
 
+  const NON_SPACE = /\S/;
+
   function clean(s) {
     return (s || "").replace(/\s+/g, " ").trim();
   }
@@ -397,7 +399,8 @@
     function walk(node, depth, parentName, textIsName) {
       if (full) return;
       if (node.nodeType === 3) {
-        if (textIsName) return;
+        // Most text nodes of a big page are the blanks between tags.
+        if (textIsName || !NON_SPACE.test(node.data)) return;
         const t = clean(node.data);
         if (t && t !== parentName) {
           if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`)) stoppedAt = node;

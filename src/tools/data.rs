@@ -5,8 +5,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::def::{Kind, Response, ToolDef, ToolError};
 use super::read::cut_with;
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::session::Session;
 use crate::backend::TabId;
 
 /// Longest cookie or storage value shown in a listing.

@@ -4,7 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Kind, Session, ToolDef, ToolError};
+use super::def::{Kind, ToolDef, ToolError};
+use super::session::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DialogArgs {

@@ -4,8 +4,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::def::{Kind, Response, ToolDef, ToolError};
 use super::session::exception_text;
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::session::Session;
 use crate::backend::BackendError;
 
 #[derive(Debug, Deserialize, JsonSchema)]

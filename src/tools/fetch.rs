@@ -13,8 +13,9 @@
 use base64::Engine as _;
 use serde_json::{json, Value};
 
+use super::def::ToolError;
 use super::network_log::human_bytes;
-use super::{Session, ToolError};
+use super::session::Session;
 use crate::backend::TabId;
 
 /// Raw bytes per read: well under every message limit once base64-encoded.

@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::def::{Kind, Response, ToolDef, ToolError};
 use super::fetch::{first_that_works, Fetched, Way};
 use super::save::{extension_for, sanitize_name, save, Saved};
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::session::Session;
 use crate::backend::TabId;
 
 #[derive(Debug, Deserialize, JsonSchema)]

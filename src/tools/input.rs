@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::def::{Kind, Response, ToolDef, ToolError};
+use super::keys;
+use super::session::Session;
 use super::session::{next_event, Element, Outcome};
-use super::{keys, Kind, Response, Session, ToolDef, ToolError};
 use crate::backend::TabId;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -5,8 +5,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::def::{Kind, Response, ToolDef};
 use super::read::{cut_with, read_with_page_line};
-use super::{Kind, Response, Session, ToolDef};
+use super::session::Session;
 
 /// Longest Markdown returned by one call (the rest is cut with a marker).
 const MAX_MARKDOWN: usize = 40_000;

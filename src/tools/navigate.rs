@@ -4,7 +4,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{input::done, snapshot, Kind, Response, Session, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError};
+use super::session::Session;
+use super::{input::done, snapshot};
 use crate::backend::TabId;
 
 #[derive(Debug, Deserialize, JsonSchema)]

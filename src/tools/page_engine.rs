@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::def::ToolError;
+use super::session::Session;
 use super::session::{exception_text, Element};
-use super::{Session, ToolError};
 use crate::backend::TabId;
 use crate::engine::{self, Ref};
 

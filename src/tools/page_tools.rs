@@ -10,8 +10,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::def::{Kind, Response, ToolDef, ToolError};
 use super::read::cut_with;
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::session::Session;
 
 /// Longest tool result returned.
 const MAX_RESULT: usize = 20_000;

@@ -4,7 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError};
+use super::session::Session;
 use crate::backend::TabId;
 
 /// Longest text returned by one call (the rest is cut with a marker).

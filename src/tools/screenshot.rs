@@ -4,7 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError};
+use super::session::Session;
 
 /// Chromium cannot capture taller images reliably; taller pages are cut.
 const MAX_FULL_PAGE_HEIGHT: f64 = 16_384.0;

@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
+use super::def::ToolError;
 use super::page_engine::{SnapshotMark, Worlds};
 use super::page_events::{ConsoleEntry, Dialog, PageEvents};
-use super::ToolError;
 use crate::backend::{Backend, BackendError, TabEvent, TabId};
 use crate::policy::Policy;
 

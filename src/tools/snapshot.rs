@@ -16,9 +16,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::def::{Kind, Response, ToolDef, ToolError};
 use super::page_engine::SnapshotMark;
 use super::session::Element;
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::session::Session;
 use crate::backend::TabId;
 use crate::engine::{self, Changes, Snapshot, MAX_SNAPSHOT};
 

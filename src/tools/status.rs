@@ -3,7 +3,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Kind, Response, Session, ToolDef};
+use super::def::{Kind, Response, ToolDef};
+use super::session::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct StatusArgs {}

@@ -3,7 +3,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError};
+use super::session::Session;
 use crate::backend::TabInfo;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Kind, Response, Session, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError};
+use super::session::Session;
 use crate::backend::BackendError;
 
 /// Longest wait one call may ask for (stays below the per-command timeout).

@@ -1,0 +1,252 @@
+//! What a tool is: a declarative [`ToolDef`] (name, model-facing
+//! description, argument schema, kind, handler), its [`Response`] and its
+//! [`ToolError`]. Tool files build on this module; `tools/mod.rs` only joins
+//! them.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::session::Session;
+
+use crate::backend::BackendError;
+
+/// What a tool does to the page; mapped to MCP annotations in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Only reads (snapshot, screenshot, listing).
+    ReadOnly,
+    /// Changes page or browser state (navigate, click, type, evaluate).
+    Action,
+}
+
+type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, ToolError>> + Send>>;
+type Handler = Arc<dyn Fn(Session, Value) -> BoxFuture + Send + Sync>;
+
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub kind: Kind,
+    /// Whether the call needs a browser chosen (and started) first.
+    pub needs_browser: bool,
+    schema: Arc<JsonObject>,
+    handler: Handler,
+}
+
+impl ToolDef {
+    /// Declares a tool whose arguments deserialize into `A`.
+    pub fn new<A, F, Fut>(
+        name: &'static str,
+        title: &'static str,
+        kind: Kind,
+        description: &'static str,
+        handler: F,
+    ) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Session, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Response, ToolError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        Self {
+            name,
+            title,
+            description,
+            kind,
+            needs_browser: true,
+            schema: Arc::new(schema_for::<A>()),
+            handler: Arc::new(move |session, args| {
+                let handler = handler.clone();
+                Box::pin(async move {
+                    let args: A = serde_json::from_value(args).map_err(|e| {
+                        ToolError(format!(
+                            "invalid arguments for {name}: {e}. Check the tool's input schema"
+                        ))
+                    })?;
+                    handler(session, args).await
+                })
+            }),
+        }
+    }
+
+    /// Marks a tool that works without a browser (it never starts one).
+    pub fn without_browser(mut self) -> Self {
+        self.needs_browser = false;
+        self
+    }
+
+    /// The MCP description of this tool. The title is left out: clients
+    /// show the name, and `tools/list` stays within its 10 KiB budget.
+    pub fn to_mcp(&self) -> Tool {
+        let tool = Tool::new(self.name, self.description, self.schema.clone());
+        match annotations(self.kind) {
+            Some(a) => tool.with_annotations(a),
+            None => tool,
+        }
+    }
+
+    pub async fn call(&self, session: Session, args: Value) -> Result<Response, ToolError> {
+        (self.handler)(session, args).await
+    }
+}
+
+/// The single mapping from a tool's kind to MCP hints. MCP's defaults (not
+/// read-only, destructive, open world) already describe an action on a
+/// real web page, so only read-only tools carry a hint and `tools/list`
+/// stays small.
+pub(super) fn annotations(kind: Kind) -> Option<ToolAnnotations> {
+    (kind == Kind::ReadOnly).then(|| ToolAnnotations::new().read_only(true))
+}
+
+fn schema_for<A: JsonSchema>() -> JsonObject {
+    let schema = schemars::SchemaGenerator::new(schemars::generate::SchemaSettings::draft2020_12())
+        .into_root_schema_for::<A>();
+    let mut obj = match serde_json::to_value(schema) {
+        Ok(Value::Object(o)) => o,
+        _ => JsonObject::new(),
+    };
+    // Keep tools/list lean: the model needs the shape, not the metadata.
+    obj.remove("$schema");
+    obj.remove("title");
+    let defs = obj.remove("$defs").unwrap_or(Value::Null);
+    let mut value = Value::Object(obj);
+    compact(&mut value, &defs);
+    let Value::Object(mut obj) = value else {
+        unreachable!("compacting keeps an object an object")
+    };
+    obj.entry("type").or_insert_with(|| Value::from("object"));
+    obj.entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    obj
+}
+
+/// Inlines `$ref`s, drops machine-only keywords (`format`, `minimum: 0`)
+/// and turns `["string", "null"]` into `"string"` (optional fields are the
+/// ones missing from `required`).
+fn compact(v: &mut Value, defs: &Value) {
+    match v {
+        Value::Object(map) => {
+            if let Some(target) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .and_then(|name| defs.get(name))
+            {
+                let mut inlined = target.clone();
+                if let (Value::Object(inl), Some(desc)) = (&mut inlined, map.get("description")) {
+                    inl.insert("description".into(), desc.clone());
+                }
+                *v = inlined;
+                compact(v, defs);
+                return;
+            }
+            map.remove("format");
+            if map.get("minimum") == Some(&Value::from(0)) {
+                map.remove("minimum");
+            }
+            // Limits that only restate the Rust integer type.
+            if matches!(
+                map.get("maximum").and_then(Value::as_u64),
+                Some(255 | 65_535 | 4_294_967_295)
+            ) {
+                map.remove("maximum");
+            }
+            // JSON Schema's defaults, said again.
+            if map.get("additionalProperties") == Some(&Value::Bool(true)) {
+                map.remove("additionalProperties");
+            }
+            if map.get("default") == Some(&Value::Object(JsonObject::new())) {
+                map.remove("default");
+            }
+            // `false` is what an absent flag means anyway.
+            if map.get("default") == Some(&Value::Bool(false)) {
+                map.remove("default");
+            }
+            if let Some(Value::Array(types)) = map.get("type") {
+                let real: Vec<_> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if real.len() == 1 {
+                    map.insert("type".into(), real[0].clone());
+                }
+            }
+            if let Some(Value::Array(any)) = map.get("anyOf") {
+                let real: Vec<_> = any
+                    .iter()
+                    .filter(|t| t.get("type") != Some(&Value::from("null")))
+                    .cloned()
+                    .collect();
+                if real.len() == 1 {
+                    let desc = map.get("description").cloned();
+                    let mut one = real[0].clone();
+                    if let (Value::Object(o), Some(d)) = (&mut one, desc) {
+                        o.insert("description".into(), d);
+                    }
+                    *v = one;
+                    compact(v, defs);
+                    return;
+                }
+            }
+            for child in map.values_mut() {
+                compact(child, defs);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| compact(i, defs)),
+        _ => {}
+    }
+}
+
+/// A tool failure the model should read: what went wrong and what to do.
+#[derive(Debug, Clone)]
+pub struct ToolError(pub String);
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<BackendError> for ToolError {
+    fn from(e: BackendError) -> Self {
+        ToolError(e.to_string())
+    }
+}
+
+/// Collects a tool's output: text sections, then images, in a fixed order.
+#[derive(Debug, Default)]
+pub struct Response {
+    text: Vec<String>,
+    images: Vec<(String, &'static str)>,
+}
+
+impl Response {
+    pub fn text(s: impl Into<String>) -> Self {
+        Self::default().with_text(s)
+    }
+
+    pub fn with_text(mut self, s: impl Into<String>) -> Self {
+        self.text.push(s.into());
+        self
+    }
+
+    /// An image already encoded as base64 (CDP hands screenshots over so).
+    pub fn with_image(mut self, base64: String, mime: &'static str) -> Self {
+        self.images.push((base64, mime));
+        self
+    }
+
+    pub fn into_result(self) -> CallToolResult {
+        let mut content = Vec::new();
+        if !self.text.is_empty() {
+            content.push(ContentBlock::text(self.text.join("\n\n")));
+        }
+        for (data, mime) in self.images {
+            content.push(ContentBlock::image(data, mime));
+        }
+        CallToolResult::success(content)
+    }
+}
