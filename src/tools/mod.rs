@@ -61,6 +61,7 @@ pub fn all_tools() -> Vec<ToolDef> {
 mod tests {
     use super::def::annotations;
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn tool_set_is_pinned() {
