@@ -517,10 +517,43 @@ async fn cross_site_iframes_and_shadow_roots_can_be_read_and_driven(w: World) {
         .await;
     let clicked = mcp.ok("browser_click", json!({"target": button})).await;
     assert!(clicked.contains("inner clicked Ada"), "{clicked}");
+    // An element screenshot inside the frame is the element's size.
+    let shot = mcp
+        .call("browser_take_screenshot", json!({"target": field}))
+        .await;
+    let (_, width, height) = image_size(&shot);
+    assert!(
+        (50..400).contains(&width) && (10..60).contains(&height),
+        "{width}x{height}"
+    );
     // Open shadow roots are walked; their elements take refs like any.
     let shadow = find_ref(&snap, "button", "Shadow button");
     let pressed = mcp.ok("browser_click", json!({"target": shadow})).await;
     assert!(pressed.contains("shadow clicked"), "{pressed}");
+    // A frame of the top page's site inside a cross-site frame: rendered
+    // under both Iframe lines and driven at the right place.
+    let nested = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/xframes-nested")}),
+        )
+        .await;
+    assert!(
+        nested.contains("Middle page") && nested.contains("Iframe \"Innermost\""),
+        "{nested}"
+    );
+    let deep_field = find_ref(&nested, "textbox", "Inner name");
+    let deep_button = find_ref(&nested, "button", "Inner button");
+    mcp.ok("browser_type", json!({"target": deep_field, "text": "Bo"}))
+        .await;
+    let deep = mcp
+        .ok("browser_click", json!({"target": deep_button}))
+        .await;
+    assert!(deep.contains("inner clicked Bo"), "{deep}");
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/xframes")}))
+        .await;
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    let button = find_ref(&snap, "button", "Inner button");
     // A frame ref after the page navigated is refused, not sent anywhere.
     mcp.ok("browser_navigate", json!({"url": w.site.url("/xframes")}))
         .await;

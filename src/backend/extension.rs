@@ -533,7 +533,15 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
     };
     // A child session's events (an out-of-process frame) are not the
     // tab's page events: navigation and dialogs are the top frame's.
-    if kind == "cdp" && inc.session_id.is_some() {
+    // Frames attaching inside a frame are let through (for frames inside
+    // frames).
+    if kind == "cdp"
+        && inc.session_id.is_some()
+        && !matches!(
+            inc.method.as_deref(),
+            Some("Target.attachedToTarget" | "Target.detachedFromTarget")
+        )
+    {
         return;
     }
     let event = match kind {

@@ -462,7 +462,7 @@ async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), Tool
             })?,
     };
     // Points inside an out-of-process frame are the frame's own.
-    let (dx, dy) = if session.is_some() {
+    let (dx, dy) = if el.frame != 0 {
         s.frame_offset(tab, el.frame).await?
     } else {
         (0.0, 0.0)

@@ -205,6 +205,15 @@ impl Session {
         }
         let context_id = self.make_world(tab, None, &doc.frame_id).await?;
         let mut worlds = self.worlds();
+        // A new top document: the frames of the old one are gone (their
+        // numbers are not reused, so their refs stay refused).
+        if worlds
+            .top
+            .get(&tab)
+            .is_some_and(|w| w.loader_id != doc.loader_id)
+        {
+            worlds.frames.remove(&tab);
+        }
         // The same document's world again (the browser keeps one per
         // document): the engine may be in it already.
         let installed = worlds.top.get(&tab).is_some_and(|w| {
@@ -313,24 +322,7 @@ impl Session {
             .to_string();
         // A frame in the same renderer answers through its parent's
         // session; an out-of-process one through its own child session.
-        let (session, context_id) = match self
-            .make_world(tab, parent_session.as_deref(), &frame_id)
-            .await
-        {
-            Ok(c) => (parent_session, c),
-            Err(_) => {
-                let child: Arc<str> = self
-                    .child_session(tab, &frame_id)
-                    .ok_or_else(|| {
-                        ToolError(
-                            "its content is in another process that has not attached yet".into(),
-                        )
-                    })?
-                    .into();
-                let c = self.make_world(tab, Some(&child), &frame_id).await?;
-                (Some(child), c)
-            }
-        };
+        let (session, context_id) = self.frame_world_for(tab, parent_session, &frame_id).await?;
         let number = self.worlds().frame_number(
             tab,
             FrameWorld {
@@ -348,6 +340,56 @@ impl Session {
         Ok((number, snap))
     }
 
+    /// Makes the engine's world in `frame_id`, trying the sessions it may
+    /// answer through in turn: its parent's (same renderer), the tab's (a
+    /// frame of the top page's site inside an out-of-process one), its own
+    /// child session (out of process). The session that worked and the
+    /// world's context id.
+    async fn frame_world_for(
+        &self,
+        tab: TabId,
+        parent_session: Option<Arc<str>>,
+        frame_id: &str,
+    ) -> Result<(Option<Arc<str>>, i64), ToolError> {
+        if let Ok(c) = self
+            .make_world(tab, parent_session.as_deref(), frame_id)
+            .await
+        {
+            return Ok((parent_session, c));
+        }
+        if parent_session.is_some() {
+            if let Ok(c) = self.make_world(tab, None, frame_id).await {
+                return Ok((None, c));
+            }
+        }
+        // A frame inside an out-of-process frame attaches once its parent's
+        // session asked for it (just before): give it a moment.
+        let mut child = self.child_session(tab, frame_id);
+        for _ in 0..20 {
+            if child.is_some() || parent_session.is_none() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            child = self.child_session(tab, frame_id);
+        }
+        let child: Arc<str> = child
+            .ok_or_else(|| {
+                ToolError("its content is in another process that has not attached yet".into())
+            })?
+            .into();
+        let c = self.make_world(tab, Some(&child), frame_id).await?;
+        // Its own out-of-process frames attach to it, not to the tab.
+        let _ = self
+            .cdp_in(
+                tab,
+                Some(&child),
+                "Target.setAutoAttach",
+                json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+            )
+            .await;
+        Ok((Some(child), c))
+    }
+
     /// The child session frame `frame` answers through (None: the tab's).
     fn frame_session(&self, tab: TabId, frame: u32) -> Option<Arc<str>> {
         if frame == 0 {
@@ -361,9 +403,10 @@ impl Session {
     }
 
     /// Where frame `frame`'s viewport sits in the top page's viewport
-    /// (CSS px), to turn points inside an out-of-process frame into
-    /// points for the tab's input events. Frames in the tab's own renderer
-    /// need no shift: the browser already answers in top-page points.
+    /// (CSS px), to turn the browser's points for an element of that frame
+    /// into points for the tab's input events. The browser answers in the
+    /// points of the frame's local root (the nearest ancestor frame in
+    /// another renderer): only crossing a renderer boundary shifts.
     pub async fn frame_offset(&self, tab: TabId, frame: u32) -> Result<(f64, f64), ToolError> {
         let mut at = (0.0, 0.0);
         let mut frame = frame;
@@ -377,7 +420,7 @@ impl Session {
             else {
                 break;
             };
-            if session.is_none() || session == self.frame_session(tab, parent) {
+            if session == self.frame_session(tab, parent) {
                 // Same renderer as its parent: already in the parent's points.
                 frame = parent;
                 continue;

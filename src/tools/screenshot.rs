@@ -47,22 +47,10 @@ pub fn tools() -> Vec<ToolDef> {
             let mut note = String::from("Screenshot of the viewport.");
             if let Some(t) = &a.target {
                 let el = s.element(tab, t).await?;
-                let _ = s
-                    .cdp(tab, "DOM.scrollIntoViewIfNeeded", el.dom_params(json!({})))
-                    .await;
-                // Document coordinates, so the clip is right at any scroll offset.
-                let r = s
-                    .call_on(tab, el, "function() { const r = this.getBoundingClientRect(); return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height}; }", serde_json::Value::Null)
-                    .await?;
-                if r["width"].as_f64().unwrap_or(0.0) < 1.0
-                    || r["height"].as_f64().unwrap_or(0.0) < 1.0
-                {
-                    return Err(ToolError(
-                        "the element has no visible box to capture".into(),
-                    ));
-                }
+                let r = element_box(&s, tab, &el).await?;
                 params["captureBeyondViewport"] = json!(true);
-                params["clip"] = json!({"x": r["x"], "y": r["y"], "width": r["width"], "height": r["height"], "scale": 1});
+                params["clip"] =
+                    json!({"x": r[0], "y": r[1], "width": r[2], "height": r[3], "scale": 1});
                 note = format!("Screenshot of {t}.");
             } else if a.full_page {
                 let m = s.cdp(tab, "Page.getLayoutMetrics", json!({})).await?;
@@ -82,4 +70,53 @@ pub fn tools() -> Vec<ToolDef> {
             Ok(Response::text(note).with_image(data, mime))
         },
     )]
+}
+
+/// The element's box in the top document's coordinates (x, y, width,
+/// height), scrolled into view first. The browser answers quads in
+/// top-page viewport points for elements of the tab's own renderer
+/// (same-origin frames included); an out-of-process frame's are its own
+/// and are shifted by where the frame sits.
+async fn element_box(
+    s: &Session,
+    tab: crate::backend::TabId,
+    el: &super::session::Element,
+) -> Result<[f64; 4], ToolError> {
+    let session = el.session.as_deref();
+    let target = el.dom_params(json!({}));
+    let _ = s
+        .cdp_in(tab, session, "DOM.scrollIntoViewIfNeeded", target.clone())
+        .await;
+    let quads = s
+        .cdp_in(tab, session, "DOM.getContentQuads", target)
+        .await
+        .map_err(|_| ToolError("the element has no visible box to capture".into()))?;
+    let points: Vec<f64> = quads["quads"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|q| q.as_array().cloned().unwrap_or_default())
+        .filter_map(|v| v.as_f64())
+        .collect();
+    let xs = points.iter().step_by(2);
+    let ys = points.iter().skip(1).step_by(2);
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+    if points.is_empty() || x1 - x0 < 1.0 || y1 - y0 < 1.0 {
+        return Err(ToolError(
+            "the element has no visible box to capture".into(),
+        ));
+    }
+    let (dx, dy) = if el.frame != 0 {
+        s.frame_offset(tab, el.frame).await?
+    } else {
+        (0.0, 0.0)
+    };
+    // Document coordinates, so the clip is right at any scroll offset.
+    let scroll = s.eval(tab, "[scrollX, scrollY]").await?;
+    let (sx, sy) = (
+        scroll[0].as_f64().unwrap_or(0.0),
+        scroll[1].as_f64().unwrap_or(0.0),
+    );
+    Ok([x0 + dx + sx, y0 + dy + sy, x1 - x0, y1 - y0])
 }

@@ -92,7 +92,7 @@ async fn capture(s: &Session, tab: TabId, root: Option<Element>) -> Result<Captu
     let frame = root.as_ref().map_or(0, |el| el.frame);
     let mut outline = engine::with_cut_note(&snap, MAX_SNAPSHOT);
     if snap.frames > 0 {
-        outline = fill_frames(s, tab, frame, outline, snap.frames).await;
+        outline = fill_frames(s, tab, frame, outline, snap.frames, 1).await;
     }
     s.remember_snapshot(SnapshotMark::new(tab, loader_id, &outline));
     Ok(Captured { page, outline })
@@ -120,8 +120,10 @@ async fn subtree_snapshot(s: &Session, tab: TabId, el: Element) -> Result<Snapsh
     })
 }
 
-/// Most frames whose documents are added to one snapshot.
+/// Most frames whose documents are added to one snapshot (per level).
 const MAX_FRAMES: usize = 20;
+/// Frames inside frames are rendered this many levels deep.
+const MAX_FRAME_DEPTH: usize = 3;
 
 /// Hangs the outline of each `[frame=n]` iframe's document under its
 /// line, rendered by the engine in that frame's own world (its refs are
@@ -132,6 +134,7 @@ async fn fill_frames(
     parent: u32,
     mut outline: String,
     count: usize,
+    depth: usize,
 ) -> String {
     for n in 1..=count {
         let left = MAX_SNAPSHOT.saturating_sub(outline.len());
@@ -143,10 +146,18 @@ async fn fill_frames(
             Ok((_, snap)) if snap.text.is_empty() => {
                 outline = engine::unfilled_frame(&outline, n, "empty");
             }
-            Ok((_, snap)) => {
+            Ok((number, snap)) => {
                 let mut inner = engine::with_cut_note(&snap, left);
-                for k in 1..=snap.frames {
-                    inner = engine::unfilled_frame(&inner, k, "a frame inside a frame: not shown");
+                if snap.frames > 0 {
+                    if depth < MAX_FRAME_DEPTH {
+                        inner =
+                            Box::pin(fill_frames(s, tab, number, inner, snap.frames, depth + 1))
+                                .await;
+                    } else {
+                        for k in 1..=snap.frames {
+                            inner = engine::unfilled_frame(&inner, k, "nested too deep: not shown");
+                        }
+                    }
                 }
                 outline = engine::splice_frame(&outline, n, &inner);
             }

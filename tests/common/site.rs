@@ -131,6 +131,16 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         "/frames" => ("200 OK", FRAMES.to_string()),
         "/frame-inner" => ("200 OK", FRAME_INNER.to_string()),
         "/xframes" => ("200 OK", CROSS_SITE_FRAMES.to_string()),
+        // 127.0.0.1 → localhost → 127.0.0.1: a frame of the top page's
+        // site inside an out-of-process frame.
+        "/xframes-nested" => (
+            "200 OK",
+            "<!doctype html><title>Nested frames</title><h1>Top</h1><script>document.write('<iframe title=\"Middle\" style=\"width:500px;height:300px;margin-left:20px\" src=\"http://localhost:' + location.port + '/xframe-mid\"></iframe>')</script>".to_string(),
+        ),
+        "/xframe-mid" => (
+            "200 OK",
+            "<!doctype html><title>Middle</title><p>Middle page</p><script>document.write('<iframe title=\"Innermost\" style=\"width:420px;height:200px;margin-top:25px\" src=\"http://127.0.0.1:' + location.port + '/frame-inner\"></iframe>')</script>".to_string(),
+        ),
         "/form" => ("200 OK", FORM.to_string()),
         "/result" => {
             let get = |k: &str| {

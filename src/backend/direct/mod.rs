@@ -56,6 +56,10 @@ struct Targets {
     target_of: HashMap<TabId, String>,
     session_of: HashMap<TabId, String>,
     tab_of_session: HashMap<String, TabId>,
+    /// Child sessions (out-of-process frames) and the tab they are in:
+    /// only their attach/detach events reach the tab (for frames inside
+    /// frames); the rest of their traffic is not the tab's page events.
+    tab_of_child: HashMap<String, TabId>,
     active: Option<TabId>,
     /// The blank tab a launched browser starts with, until something uses
     /// it: the first "new tab" adopts it instead of opening a second one.
@@ -420,13 +424,23 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
         }
         let method = msg.method.unwrap_or_default();
         if let Some(session) = msg.session_id.as_deref() {
-            let tab = inner
-                .targets
-                .lock()
-                .expect("targets lock")
-                .tab_of_session
-                .get(session)
-                .copied();
+            let tab = {
+                let mut t = inner.targets.lock().expect("targets lock");
+                let tab = t.tab_of_session.get(session).copied();
+                let child_tab = t.tab_of_child.get(session).copied();
+                // A frame target attached under the tab or one of its frames.
+                if let (Some(tab), "Target.attachedToTarget") = (tab.or(child_tab), method.as_str())
+                {
+                    if let Some(child) = msg.params["sessionId"].as_str() {
+                        t.tab_of_child.insert(child.to_string(), tab);
+                    }
+                }
+                match (tab, child_tab) {
+                    (Some(tab), _) => Some(tab),
+                    (None, Some(tab)) if method.starts_with("Target.") => Some(tab),
+                    _ => None,
+                }
+            };
             if let Some(tab) = tab {
                 // Moved, not copied: a page's events are the bulk of the traffic.
                 let _ = inner.events.send(TabEvent::Cdp {
@@ -576,7 +590,15 @@ impl Backend for DirectBackend {
     ) -> Result<Box<RawValue>, BackendError> {
         // Only while the tab's own session lives: its children end with it.
         self.inner.session(tab).await?;
-        self.inner.send_raw(Some(session), method, params).await
+        match self.inner.send_raw(Some(session), method, params).await {
+            // A frame's session ended (it navigated or went away): the
+            // frame is gone, not the tab.
+            Err(BackendError::NoSuchTab) => Err(BackendError::Cdp {
+                method: method.into(),
+                message: "the frame's session ended (the frame navigated or was removed)".into(),
+            }),
+            other => other,
+        }
     }
 
     async fn cdp_raw(
