@@ -18,6 +18,7 @@ on_both_backends!(
     drag_and_drop_page_tools_and_snapshot_diffs,
     same_origin_iframes_can_be_read_and_driven,
     cross_site_iframes_and_shadow_roots_can_be_read_and_driven,
+    find_reaches_the_whole_page_and_its_frames,
     modifiers_slow_typing_element_scripts_and_file_choosers,
 );
 
@@ -562,6 +563,40 @@ async fn cross_site_iframes_and_shadow_roots_can_be_read_and_driven(w: World) {
         .await
         .unwrap_err();
     assert!(stale.contains("stale"), "{stale}");
+}
+
+async fn find_reaches_the_whole_page_and_its_frames(w: World) {
+    let mcp = client(&w, "Finder").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/links")}))
+        .await;
+    // A link far down a long list: found with a ref that works.
+    let found = mcp.ok("browser_find", json!({"text": "item 150"})).await;
+    assert!(found.contains("1 match for"), "{found}");
+    let item = find_ref(&found, "link", "Item 150");
+    let went = mcp.ok("browser_click", json!({"target": item})).await;
+    assert!(went.contains("/page/item-150"), "{went}");
+    // By role alone, and nothing at all.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    let boxes = mcp.ok("browser_find", json!({"role": "textbox"})).await;
+    assert!(boxes.contains("- textbox \"Name\""), "{boxes}");
+    assert!(!boxes.contains("- button"), "{boxes}");
+    let none = mcp
+        .ok("browser_find", json!({"text": "no such words anywhere"}))
+        .await;
+    assert!(none.contains("Nothing on the page matches"), "{none}");
+    let bad = mcp.text("browser_find", json!({})).await.unwrap_err();
+    assert!(bad.contains("give `text`"), "{bad}");
+    // Inside a cross-site frame the latest snapshot reached.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/xframes")}))
+        .await;
+    let inner = mcp
+        .ok("browser_find", json!({"text": "inner button"}))
+        .await;
+    assert!(inner.contains("— in frame f"), "{inner}");
+    let button = find_ref(&inner, "button", "Inner button");
+    let clicked = mcp.ok("browser_click", json!({"target": button})).await;
+    assert!(clicked.contains("inner clicked"), "{clicked}");
 }
 
 /// Runs `tabwire call` against the sandbox's browser; (exit status, JSON).

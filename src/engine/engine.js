@@ -45,6 +45,10 @@
     "heading", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio",
     "row", "rowheader", "switch", "tab", "tooltip", "treeitem", "DisclosureTriangle", "term"]);
 
+  // Roles that name a part of the page in a find result's section path.
+  const LANDMARKS = new Set(["banner", "complementary", "contentinfo", "form", "main",
+    "navigation", "region", "search", "dialog", "Iframe", "table", "article"]);
+
   // Elements never shown.
   const SKIP = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "HEAD", "META", "LINK",
     "TITLE", "BASE", "DATALIST", "PARAM", "SOURCE", "TRACK"]);
@@ -566,6 +570,49 @@
       const d = diff(baseline, r.lines);
       baseline = r.lines;
       return { added: d.added, removed: d.removed, frames: r.frames.length, url: location.href, title: document.title };
+    },
+
+    // Lines of the whole page (no budget) whose text contains `opts.text`
+    // (any case) and whose role is `opts.role` (if given), in page order,
+    // each with its section path: the landmarks around it and the headings
+    // above it. At most `opts.limit`; `total` counts them all.
+    find(opts) {
+      const want = String(opts?.text ?? "").toLowerCase();
+      const role = opts?.role ? String(opts.role) : null;
+      const limit = opts?.limit ?? 20;
+      const keepFrames = lastFrames;
+      const r = render(document.documentElement, Infinity, false);
+      lastFrames = keepFrames;
+      const found = [];
+      let total = 0;
+      // Enclosing landmarks, innermost last, each with the headings seen
+      // inside it so far (by level).
+      const around = [{ indent: -1, label: null, headings: [] }];
+      for (const line of r.lines) {
+        const indent = line.length - line.trimStart().length;
+        const m = /^\s*- (\S+)(?: "((?:[^"\\]|\\.)*)")?/.exec(line);
+        if (!m) continue;
+        const [, lineRole, name = ""] = m;
+        while (around.length > 1 && around[around.length - 1].indent >= indent) around.pop();
+        const here = around[around.length - 1];
+        const hit = (!role || lineRole === role) && (!want || line.toLowerCase().includes(want))
+          && !line.includes("[frame=");
+        if (hit) {
+          total++;
+          if (found.length < limit) {
+            const path = [...around.slice(1).map((a) => a.label), ...here.headings.filter(Boolean)];
+            found.push({ line: line.trim(), path });
+          }
+        }
+        if (lineRole === "heading") {
+          const level = Number(/\[level=(\d)\]/.exec(line)?.[1] || 2);
+          here.headings.length = level - 1;
+          here.headings[level - 1] = name;
+        } else if (LANDMARKS.has(lineRole)) {
+          around.push({ indent, label: name ? `${lineRole} "${name}"` : lineRole, headings: [] });
+        }
+      }
+      return { found, total, url: location.href, title: document.title };
     },
 
     // The iframe element behind `[frame=N]` of the last rendering.

@@ -15,7 +15,8 @@ const LIST_VALUE: usize = 200;
 /// Longest single value returned by `get`.
 const GET_VALUE: usize = 20_000;
 
-/// What to do with cookies or storage entries.
+// What to do with cookies or storage entries (the enum says enough to a
+// model: no schema description, which tools/list would carry twice).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DataAction {

@@ -77,6 +77,7 @@ mod tests {
                 "browser_reload",
                 "browser_wait_for",
                 "browser_snapshot",
+                "browser_find",
                 "browser_get_text",
                 "browser_get_html",
                 "browser_extract_links",
@@ -153,6 +154,7 @@ mod tests {
         "value",
         "values",
         "width",
+        "role",
     ];
 
     #[test]
