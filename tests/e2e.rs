@@ -30,32 +30,11 @@ on_both_backends!(
     a_crashed_page_is_reported_and_navigation_revives_it,
     a_tab_closed_mid_call_ends_the_call_at_once,
     a_huge_snapshot_is_cut_and_the_rest_stays_reachable,
+    a_page_that_replaces_itself_while_loading_is_followed,
+    a_script_redirect_then_a_meta_refresh_is_followed,
+    a_subresource_that_never_finishes_does_not_hold_the_answer,
+    actions_that_navigate_wait_the_same_way,
 );
-
-/// Not yet: the load wait follows only the document Page.navigate named.
-/// When a head script replaces the page before it loads, the first
-/// navigate waits out the whole 15 s load limit. Ending the wait on the
-/// first document's own load is no fix: that page can finish while its
-/// replacement is still on the way (tried; the answer then showed the new
-/// URL with an empty snapshot). It needs the wait to track pending
-/// top-frame navigations (Page.frameRequestedNavigation).
-mod replaced_while_loading {
-    use super::*;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    #[ignore = "known bug: a page replacing itself while loading makes navigate wait 15 s"]
-    async fn extension() {
-        let _serial = BROWSER_LOCK.lock().await;
-        a_page_that_replaces_itself_while_loading_is_followed(world(Via::Extension)).await
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    #[ignore = "known bug: a page replacing itself while loading makes navigate wait 15 s"]
-    async fn cdp() {
-        let _serial = BROWSER_LOCK.lock().await;
-        a_page_that_replaces_itself_while_loading_is_followed(world(Via::Cdp)).await
-    }
-}
 
 /// A page whose head script replaces it (location.replace) before it has
 /// loaded: navigate answers with the page it landed on, without waiting
@@ -79,6 +58,105 @@ async fn a_page_that_replaces_itself_while_loading_is_followed(w: World) {
             started.elapsed()
         );
     }
+}
+
+/// A script redirect to a page whose `<meta http-equiv=refresh>` moves on
+/// at once: navigate answers with the end of the chain.
+async fn a_script_redirect_then_a_meta_refresh_is_followed(w: World) {
+    let mcp = client(&w, "Chained").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    for _ in 0..2 {
+        let started = std::time::Instant::now();
+        let landed = mcp
+            .ok("browser_navigate", json!({"url": w.site.url("/chain")}))
+            .await;
+        let took = started.elapsed();
+        assert!(
+            landed.contains("/page/chained") && landed.contains("heading \"chained\""),
+            "{landed}"
+        );
+        assert!(!landed.contains("still loading"), "{landed}");
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "navigate took {took:?}"
+        );
+    }
+}
+
+/// A page whose content is there at once but one image never arrives:
+/// navigate answers within 3 s with the content and says the page was
+/// still loading.
+async fn a_subresource_that_never_finishes_does_not_hold_the_answer(w: World) {
+    let mcp = client(&w, "Patient").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/form")}))
+        .await;
+    let started = std::time::Instant::now();
+    let page = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/stuck")}))
+        .await;
+    let took = started.elapsed();
+    assert!(
+        page.contains("heading \"Stuck content\"") && page.contains("Readable already"),
+        "{page}"
+    );
+    assert!(page.contains("the page was still loading"), "{page}");
+    assert!(
+        took < std::time::Duration::from_secs(3),
+        "navigate took {took:?}"
+    );
+    // The page is usable right away.
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains("Readable already"), "{text}");
+}
+
+/// Clicks that start the same awkward navigations: the action's answer
+/// shows where the chain ended, soon.
+async fn actions_that_navigate_wait_the_same_way(w: World) {
+    let mcp = client(&w, "Clicker").await;
+    for (link, landed, heading) in [
+        ("To jump", "/page/landed", "landed"),
+        ("To chain", "/page/chained", "chained"),
+        ("To stuck", "/stuck", "Stuck content"),
+    ] {
+        let snap = mcp
+            .ok("browser_navigate", json!({"url": w.site.url("/awkward")}))
+            .await;
+        let r = find_ref(&snap, "link", link);
+        let started = std::time::Instant::now();
+        let out = mcp.ok("browser_click", json!({"target": r})).await;
+        let took = started.elapsed();
+        assert!(
+            out.contains("The page navigated")
+                && out.contains(landed)
+                && out.contains(&format!("heading \"{heading}\"")),
+            "{link}: {out}"
+        );
+        assert_eq!(
+            out.contains("still loading"),
+            link == "To stuck",
+            "{link}: {out}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(3),
+            "{link}: click took {took:?}"
+        );
+    }
+    // Back to a page with a stuck image, and a reload of it: the same.
+    let started = std::time::Instant::now();
+    let back = mcp.ok("browser_navigate_back", json!({})).await;
+    assert!(back.contains("Awkward"), "{back}");
+    mcp.ok("browser_navigate_forward", json!({})).await;
+    let reloaded = mcp.ok("browser_reload", json!({})).await;
+    assert!(
+        reloaded.contains("Stuck content") && reloaded.contains("still loading"),
+        "{reloaded}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "back, forward, reload took {:?}",
+        started.elapsed()
+    );
 }
 
 /// A page whose outline is far over the limit: the answer stops at a line

@@ -15,6 +15,7 @@ mod fetch;
 mod files;
 mod input;
 mod keys;
+pub mod load;
 mod markdown;
 mod navigate;
 mod network;

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
+use super::load::LoadEnd;
 use super::session::Session;
 use super::{input::done, snapshot};
 use crate::backend::TabId;
@@ -23,8 +24,10 @@ pub fn tools() -> Vec<ToolDef> {
             "Open a URL in the current tab and wait for the load; returns a snapshot.",
             |s: Session, a: NavigateArgs| async move {
                 let tab = s.tab_to_navigate().await?;
-                go(&s, tab, &a.url).await?;
-                Ok(Response::text(snapshot::take(&s, tab).await?))
+                let load = go(&s, tab, &a.url).await?;
+                let mut page = snapshot::take(&s, tab).await?;
+                page.push_str(&load.note());
+                Ok(Response::text(page))
             },
         ),
         ToolDef::new(
@@ -93,11 +96,14 @@ async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
     done(&s, tab, what.into(), &outcome).await
 }
 
-/// Navigates `tab` to `url` and waits until the new document has loaded.
-pub async fn go(s: &Session, tab: crate::backend::TabId, url: &str) -> Result<(), ToolError> {
+/// Navigates `tab` to `url` and waits until the page it ends on is usable
+/// (see [`super::load`]).
+pub async fn go(s: &Session, tab: crate::backend::TabId, url: &str) -> Result<LoadEnd, ToolError> {
     s.policy()
         .check_url(url)
         .map_err(|why| ToolError(format!("not navigating: {why}")))?;
+    // Subscribed first, so the wait sees every event the navigation causes.
+    let mut events = s.backend().subscribe();
     let r = s.cdp(tab, "Page.navigate", json!({"url": url})).await?;
     // A committed navigation runs in a live renderer, even if the old page
     // had crashed.
@@ -107,6 +113,10 @@ pub async fn go(s: &Session, tab: crate::backend::TabId, url: &str) -> Result<()
     }
     // Same-document navigations return no loaderId: then only the current
     // document's load state matters.
-    s.wait_for_load(tab, r["loaderId"].as_str()).await?;
-    s.enforce_after_navigation(tab).await
+    let loader = r["loaderId"].as_str().map(String::from);
+    let load = s
+        .wait_usable(tab, &mut events, loader.is_some(), loader)
+        .await?;
+    s.enforce_after_navigation(tab).await?;
+    Ok(load)
 }

@@ -34,6 +34,9 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
         ("Page.enable", json!({})),
         ("Runtime.enable", json!({})),
         ("Network.enable", json!({})),
+        // Lifecycle events (with the document they belong to) tell the
+        // navigation wait when the latest page was parsed, loaded, quiet.
+        ("Page.setLifecycleEventsEnabled", json!({"enabled": true})),
         // File choosers the page opens are caught (a native dialog would
         // wait for a human) and filled by browser_file_upload.
         (
@@ -55,8 +58,7 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// How long a navigation may take before the tool returns anyway.
-const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
+use super::load::{LoadEnd, LOAD_TIMEOUT};
 /// How long after an action a navigation may still start, when the page
 /// cannot tell sooner (see [`Session::navigation_started`]).
 const NAV_START_WINDOW: Duration = Duration::from_millis(100);
@@ -107,6 +109,8 @@ pub struct Session {
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub navigated: bool,
+    /// How the navigation's wait ended (still loading, or not).
+    pub load: LoadEnd,
     /// A dialog the action opened (it blocks the page until handled).
     pub dialog: Option<Dialog>,
     /// Console errors logged while the action ran.
@@ -127,6 +131,7 @@ impl Outcome {
         if self.navigated {
             out.push_str("\nThe page navigated: earlier refs are stale; its new snapshot follows.");
         }
+        out.push_str(&self.load.note());
         if let Some(d) = &self.dialog {
             out.push_str(&format!("\nNote: {}.", d.describe()));
         }
@@ -706,6 +711,7 @@ impl Session {
     {
         // Subscribe before acting so no event can slip past.
         let mut events = self.backend().subscribe();
+        let mut load_events = self.backend().subscribe();
         let mut dialogs = self.backend().subscribe();
         let mut opened = self.backend().subscribe();
         let console_before = self.state().events.console_len(tab);
@@ -746,7 +752,7 @@ impl Session {
             if committed_url.is_some_and(|u| self.policy().check_url(u).is_err()) {
                 self.enforce_after_navigation_to(tab, committed_url).await?;
             }
-            self.wait_for_load(tab, None).await?;
+            outcome.load = self.wait_usable(tab, &mut load_events, true, None).await?;
             self.enforce_after_navigation_to(tab, committed_url).await?;
         }
         outcome.dialog = self.dialog(tab);
@@ -819,45 +825,9 @@ impl Session {
         }
     }
 
-    /// Polls until the page has loaded (bounded by [`LOAD_TIMEOUT`]). With
-    /// `document`, first waits for that loaderId to be the main frame's
-    /// document, so a still-answering old page is not mistaken for the new.
-    pub async fn wait_for_load(&self, tab: TabId, document: Option<&str>) -> Result<(), ToolError> {
-        let deadline = tokio::time::Instant::now() + LOAD_TIMEOUT;
-        // Load progress wakes the poll at once; the interval is the fallback.
-        let mut events = self.backend().subscribe();
-        loop {
-            let committed = match document {
-                Some(want) => self.loader_id(tab).await? == want,
-                None => true,
-            };
-            if committed {
-                let state = self.eval(tab, "document.readyState").await;
-                if matches!(&state, Ok(Value::String(s)) if s == "complete") {
-                    return Ok(());
-                }
-                // A redirect onto a page the policy blocks: the extension
-                // refuses to read it, so waiting would only run out the
-                // clock. The caller's policy check leaves it.
-                if state.is_err() {
-                    let url = self.state().events.url(tab).unwrap_or_default();
-                    if self.policy().check_url(&url).is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-            if tokio::time::Instant::now() >= deadline {
-                tracing::info!(tab, "page still loading after {LOAD_TIMEOUT:?}; going on");
-                return Ok(());
-            }
-            let tick = tokio::time::Instant::now() + Duration::from_millis(50);
-            let woke =
-                tokio::time::timeout_at(tick, next_event(&mut events, tab, is_load_progress));
-            if let Ok(None) = woke.await {
-                // The tab or the event stream ended: no early wake-ups.
-                tokio::time::sleep_until(tick).await;
-            }
-        }
+    /// The top frame's id, if navigation events told it.
+    pub(super) fn known_main_frame(&self, tab: TabId) -> Option<String> {
+        self.state().events.doc(tab).map(|d| d.frame_id)
     }
 
     /// Title and URL of the tab's page, for tool responses.
@@ -916,18 +886,6 @@ fn is_navigation_commit(method: &str, params: &Value) -> bool {
         "Page.navigatedWithinDocument" | "Page.frameStoppedLoading" => true,
         _ => false,
     }
-}
-
-/// The page's document or load state may have moved on.
-fn is_load_progress(method: &str, _params: &Value) -> bool {
-    matches!(
-        method,
-        "Page.frameNavigated"
-            | "Page.domContentEventFired"
-            | "Page.loadEventFired"
-            | "Page.frameStoppedLoading"
-            | "Page.navigatedWithinDocument"
-    )
 }
 
 /// The JSON value of a `Runtime.evaluate`/`callFunctionOn` result, or the

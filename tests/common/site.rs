@@ -174,6 +174,30 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             "<!doctype html><title>Jump</title><script>location.replace('/page/landed')</script><p>Jumping"
                 .to_string(),
         ),
+        // A script redirect to a page that refreshes itself onward by <meta>.
+        "/chain" => (
+            "200 OK",
+            "<!doctype html><title>Chain</title><script>location.href = '/chain-meta'</script><p>Chain start"
+                .to_string(),
+        ),
+        "/chain-meta" => (
+            "200 OK",
+            "<!doctype html><title>Chain meta</title><meta http-equiv=\"refresh\" content=\"0; url=/page/chained\"><p>Refreshing"
+                .to_string(),
+        ),
+        // Content at once, and a subresource that never finishes (its load
+        // event never fires).
+        "/stuck" => (
+            "200 OK",
+            "<!doctype html><meta charset=utf-8><title>Stuck</title><h1>Stuck content</h1><p>Readable already</p><img src=\"/never/pixel.png\" alt=\"Never\">"
+                .to_string(),
+        ),
+        // Links to the awkward navigations, for actions that navigate.
+        "/awkward" => (
+            "200 OK",
+            "<!doctype html><meta charset=utf-8><title>Awkward</title><a href=\"/jump\">To jump</a> <a href=\"/chain\">To chain</a> <a href=\"/stuck\">To stuck</a>"
+                .to_string(),
+        ),
         "/hop" => {
             // Moves itself to ?to= after a moment, with no tool involved.
             let to = query.strip_prefix("to=").map(decode).unwrap_or_default();
