@@ -34,6 +34,8 @@ const REFRESH_FOLLOW_S: f64 = 3.0;
 const REFRESH_GRACE: Duration = Duration::from_millis(1000);
 /// How often the page is asked when no event wakes the wait.
 const TICK: Duration = Duration::from_millis(100);
+/// How often the page is asked while events say nothing new.
+const PROBE_EVERY: Duration = Duration::from_millis(500);
 /// How long one probe may take (a busy page answers late).
 const PROBE_LIMIT: Duration = Duration::from_millis(1000);
 /// How long an event may trail the answer that followed it in the browser.
@@ -248,6 +250,8 @@ impl Session {
         let mut dcl_at: Option<Instant> = None;
         let mut refresh_until: Option<Instant> = None;
         let mut doc_seen: Option<String> = None;
+        // When a navigation is under way its events say when to look.
+        let mut last_probe: Option<Instant> = navigating.then_some(started);
         loop {
             if drain(events, tab, &mut t) {
                 return Ok(LoadEnd::loading("the tab closed"));
@@ -257,6 +261,7 @@ impl Session {
                 doc_seen = t.loader.clone();
                 dcl_at = None;
                 refresh_until = None;
+                last_probe = Some(Instant::now());
             }
             // A page the policy blocks is left by the caller; a dialog
             // blocks the page until it is handled (the caller reports it).
@@ -267,50 +272,70 @@ impl Session {
             {
                 return Ok(LoadEnd::loaded());
             }
-            let now = Instant::now();
             if t.committed && !t.pending {
+                let now = Instant::now();
                 if t.dcl && dcl_at.is_none() {
                     dcl_at = Some(now);
                 }
-                if let Some(p) = self.probe(tab).await {
+                // Asked when the load event says it is done (a meta refresh
+                // may still follow), or now and then when events say
+                // nothing (they can be missed).
+                let ask = t.load || last_probe.is_none_or(|at| now >= at + PROBE_EVERY);
+                let mut state = None;
+                if ask {
+                    t.woke = false;
+                    let probe = self.probe(tab).await;
+                    last_probe = Some(Instant::now());
+                    tracing::debug!(target: "tabwire::load", ms = started.elapsed().as_secs_f64() * 1e3, state = ?probe.as_ref().map(|p| p.state.clone()), "probe");
                     // An answer can overtake the event that preceded it.
                     tokio::time::sleep(EVENT_HOP).await;
                     if drain(events, tab, &mut t) {
                         return Ok(LoadEnd::loading("the tab closed"));
                     }
                     if t.committed && !t.pending && t.loader == doc_seen {
-                        let now = Instant::now();
-                        match p.state.as_str() {
-                            "complete" => {
-                                if p.refresh >= 0.0 && p.refresh <= REFRESH_FOLLOW_S {
-                                    let until = *refresh_until.get_or_insert(
-                                        now + Duration::from_secs_f64(p.refresh) + REFRESH_GRACE,
-                                    );
-                                    if now >= until {
-                                        return Ok(LoadEnd::loaded());
-                                    }
-                                } else {
-                                    return Ok(LoadEnd::loaded());
-                                }
-                            }
-                            "interactive" => {
-                                let at = *dcl_at.get_or_insert(now);
-                                if t.quiet {
-                                    return Ok(LoadEnd::loading(
-                                        "parsed and the network quiet, but its load event had not \
-                                         fired: some request never finished",
-                                    ));
-                                }
-                                if now >= at + DCL_BUDGET {
-                                    return Ok(LoadEnd::loading(format!(
-                                        "parsed {:.1} s before, its load event had not fired",
-                                        DCL_BUDGET.as_secs_f64()
-                                    )));
-                                }
-                            }
-                            _ => {}
+                        state = Some(probe.map(|p| (p.state, p.refresh)));
+                    } else {
+                        // Another document came meanwhile: start over.
+                        continue;
+                    }
+                }
+                let now = Instant::now();
+                match state {
+                    // The page answered: its word counts.
+                    Some(Some((s, refresh))) if s == "complete" => {
+                        if !(0.0..=REFRESH_FOLLOW_S).contains(&refresh) {
+                            return Ok(LoadEnd::loaded());
+                        }
+                        let until = *refresh_until
+                            .get_or_insert(now + Duration::from_secs_f64(refresh) + REFRESH_GRACE);
+                        if now >= until {
+                            return Ok(LoadEnd::loaded());
                         }
                     }
+                    Some(Some((s, _))) if s == "interactive" => {
+                        dcl_at.get_or_insert(now);
+                    }
+                    // Loaded, but too busy to answer: done all the same.
+                    Some(None) if t.load => return Ok(LoadEnd::loaded()),
+                    _ => {}
+                }
+                if let Some(at) = dcl_at {
+                    if t.quiet && !t.load {
+                        return Ok(LoadEnd::loading(
+                            "parsed and the network quiet, but its load event had not fired: \
+                             some request never finished",
+                        ));
+                    }
+                    if now >= at + DCL_BUDGET && refresh_until.is_none() {
+                        return Ok(LoadEnd::loading(format!(
+                            "parsed {:.1} s before, its load event had not fired",
+                            DCL_BUDGET.as_secs_f64()
+                        )));
+                    }
+                }
+                if ask && t.woke {
+                    // Something happened while the page answered: look again.
+                    continue;
                 }
             }
             let now = Instant::now();
@@ -337,6 +362,7 @@ impl Session {
                         method,
                         params,
                     })) if tt == tab => {
+                        tracing::debug!(target: "tabwire::load", ms = started.elapsed().as_secs_f64() * 1e3, method, "event");
                         t.on_event(&method, &params);
                         if t.woke {
                             break;
