@@ -34,6 +34,7 @@ on_both_backends!(
     a_script_redirect_then_a_meta_refresh_is_followed,
     a_subresource_that_never_finishes_does_not_hold_the_answer,
     actions_that_navigate_wait_the_same_way,
+    a_download_a_click_starts_lands_in_the_download_dir,
 );
 
 /// A page whose head script replaces it (location.replace) before it has
@@ -157,6 +158,108 @@ async fn actions_that_navigate_wait_the_same_way(w: World) {
         "back, forward, reload took {:?}",
         started.elapsed()
     );
+}
+
+/// Clicking a link whose response is an attachment: the click's answer
+/// names the file saved in --download-dir (sanitized name, exact bytes),
+/// the page stays, and the CDP fallback's browser writes no file of its
+/// own into the user's Downloads folder.
+async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
+    let dir = w.sb.tmp.path().join("downloads");
+    let mcp = client_with(
+        &w,
+        "Exporter",
+        &["--download-dir".into(), dir.display().to_string()],
+    )
+    .await;
+    let home_downloads =
+        std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default()).join("Downloads");
+    let before: Vec<_> = std::fs::read_dir(&home_downloads)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/media")}))
+        .await;
+    let report = find_ref(&snap, "link", "Report");
+    let started = std::time::Instant::now();
+    let out = mcp.ok("browser_click", json!({"target": report})).await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let path = dir.join("evil report.csv");
+    assert!(
+        out.contains("The page started a download: Saved")
+            && out.contains(&path.display().to_string())
+            && out.contains(&format!("({} bytes", site::REPORT_CSV.len())),
+        "{out}"
+    );
+    assert!(!out.contains("The page navigated"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), site::REPORT_CSV);
+    let page = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(page.contains("/media"), "{page}");
+    assert_eq!(
+        out.contains("The browser also saved its own copy"),
+        w.via == Via::Extension,
+        "{out}"
+    );
+    if w.via == Via::Cdp {
+        // Give a browser download time to appear, were there one.
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let new = new_files(&home_downloads, &before);
+        assert!(
+            new.is_empty(),
+            "the browser wrote {new:?} into {home_downloads:?}"
+        );
+    }
+    // A download link (<a download>): the page's name for it.
+    let named = mcp.ok("browser_click", json!({"target": "#named"})).await;
+    assert!(
+        named.contains(&format!(
+            "The page started a download: Saved {}",
+            dir.join("data export.json").display()
+        )),
+        "{named}"
+    );
+    // A script that builds the file in the page (a blob: URL) and clicks
+    // a download link it made.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/export")}))
+        .await;
+    let out = mcp.ok("browser_click", json!({"target": "button"})).await;
+    let path = dir.join("script export.csv");
+    assert!(
+        out.contains(&format!(
+            "The page started a download: Saved {}",
+            path.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "made,by,script\n");
+    if w.via == Via::Extension {
+        // The user's browser kept its own copies (said in the answers):
+        // take this test's files out of the Downloads folder again.
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        for f in new_files(&home_downloads, &before) {
+            let name = f.to_string_lossy();
+            if ["evil report", "data export", "script export"]
+                .iter()
+                .any(|n| name.contains(n))
+            {
+                let _ = std::fs::remove_file(home_downloads.join(&f));
+            }
+        }
+    }
+}
+
+/// Entries of `dir` not in `before`.
+fn new_files(dir: &std::path::Path, before: &[std::ffi::OsString]) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect()
 }
 
 /// A page whose outline is far over the limit: the answer stops at a line

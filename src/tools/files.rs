@@ -159,7 +159,7 @@ async fn source(
 
 /// Names the file (response's suggestion, the page's, the URL's last
 /// segment, then `fallback`) and saves it.
-fn store(
+pub(super) fn store(
     s: &Session,
     url: &str,
     page_name: Option<String>,
@@ -190,4 +190,54 @@ fn store(
     }
     let mime = mime.split(';').next().unwrap_or("").trim();
     save(&s.policy().download_dir(), &name, &bytes, mime)
+}
+
+/// Saves the file a page started downloading (a link to an attachment,
+/// `<a download>`, a script) into the download directory, fetching it the
+/// way `browser_download` does; returns the line the action reports.
+pub(super) async fn save_page_download(
+    s: &Session,
+    tab: TabId,
+    url: &str,
+    suggested: Option<String>,
+) -> String {
+    let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
+    if !matches!(scheme.as_str(), "blob" | "data") {
+        if let Err(why) = s.policy().check_url(url) {
+            return format!("The page started a download of {url}; not saved: {why}.");
+        }
+    }
+    let cap = s.policy().max_download_bytes();
+    let got = match first_that_works(s, tab, url, cap, &[Way::InPage, Way::Browser]).await {
+        Ok(g) => g,
+        Err(e) => {
+            return format!(
+                "The page started a download of {url}; tabwire could not save it ({e}). \
+                 Try browser_download with the link's ref or the URL."
+            )
+        }
+    };
+    // A browser tabwire launched writes no file of its own; the user's
+    // browser (through the extension) or an attached one keeps its copy.
+    let own_copy = if s.backend().status().await.contains("launched") {
+        ""
+    } else {
+        "\nThe browser also saved its own copy in its download folder (tabwire cannot stop \
+         that in this browser); browser_download saves a URL without it."
+    };
+    match store(
+        s,
+        url,
+        None,
+        "download",
+        got.bytes,
+        &got.mime,
+        &got.suggested_name.clone().or(suggested),
+    ) {
+        Ok(saved) => format!(
+            "The page started a download: {}{own_copy}",
+            saved.describe()
+        ),
+        Err(e) => format!("The page started a download of {url}; not saved: {e}"),
+    }
 }

@@ -115,6 +115,9 @@ pub struct Outcome {
     pub dialog: Option<Dialog>,
     /// Console errors logged while the action ran.
     pub new_errors: Vec<ConsoleEntry>,
+    /// Downloads the page started while the action ran: what became of
+    /// each (saved where, how large; or why not).
+    pub downloads: Vec<String>,
     /// Tabs the page opened while the action ran (id, first URL).
     pub opened_tabs: Vec<(TabId, String)>,
     /// The action opened a file chooser (waiting for browser_file_upload).
@@ -139,6 +142,10 @@ impl Outcome {
             out.push_str(
                 "\nA file chooser opened: call browser_file_upload with `paths` (no target needed).",
             );
+        }
+        for d in &self.downloads {
+            out.push('\n');
+            out.push_str(d);
         }
         for (_, url) in &self.opened_tabs {
             out.push_str(&format!(
@@ -714,6 +721,7 @@ impl Session {
         let mut load_events = self.backend().subscribe();
         let mut dialogs = self.backend().subscribe();
         let mut opened = self.backend().subscribe();
+        let mut downloads = self.backend().subscribe();
         let console_before = self.state().events.console_len(tab);
         let chooser_before = self.state().events.file_chooser(tab);
         let dialog_opened = next_event(&mut dialogs, tab, is_dialog_opening);
@@ -730,6 +738,7 @@ impl Session {
             }
         }
         let started = self.navigation_started(tab, &mut events).await;
+        let mut new_document = false;
         if started {
             // The old document still answers until the new one commits:
             // wait for the commit (or the end of a load that never commits,
@@ -747,6 +756,7 @@ impl Session {
                 .filter(|p| p["frame"].is_object() && p["frame"].get("parentId").is_none())
                 .and_then(|p| p["frame"]["url"].as_str());
             outcome.navigated = true;
+            new_document = committed_url.is_some();
             // A page the policy blocks is left at once: nothing waits on
             // it, and the extension would refuse to read it anyway.
             if committed_url.is_some_and(|u| self.policy().check_url(u).is_err()) {
@@ -754,6 +764,32 @@ impl Session {
             }
             outcome.load = self.wait_usable(tab, &mut load_events, true, None).await?;
             self.enforce_after_navigation_to(tab, committed_url).await?;
+        }
+        // Downloads announce themselves before the navigation that turned
+        // into one ends, or (a download link, a script) by now.
+        let mut started_downloads = Vec::new();
+        while let Ok(event) = downloads.try_recv() {
+            if let TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            } = event
+            {
+                if t == tab && method == "Page.downloadWillBegin" {
+                    started_downloads.push(params);
+                }
+            }
+        }
+        for d in started_downloads {
+            let url = d["url"].as_str().unwrap_or_default();
+            let name = d["suggestedFilename"].as_str().map(String::from);
+            outcome
+                .downloads
+                .push(super::files::save_page_download(self, tab, url, name).await);
+        }
+        if !new_document && !outcome.downloads.is_empty() {
+            // The navigation became a download: the page stayed.
+            outcome.navigated = false;
         }
         outcome.dialog = self.dialog(tab);
         let chooser_now = self.state().events.file_chooser(tab);

@@ -192,6 +192,20 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             "<!doctype html><meta charset=utf-8><title>Stuck</title><h1>Stuck content</h1><p>Readable already</p><img src=\"/never/pixel.png\" alt=\"Never\">"
                 .to_string(),
         ),
+        // A script that makes a file in the page and downloads it (blob:).
+        "/export" => (
+            "200 OK",
+            r#"<!doctype html><meta charset=utf-8><title>Export</title>
+<button onclick="exportCsv()">Export CSV</button>
+<script>function exportCsv() {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob(['made,by,script\n'], {type: 'text/csv'}));
+  a.download = 'script export.csv';
+  document.body.append(a); a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 2000);
+}</script>"#
+                .to_string(),
+        ),
         // Links to the awkward navigations, for actions that navigate.
         "/awkward" => (
             "200 OK",

@@ -163,6 +163,20 @@ impl DirectBackend {
             .await
             .map_err(|e| e.to_string())?;
         if matches!(origin, Origin::Launched { .. }) {
+            // Files pages start downloading are caught by the tools and
+            // saved into the download directory; the browser itself writes
+            // none (never into the user's Downloads folder). Pages still
+            // announce them (Page.downloadWillBegin).
+            if let Err(e) = inner
+                .send(
+                    None,
+                    "Browser.setDownloadBehavior",
+                    json!({"behavior": "deny", "eventsEnabled": true}),
+                )
+                .await
+            {
+                tracing::warn!("could not turn the browser's own downloads off: {e}");
+            }
             let mut t = inner.targets.lock().expect("targets lock");
             if let [only] = t.order.as_slice() {
                 let blank = t
