@@ -156,6 +156,12 @@ impl Tracker {
                 }
                 if self.is_main(&p["frame"]["id"]) {
                     self.new_document(p["frame"]["loaderId"].as_str(), p["frame"]["url"].as_str());
+                    if p["type"] == "BackForwardCacheRestore" {
+                        // A page back from the cache was loaded long ago
+                        // and fires no lifecycle events again.
+                        self.dcl = true;
+                        self.load = true;
+                    }
                     self.woke = true;
                 }
             }
@@ -476,6 +482,16 @@ mod tests {
             &json!({"frame": {"id": "C", "parentId": "M", "loaderId": "x"}}),
         );
         assert!(!t.pending && t.loader.is_none());
+    }
+
+    #[test]
+    fn a_page_back_from_the_cache_counts_as_loaded() {
+        let mut t = Tracker::new(Some("M".into()), true, None);
+        t.on_event(
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "M", "loaderId": "L0", "url": "http://x/"}, "type": "BackForwardCacheRestore"}),
+        );
+        assert!(t.committed && t.load && t.dcl);
     }
 
     #[test]
