@@ -176,7 +176,11 @@ async function dispatch(c, method, params) {
       if (params.policy && typeof params.policy === "object") servers.get(id).policy = params.policy;
       if (Number(params.consentTimeoutMs) > 0) servers.get(id).consentTimeoutMs = Number(params.consentTimeoutMs);
       await stopLoaded;
-      return { v: PROTOCOL_VERSION, version: VERSION, browser: browserName(), instance: INSTANCE, stopped: stopOf(id) };
+      await identityLoaded;
+      return {
+        v: PROTOCOL_VERSION, version: VERSION, browser: browserName(), instance: INSTANCE, stopped: stopOf(id),
+        browserId: identity.id, browserLabel: browserLabel(), newTabsHere: identity.newTabsHere,
+      };
     }
     case METHOD.TABS_LIST: {
       const s = serverFor(c);
@@ -227,6 +231,66 @@ function browserName() {
   const brand = brands.find((b) => !/not.?a.?brand/i.test(b) && b !== "Chromium")
     ?? (/ Edg\//.test(ua) ? "Microsoft Edge" : "Chromium");
   return `${brand} ${version}`.trim();
+}
+
+// ---- this browser's name -------------------------------------------------
+//
+// Several browsers (Chrome and Edge) or profiles may run tabwire at once, and
+// every serve keeps all of them connected. Each profile's extension has a
+// stable id (random, kept in chrome.storage.local), a name agents see (by
+// default the browser's brand and the id's first letters, e.g.
+// "Chromium (3f9a)"; renamable on the options page), and may be marked in
+// the popup "Agents open new tabs here" (the mark carries its time: among
+// the connected browsers, the latest mark wins). Servers hear of a change
+// through a "browser" event.
+
+const IDENTITY_KEY = "browser";
+const identity = { id: null, label: null, newTabsHere: null };
+const MAX_LABEL = 60;
+
+const identityLoaded = chrome.storage.local.get(IDENTITY_KEY).then(async (saved) => {
+  const s = saved?.[IDENTITY_KEY] ?? {};
+  identity.id = typeof s.id === "string" && s.id ? s.id : crypto.randomUUID();
+  identity.label = typeof s.label === "string" && s.label.trim() ? s.label.trim() : null;
+  identity.newTabsHere = Number(s.newTabsHere) > 0 ? Number(s.newTabsHere) : null;
+  if (!s.id) await saveIdentity();
+}).catch((e) => {
+  console.error("tabwire: could not read this browser's name", e);
+  identity.id ??= crypto.randomUUID();
+});
+
+function saveIdentity() {
+  return chrome.storage.local.set({ [IDENTITY_KEY]: { ...identity } })
+    .catch((e) => console.error("tabwire: could not save this browser's name", e));
+}
+
+function defaultLabel() {
+  const brand = browserName().replace(/\s+[\d.]+$/, "") || "Browser";
+  return `${brand} (${String(identity.id ?? "").replace(/-/g, "").slice(0, 4)})`;
+}
+
+function browserLabel() {
+  return identity.label ?? defaultLabel();
+}
+
+function announceBrowser() {
+  const params = { browserLabel: browserLabel(), newTabsHere: identity.newTabsHere };
+  for (const c of serverOfConn.keys()) post(c, { event: "browser", params });
+}
+
+async function renameBrowser(name) {
+  await identityLoaded;
+  const label = String(name ?? "").trim().slice(0, MAX_LABEL);
+  identity.label = label || null;
+  await saveIdentity();
+  announceBrowser();
+}
+
+async function markNewTabsHere(on) {
+  await identityLoaded;
+  identity.newTabsHere = on ? Date.now() : null;
+  await saveIdentity();
+  announceBrowser();
 }
 
 function tabInfo(t) {
@@ -736,7 +800,8 @@ function popupState() {
   const live = new Set(serverOfConn.values());
   const stoppedAway = Object.entries(stop.clients).filter(([id]) => !live.has(id))
     .map(([id, s]) => ({ id, name: s.name ?? servers.get(id)?.name ?? "an MCP client" }));
-  return { version: VERSION, host: { ...host }, clients, owners, stoppedAll: stop.all, stoppedAway, sites: alwaysSites };
+  const browser = { id: identity.id, label: browserLabel(), defaultLabel: defaultLabel(), custom: identity.label !== null, newTabsHere: identity.newTabsHere };
+  return { version: VERSION, host: { ...host }, clients, owners, stoppedAll: stop.all, stoppedAway, sites: alwaysSites, browser };
 }
 
 function shareable(url) {
@@ -794,6 +859,7 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   (async () => {
     checkSender(sender);
     await stopLoaded;
+    await identityLoaded;
     switch (msg?.type) {
       case "tabwire.state": return popupState();
       case "tabwire.share": await shareTab(Number(msg.tabId), String(msg.client)); return popupState();
@@ -810,6 +876,8 @@ chrome.runtime.onMessage.addListener((msg, sender, reply) => {
       }
       case "tabwire.answer": answerPrompt(Number(msg.id), String(msg.answer)); return {};
       case "tabwire.revokeSite": await revokeSite(String(msg.client), String(msg.site)); return popupState();
+      case "tabwire.newTabsHere": await markNewTabsHere(!!msg.on); return popupState();
+      case "tabwire.renameBrowser": await renameBrowser(msg.name); return popupState();
       default: throw new Error(`unknown request ${msg?.type}`);
     }
   })().then(reply, (e) => reply({ error: String(e?.message ?? e) }));

@@ -81,6 +81,37 @@ function renderHost(state) {
   }
 }
 
+// This browser's name (what agents see when several browsers or profiles
+// are connected), the "Agents open new tabs here" mark, and (options page)
+// renaming it. Left alone while unchanged, so typing a name is not undone.
+function renderBrowser(state) {
+  const box = $("browser");
+  if (!box || !state.browser) return;
+  const b = state.browser;
+  const key = JSON.stringify(b);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(
+    el("div", {}, "This browser: ", el("span", { class: "client-name", id: "browser-name" }, b.label)),
+    el("label", { class: "row" },
+      el("input", {
+        type: "checkbox",
+        id: "new-tabs-here",
+        checked: !!b.newTabsHere,
+        onchange: (e) => act({ type: "tabwire.newTabsHere", on: e.target.checked }),
+      }),
+      "Agents open new tabs here"),
+  );
+  if (view === "options") {
+    const input = el("input", { type: "text", id: "browser-label", value: b.custom ? b.label : "", placeholder: b.defaultLabel, maxLength: 60 });
+    box.append(el("div", { class: "row" },
+      el("label", { for: "browser-label" }, "Name"),
+      input,
+      el("button", { data: { action: "rename" }, onclick: () => act({ type: "tabwire.renameBrowser", name: input.value }) }, "Rename")),
+    el("div", { class: "muted" }, "Agents see this name when several browsers or profiles run tabwire. Leave it empty for the default."));
+  }
+}
+
 // The kill switch: Stop all while any client is connected, and the banner
 // with Resume while the user has stopped browser control.
 function renderStop(state) {
@@ -261,6 +292,7 @@ async function render(force = true) {
     $("version").textContent = `extension ${state.version}`;
     renderStop(state);
     renderHost(state);
+    renderBrowser(state);
     await renderThisTab(state);
     await renderClients(state);
     await renderAllTabs(state);

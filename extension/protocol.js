@@ -37,4 +37,7 @@ export const ERROR = Object.freeze({
 // {event:"control", stopped: null | {scope:"all"|"client", cause, since}}
 // whenever the user stops or resumes this client (hello's answer carries
 // `stopped` too), or {event:"waiting", waiting: "the user to allow …"|null}
-// while a call waits for the user's answer about a site.
+// while a call waits for the user's answer about a site, or
+// {event:"browser", params:{browserLabel, newTabsHere: ms|null}} when the user
+// renames this browser or marks it "Agents open new tabs here" (hello's
+// answer carries browserId, browserLabel and newTabsHere too).

@@ -171,8 +171,32 @@ pub struct ServeStatus {
     pub client: Option<String>,
     /// Native hosts connected to this serve (answered or not).
     pub hosts: u32,
-    /// The extension behind the active native host, if one answered.
+    /// The extension behind the first connected browser, if one answered.
     pub extension: Option<ExtensionInfo>,
+    /// Every connected browser (one native host each), in connection order.
+    #[serde(default)]
+    pub browsers: Vec<BrowserInfo>,
+}
+
+/// One browser (or profile) whose extension is connected to a serve.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BrowserInfo {
+    /// The browser's tabwire name, e.g. "Chromium (kfad)" or "Work Chrome".
+    pub name: String,
+    /// The extension's version.
+    pub version: String,
+    /// The browser product, e.g. "Chromium 156.0.7000.0", when known.
+    pub browser: Option<String>,
+    /// The native host process relaying for it.
+    pub host_pid: u32,
+    /// How many tabs this serve's client has there (None: did not answer).
+    pub tabs: Option<usize>,
+    /// True when the user marked it "Agents open new tabs here".
+    #[serde(default)]
+    pub new_tabs_here: bool,
+    /// The user's stop of this client there, if any.
+    #[serde(default)]
+    pub stopped: bool,
 }
 
 impl ServeStatus {
@@ -398,6 +422,15 @@ mod tests {
                 browser: Some("Chromium 156".into()),
                 host_pid: 9,
             }),
+            browsers: vec![BrowserInfo {
+                name: "Work Chrome".into(),
+                version: "0.1.0".into(),
+                browser: Some("Chromium 156".into()),
+                host_pid: 9,
+                tabs: Some(2),
+                new_tabs_here: true,
+                stopped: false,
+            }],
         };
         let back: ServeStatus =
             serde_json::from_slice(&serde_json::to_vec(&reply).unwrap()).unwrap();

@@ -245,6 +245,19 @@ impl Backend for AutoBackend {
         self.chosen().await?.get().new_tab(url, group).await
     }
 
+    async fn new_tab_in(
+        &self,
+        url: &str,
+        group: &str,
+        browser: Option<&str>,
+    ) -> Result<TabInfo, BackendError> {
+        self.chosen()
+            .await?
+            .get()
+            .new_tab_in(url, group, browser)
+            .await
+    }
+
     async fn close_tab(&self, tab: TabId) -> Result<(), BackendError> {
         self.for_tab(tab).await?.get().close_tab(tab).await
     }
@@ -295,6 +308,13 @@ impl Backend for AutoBackend {
     fn generation(&self) -> u64 {
         let ext = self.ext.as_ref().map_or(0, |e| e.generation());
         ext + self.launches.load(Ordering::SeqCst)
+    }
+
+    fn browsers(&self) -> Vec<(String, bool)> {
+        match (self.which(), &self.ext) {
+            (Which::Extension, Some(ext)) => ext.browsers(),
+            _ => Vec::new(),
+        }
     }
 
     fn client_named(&self, name: &str) {

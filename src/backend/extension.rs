@@ -1,16 +1,23 @@
-//! The extension backend: CDP through `chrome.debugger`, relayed by a native
-//! host connected to this serve's socket.
+//! The extension backend: CDP through `chrome.debugger`, relayed by the
+//! native hosts connected to this serve's socket — one per browser or
+//! profile that runs the tabwire extension.
 //!
 //! The accept loop takes native-host connections (peer uid checked), expects
 //! a `host-hello`, sends our `hello` request through to the extension and,
-//! once the extension answers, makes that link the active one. Requests carry
-//! an id and wait (with a timeout) for the matching response; events are
-//! broadcast to the tools.
+//! once the extension answers, keeps that link beside the others: a second
+//! browser never replaces the first. Requests carry an id and wait (with a
+//! timeout) for the matching response; events are broadcast to the tools.
+//!
+//! Tab handles are this serve's own numbers ([`Handles`]): Chrome's tab ids
+//! of two browsers can be equal, so each handle names its browser and the
+//! tab there. A handle works while its browser stays connected; when the
+//! browser's extension restarts (a new worker instance), only that
+//! browser's handles become void.
 //!
 //! A connection whose first frame is a `status-query` (from `tabwire
 //! doctor`) gets one [`ServeStatus`] frame back and is closed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,11 +32,16 @@ use crate::audit::AuditLog;
 use crate::broker::{self, ServeSocket};
 use crate::frame::{self, FrameReader, Framing};
 use crate::protocol::{
-    self, error_code, method, ExtensionInfo, FirstFrame, HostHello, Incoming, RemoteError, Request,
-    ServeStatus, StatusQuery, UserStop,
+    self, error_code, method, BrowserInfo, ExtensionInfo, FirstFrame, HostHello, Incoming,
+    RemoteError, Request, ServeStatus, StatusQuery, UserStop,
 };
 
 type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Box<RawValue>, RemoteError>>>>;
+
+/// How long a call on a tab waits for that tab's browser to come back (a
+/// restarted native host) while other browsers are connected, before the
+/// handle is reported stale.
+const AWAY_GRACE: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Clone)]
 pub struct ExtensionOptions {
@@ -46,15 +58,29 @@ pub struct ExtensionOptions {
     pub audit: Option<Arc<AuditLog>>,
 }
 
-/// One native-host connection.
+/// Who is at the other end of a link, from the extension's hello answer.
+#[derive(Debug, Clone)]
+struct Ident {
+    /// Stable per browser profile (kept in the extension's storage).
+    browser_id: String,
+    /// The browser's tabwire name ("Chromium (kfad)", or the user's own).
+    name: String,
+    version: String,
+    /// The browser product, e.g. "Chromium 156.0.7000.0".
+    product: Option<String>,
+    /// When the user marked it "Agents open new tabs here" (ms), if they did.
+    new_tabs_here: Option<u64>,
+}
+
+/// One native-host connection: one browser (or profile).
 struct Link {
     tx: mpsc::Sender<Vec<u8>>,
-    /// The extension's version, from its hello answer.
-    version: std::sync::OnceLock<String>,
-    /// The browser the extension runs in, from its hello answer.
-    browser: std::sync::OnceLock<Option<String>>,
     host_pid: u32,
     pending: Pending,
+    /// Ids of hello requests in flight: their answers name the browser.
+    hello_ids: Mutex<HashSet<u64>>,
+    /// Set from the first hello answer, before any event is routed.
+    ident: Mutex<Option<Ident>>,
     closed: AtomicBool,
 }
 
@@ -68,16 +94,79 @@ impl Link {
             }));
         }
     }
+
+    fn ident(&self) -> Option<Ident> {
+        self.ident.lock().expect("ident lock").clone()
+    }
+
+    fn browser_id(&self) -> Option<String> {
+        self.ident().map(|i| i.browser_id)
+    }
+
+    fn name(&self) -> String {
+        self.ident()
+            .map_or_else(|| "the browser".to_string(), |i| i.name)
+    }
+}
+
+/// This serve's tab handles: each names a browser and Chrome's tab id
+/// there. Handles are never reused, so a void one cannot reach another tab.
+#[derive(Debug, Default)]
+struct Handles {
+    last: TabId,
+    of: HashMap<TabId, (String, i64)>,
+    by_tab: HashMap<(String, i64), TabId>,
+    /// Handles that no longer work, and why.
+    void: HashMap<TabId, String>,
+}
+
+impl Handles {
+    /// The handle of tab `tab` in browser `browser`, made on first sight.
+    fn intern(&mut self, browser: &str, tab: i64) -> TabId {
+        let key = (browser.to_string(), tab);
+        if let Some(h) = self.by_tab.get(&key) {
+            return *h;
+        }
+        self.last += 1;
+        let h = self.last;
+        self.of.insert(h, key.clone());
+        self.by_tab.insert(key, h);
+        h
+    }
+
+    /// Voids every handle of `browser` (its extension restarted and no
+    /// longer knows which tabs were this client's).
+    fn void_browser(&mut self, browser: &str, why: &str) {
+        let gone: Vec<TabId> = self
+            .of
+            .iter()
+            .filter(|(_, (b, _))| b == browser)
+            .map(|(h, _)| *h)
+            .collect();
+        for h in gone {
+            if let Some(key) = self.of.remove(&h) {
+                self.by_tab.remove(&key);
+            }
+            self.void.insert(h, why.to_string());
+        }
+    }
+}
+
+/// What a serve remembers about a browser it has seen, connected or not.
+#[derive(Debug, Clone)]
+struct Known {
+    instance: String,
+    name: String,
 }
 
 struct Inner {
     opts: ExtensionOptions,
-    /// The extension worker instance that answered the last hello.
-    instance: Mutex<Option<String>>,
-    /// Bumped when that instance changes (its tab ownership is gone).
-    generation: AtomicU64,
+    /// Every browser seen so far, by browser id.
+    known: Mutex<HashMap<String, Known>>,
+    /// Live links that answered hello, in the order they connected.
     links: Mutex<Vec<Arc<Link>>>,
     link_added: Notify,
+    handles: Mutex<Handles>,
     /// Set once a call has waited the full grace period without a host.
     gave_up_once: AtomicBool,
     next_id: AtomicU64,
@@ -86,9 +175,12 @@ struct Inner {
     client_name: Mutex<Option<String>>,
     /// Native hosts connected right now (whether or not they answered hello).
     hosts: AtomicU32,
-    /// The user's stop of this client, as the extension last reported it.
-    stop: Mutex<Option<UserStop>>,
-    /// The same, as the error text calls get, for tool calls to watch.
+    /// The user's stop of this client, per browser id, as each extension
+    /// last reported it.
+    stops: Mutex<HashMap<String, UserStop>>,
+    /// The stop as the error text calls get, once every connected browser
+    /// has stopped this client (a stop in one browser leaves the others
+    /// running; that browser's extension refuses its own calls).
     stop_text: tokio::sync::watch::Sender<Option<String>>,
     /// What the extension waits for on this client's behalf (the user's
     /// answer about a site), for progress notifications.
@@ -107,16 +199,16 @@ impl ExtensionBackend {
         let (events, _) = broadcast::channel(1024);
         let inner = Arc::new(Inner {
             opts,
-            instance: Mutex::new(None),
-            generation: AtomicU64::new(0),
+            known: Mutex::new(HashMap::new()),
             links: Mutex::new(Vec::new()),
             link_added: Notify::new(),
+            handles: Mutex::new(Handles::default()),
             gave_up_once: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             events,
             client_name: Mutex::new(None),
             hosts: AtomicU32::new(0),
-            stop: Mutex::new(None),
+            stops: Mutex::new(HashMap::new()),
             stop_text: tokio::sync::watch::channel(None).0,
             waiting: Mutex::new(None),
         });
@@ -124,13 +216,12 @@ impl ExtensionBackend {
         Self { inner }
     }
 
-    /// True when a native host with a live extension is connected.
+    /// True when at least one native host with a live extension is connected.
     pub fn is_connected(&self) -> bool {
-        self.inner.active_link().is_some()
+        !self.inner.live_links().is_empty()
     }
 
-    /// Waits (within the connect timeout) for a live extension link, so that
-    /// the link's generation is known before any tab handle is used.
+    /// Waits (within the connect timeout) for a live extension link.
     pub async fn ensure_link(&self) -> Result<(), BackendError> {
         self.inner.wait_for_link().await.map(|_| ())
     }
@@ -163,8 +254,7 @@ impl ExtensionBackend {
             }
             *current = Some(name.to_string());
         }
-        let links: Vec<Arc<Link>> = self.inner.links.lock().expect("links lock").clone();
-        for link in links {
+        for link in self.inner.live_links() {
             let inner = self.inner.clone();
             tokio::spawn(async move {
                 if let Err(e) = inner
@@ -178,13 +268,22 @@ impl ExtensionBackend {
     }
 
     /// This serve's state, as `tabwire doctor` sees it.
-    pub fn serve_status(&self) -> ServeStatus {
-        self.inner.serve_status()
+    pub async fn serve_status(&self) -> ServeStatus {
+        self.inner.serve_status().await
     }
 
-    async fn call(&self, method: &str, params: Value) -> Result<Value, BackendError> {
-        let link = self.inner.wait_for_link().await?;
-        self.inner.request(&link, method, params).await
+    /// The tabs this client has in the browser of `link`, as handles.
+    async fn tabs_in(&self, link: &Arc<Link>) -> Result<Vec<TabInfo>, BackendError> {
+        let v = self
+            .inner
+            .request(link, method::TABS_LIST, json!({}))
+            .await?;
+        let tabs: Vec<TabInfo> = serde_json::from_value(v["tabs"].clone())
+            .map_err(|e| BackendError::Other(format!("bad tab list from the extension: {e}")))?;
+        Ok(tabs
+            .into_iter()
+            .filter_map(|t| self.inner.to_handle(link, t))
+            .collect())
     }
 }
 
@@ -205,15 +304,19 @@ impl Inner {
         params
     }
 
-    /// Takes the extension's word on this client's stop; a change is
-    /// recorded in the audit log and ends the tool calls in flight.
-    fn set_stop(&self, now: Option<UserStop>) {
+    /// Takes an extension's word on this client's stop in its browser; a
+    /// change is recorded in the audit log, and once every connected
+    /// browser has stopped this client the tool calls in flight end.
+    fn set_stop(&self, browser_id: &str, name: &str, now: Option<UserStop>) {
         let before = {
-            let mut stop = self.stop.lock().expect("stop lock");
-            if *stop == now {
+            let mut stops = self.stops.lock().expect("stop lock");
+            if stops.get(browser_id) == now.as_ref() {
                 return;
             }
-            std::mem::replace(&mut *stop, now.clone())
+            match &now {
+                Some(s) => stops.insert(browser_id.to_string(), s.clone()),
+                None => stops.remove(browser_id),
+            }
         };
         let client = self
             .client_name
@@ -223,26 +326,330 @@ impl Inner {
             .unwrap_or_else(|| "an unnamed MCP client".into());
         match &now {
             Some(s) => {
-                tracing::warn!(scope = %s.scope, cause = %s.cause, "the user stopped browser control")
+                tracing::warn!(browser = %name, scope = %s.scope, cause = %s.cause, "the user stopped browser control")
             }
-            None => tracing::info!("the user resumed browser control"),
+            None => tracing::info!(browser = %name, "the user resumed browser control"),
         }
         if let Some(audit) = &self.opts.audit {
             let (event, stop) = match (&now, &before) {
                 (Some(s), _) => ("stopped_by_user", s),
                 (None, Some(s)) => ("resumed_by_user", s),
-                (None, None) => return,
+                (None, None) => return self.recompute_stop(),
             };
             audit.record_event(&client, event, &stop.scope, &stop.cause);
         }
-        self.stop_text.send_replace(now.map(|s| s.message()));
+        self.recompute_stop();
     }
 
-    fn serve_status(&self) -> ServeStatus {
-        let extension = self.active_link().map(|link| ExtensionInfo {
-            version: link.version.get().cloned().unwrap_or_else(|| "?".into()),
-            browser: link.browser.get().cloned().flatten(),
-            host_pid: link.host_pid,
+    /// The stop calls see: set when every connected browser (or, with none
+    /// connected, every browser seen) has stopped this client.
+    fn recompute_stop(&self) {
+        let mut ids: Vec<String> = self
+            .live_links()
+            .iter()
+            .filter_map(|l| l.browser_id())
+            .collect();
+        if ids.is_empty() {
+            ids = self
+                .known
+                .lock()
+                .expect("known lock")
+                .keys()
+                .cloned()
+                .collect();
+        }
+        let stops = self.stops.lock().expect("stop lock");
+        let text = if !ids.is_empty() && ids.iter().all(|b| stops.contains_key(b)) {
+            stops.get(&ids[0]).map(UserStop::message)
+        } else {
+            None
+        };
+        drop(stops);
+        self.stop_text.send_if_modified(|cur| {
+            if *cur == text {
+                false
+            } else {
+                *cur = text;
+                true
+            }
+        });
+    }
+
+    fn stopped_in(&self, browser_id: &str) -> bool {
+        self.stops
+            .lock()
+            .expect("stop lock")
+            .contains_key(browser_id)
+    }
+
+    /// Reads a hello answer: who the browser is. A new worker instance
+    /// voids that browser's handles (its tab ownership is gone).
+    fn adopt_hello(&self, link: &Link, info: &Value) {
+        let instance = info["instance"].as_str().unwrap_or("").to_string();
+        // An extension from before browser names: one browser, one id.
+        let browser_id = info["browserId"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .unwrap_or("default")
+            .to_string();
+        let product = info["browser"].as_str().map(str::to_string);
+        let name = info["browserLabel"]
+            .as_str()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .or_else(|| product.clone())
+            .unwrap_or_else(|| "the browser".into());
+        let ident = Ident {
+            browser_id: browser_id.clone(),
+            name: name.clone(),
+            version: info["version"].as_str().unwrap_or("?").to_string(),
+            product,
+            new_tabs_here: info["newTabsHere"].as_u64(),
+        };
+        let previous = self.known.lock().expect("known lock").insert(
+            browser_id.clone(),
+            Known {
+                instance: instance.clone(),
+                name: name.clone(),
+            },
+        );
+        if previous.is_some_and(|p| p.instance != instance) {
+            tracing::info!(browser = %name, "the extension restarted: its earlier tab handles are void");
+            self.handles.lock().expect("handles lock").void_browser(
+                &browser_id,
+                &format!(
+                    "the browser \"{name}\" or its tabwire extension restarted, so this tab is no \
+                     longer under tabwire's control (it stays open in the browser). Call \
+                     browser_tabs with action \"list\" and pick a tab again, or open one"
+                ),
+            );
+        }
+        *link.ident.lock().expect("ident lock") = Some(ident);
+        // Absent (an older extension) or null: not stopped.
+        self.set_stop(
+            &browser_id,
+            &name,
+            serde_json::from_value(info["stopped"].clone()).ok(),
+        );
+    }
+
+    /// The user renamed the browser or marked it for new tabs.
+    fn adopt_browser_event(&self, link: &Link, params: &Value) {
+        let mut guard = link.ident.lock().expect("ident lock");
+        let Some(ident) = guard.as_mut() else {
+            return;
+        };
+        if let Some(name) = params["browserLabel"]
+            .as_str()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            ident.name = name.to_string();
+            if let Some(k) = self
+                .known
+                .lock()
+                .expect("known lock")
+                .get_mut(&ident.browser_id)
+            {
+                k.name = name.to_string();
+            }
+        }
+        if params.get("newTabsHere").is_some() {
+            ident.new_tabs_here = params["newTabsHere"].as_u64();
+        }
+    }
+
+    /// A tab as the extension described it, with this serve's handle.
+    fn to_handle(&self, link: &Link, mut t: TabInfo) -> Option<TabInfo> {
+        let ident = link.ident()?;
+        t.tab_id = self
+            .handles
+            .lock()
+            .expect("handles lock")
+            .intern(&ident.browser_id, t.tab_id);
+        t.browser = Some(ident.name);
+        Some(t)
+    }
+
+    fn live_links(&self) -> Vec<Arc<Link>> {
+        self.links
+            .lock()
+            .expect("links lock")
+            .iter()
+            .filter(|l| !l.closed.load(Ordering::SeqCst))
+            .cloned()
+            .collect()
+    }
+
+    /// The newest live link to browser `browser_id`.
+    fn link_of(&self, browser_id: &str) -> Option<Arc<Link>> {
+        self.live_links()
+            .into_iter()
+            .rev()
+            .find(|l| l.browser_id().as_deref() == Some(browser_id))
+    }
+
+    /// Where new tabs open: the browser the user marked "Agents open new
+    /// tabs here" (the latest mark wins), else the one connected first; a
+    /// browser where the user stopped this client only when all did.
+    fn default_link(&self) -> Option<Arc<Link>> {
+        let links = self.live_links();
+        let running: Vec<&Arc<Link>> = links
+            .iter()
+            .filter(|l| !l.browser_id().is_some_and(|b| self.stopped_in(&b)))
+            .collect();
+        let marked = running
+            .iter()
+            .filter_map(|l| Some((l.ident()?.new_tabs_here?, *l)))
+            .max_by_key(|(since, _)| *since)
+            .map(|(_, l)| l.clone());
+        marked
+            .or_else(|| running.first().map(|l| (*l).clone()))
+            .or_else(|| links.first().cloned())
+    }
+
+    /// The live link whose browser is called `name` (its tabwire name,
+    /// case aside, or a unique part of it).
+    fn link_named(&self, name: &str) -> Result<Arc<Link>, BackendError> {
+        let links = self.live_links();
+        let want = name.trim().to_lowercase();
+        let named = |l: &&Arc<Link>| l.ident().map(|i| (i.name.to_lowercase(), i.browser_id));
+        if let Some(l) = links
+            .iter()
+            .find(|l| named(l).is_some_and(|(n, id)| n == want || id == name))
+        {
+            return Ok(l.clone());
+        }
+        let partial: Vec<&Arc<Link>> = links
+            .iter()
+            .filter(|l| named(l).is_some_and(|(n, _)| !want.is_empty() && n.contains(&want)))
+            .collect();
+        if let [one] = partial.as_slice() {
+            return Ok((*one).clone());
+        }
+        let names: Vec<String> = links.iter().map(|l| format!("\"{}\"", l.name())).collect();
+        Err(BackendError::Other(format!(
+            "no connected browser is named {name:?}; connected: {}. Pass one of these names as \
+             `browser`, or leave it out",
+            names.join(", ")
+        )))
+    }
+
+    async fn wait_for_link(&self) -> Result<Arc<Link>, BackendError> {
+        let grace = self.grace();
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let notified = self.link_added.notified();
+            if let Some(link) = self.live_links().into_iter().next() {
+                return Ok(link);
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return Err(self.not_connected(grace));
+            }
+        }
+    }
+
+    fn grace(&self) -> Duration {
+        if self.gave_up_once.load(Ordering::SeqCst) {
+            Duration::from_secs(1)
+        } else {
+            self.opts.connect_timeout
+        }
+    }
+
+    fn not_connected(&self, grace: Duration) -> BackendError {
+        self.gave_up_once.store(true, Ordering::SeqCst);
+        BackendError::NotConnected(format!(
+            "the tabwire browser extension is not connected (waited {:.0} s). \
+             Make sure Chrome is running with the tabwire extension loaded (see \
+             chrome://extensions) and that `tabwire install` registered the native \
+             host for that browser, then retry",
+            grace.as_secs_f64()
+        ))
+    }
+
+    /// The link and Chrome's tab id behind a handle. A handle whose browser
+    /// is away is waited for a moment (a native host restarting), then
+    /// reported stale while other browsers carry on.
+    async fn resolve(&self, handle: TabId) -> Result<(Arc<Link>, i64), BackendError> {
+        let alone = self.live_links().is_empty();
+        let grace = if alone { self.grace() } else { AWAY_GRACE };
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let notified = self.link_added.notified();
+            let (browser, tab) = {
+                let h = self.handles.lock().expect("handles lock");
+                if let Some(why) = h.void.get(&handle) {
+                    return Err(BackendError::Stale(why.clone()));
+                }
+                match h.of.get(&handle) {
+                    Some(k) => k.clone(),
+                    None => {
+                        return Err(BackendError::Stale(format!(
+                            "tab handle {handle} is not one of this client's tabs. Call \
+                             browser_tabs with action \"list\" and pick a tab again"
+                        )))
+                    }
+                }
+            };
+            if let Some(link) = self.link_of(&browser) {
+                return Ok((link, tab));
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                if self.live_links().is_empty() {
+                    return Err(self.not_connected(grace));
+                }
+                let name = self
+                    .known
+                    .lock()
+                    .expect("known lock")
+                    .get(&browser)
+                    .map_or_else(|| "its browser".to_string(), |k| format!("\"{}\"", k.name));
+                return Err(BackendError::Stale(format!(
+                    "that tab is in {name}, which is no longer connected (the browser quit, or its \
+                     tabwire extension stopped); your tabs in other browsers still work. Call \
+                     browser_tabs with action \"list\" and pick a tab again"
+                )));
+            }
+        }
+    }
+
+    /// One line per connected browser: its name, extension, this client's
+    /// tabs there, the user's marks.
+    async fn browsers(&self) -> Vec<BrowserInfo> {
+        let links = self.live_links();
+        let default = self.default_link();
+        let mut out = Vec::new();
+        for link in links {
+            let Some(ident) = link.ident() else { continue };
+            let tabs = tokio::time::timeout(
+                Duration::from_secs(2),
+                self.request(&link, method::TABS_LIST, json!({})),
+            )
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .and_then(|v| v["tabs"].as_array().map(Vec::len));
+            out.push(BrowserInfo {
+                name: ident.name.clone(),
+                version: ident.version.clone(),
+                browser: ident.product.clone(),
+                host_pid: link.host_pid,
+                tabs,
+                new_tabs_here: default.as_ref().is_some_and(|d| Arc::ptr_eq(d, &link)),
+                stopped: self.stopped_in(&ident.browser_id),
+            });
+        }
+        out
+    }
+
+    async fn serve_status(&self) -> ServeStatus {
+        let browsers = self.browsers().await;
+        let extension = browsers.first().map(|b| ExtensionInfo {
+            version: b.version.clone(),
+            browser: b.browser.clone(),
+            host_pid: b.host_pid,
         });
         ServeStatus {
             kind: ServeStatus::KIND.into(),
@@ -252,40 +659,7 @@ impl Inner {
             client: self.client_name.lock().expect("name lock").clone(),
             hosts: self.hosts.load(Ordering::SeqCst),
             extension,
-        }
-    }
-
-    fn active_link(&self) -> Option<Arc<Link>> {
-        let links = self.links.lock().expect("links lock");
-        links
-            .iter()
-            .rev()
-            .find(|l| !l.closed.load(Ordering::SeqCst))
-            .cloned()
-    }
-
-    async fn wait_for_link(&self) -> Result<Arc<Link>, BackendError> {
-        let grace = if self.gave_up_once.load(Ordering::SeqCst) {
-            Duration::from_secs(1)
-        } else {
-            self.opts.connect_timeout
-        };
-        let deadline = tokio::time::Instant::now() + grace;
-        loop {
-            let notified = self.link_added.notified();
-            if let Some(link) = self.active_link() {
-                return Ok(link);
-            }
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                self.gave_up_once.store(true, Ordering::SeqCst);
-                return Err(BackendError::NotConnected(format!(
-                    "the tabwire browser extension is not connected (waited {:.0} s). \
-                     Make sure Chrome is running with the tabwire extension loaded (see \
-                     chrome://extensions) and that `tabwire install` registered the native \
-                     host for that browser, then retry",
-                    grace.as_secs_f64()
-                )));
-            }
+            browsers,
         }
     }
 
@@ -309,6 +683,9 @@ impl Inner {
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = oneshot::channel();
         link.pending.lock().expect("pending lock").insert(id, tx);
+        if method == method::HELLO {
+            link.hello_ids.lock().expect("hello lock").insert(id);
+        }
         let body = serde_json::to_vec(&Request {
             id,
             method: method.into(),
@@ -336,6 +713,19 @@ impl Inner {
                 })
             }
         }
+    }
+
+    /// Sends a tab request to the browser the handle lives in, with
+    /// Chrome's tab id in place of the handle.
+    async fn tab_request_raw(
+        &self,
+        handle: TabId,
+        method: &str,
+        mut params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        let (link, tab) = self.resolve(handle).await?;
+        params["tabId"] = json!(tab);
+        self.request_raw(&link, method, params).await
     }
 }
 
@@ -397,7 +787,7 @@ async fn run_link(
     let kind: FirstFrame =
         serde_json::from_slice(&first).map_err(|e| format!("bad first frame: {e}"))?;
     if kind.kind == StatusQuery::KIND {
-        let reply = serde_json::to_vec(&inner.serve_status()).expect("status serializes");
+        let reply = serde_json::to_vec(&inner.serve_status().await).expect("status serializes");
         frame::write_frame(&mut &*stream, &reply, Framing::Socket, max)
             .await
             .map_err(|e| format!("could not answer a status query: {e}"))?;
@@ -420,10 +810,10 @@ async fn run_link(
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     let link = Arc::new(Link {
         tx,
-        version: std::sync::OnceLock::new(),
-        browser: std::sync::OnceLock::new(),
         host_pid: hello.pid,
         pending: Mutex::new(HashMap::new()),
+        hello_ids: Mutex::new(HashSet::new()),
+        ident: Mutex::new(None),
         closed: AtomicBool::new(false),
     });
     let write_side = stream.clone();
@@ -446,26 +836,11 @@ async fn run_link(
             let params = inner.hello_params();
             match inner.request(&link, method::HELLO, params.clone()).await {
                 Ok(info) => {
-                    tracing::info!(extension = %info, "extension answered hello");
-                    let _ = link
-                        .version
-                        .set(info["version"].as_str().unwrap_or("?").to_string());
-                    let _ = link
-                        .browser
-                        .set(info["browser"].as_str().map(str::to_string));
-                    // Absent (an older extension) or null: not stopped.
-                    inner.set_stop(serde_json::from_value(info["stopped"].clone()).ok());
-                    let instance = info["instance"].as_str().unwrap_or("").to_string();
-                    let previous = inner
-                        .instance
-                        .lock()
-                        .expect("instance lock")
-                        .replace(instance.clone());
-                    if previous.is_some_and(|p| p != instance) {
-                        tracing::info!("the extension restarted: earlier tab handles are void");
-                        inner.generation.fetch_add(1, Ordering::SeqCst);
-                    }
+                    // Who the browser is was read from this answer as it
+                    // arrived (see dispatch), before any of its events.
+                    tracing::info!(extension = %info, browser = %link.name(), "extension answered hello");
                     inner.links.lock().expect("links lock").push(link.clone());
+                    inner.recompute_stop();
                     inner.link_added.notify_waiters();
                     // The client's name may have arrived while we waited.
                     let now = inner.hello_params();
@@ -497,6 +872,7 @@ async fn run_link(
         .lock()
         .expect("links lock")
         .retain(|l| !Arc::ptr_eq(l, &link));
+    inner.recompute_stop();
     Ok(())
 }
 
@@ -510,6 +886,16 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
         }
     };
     if let Some(id) = inc.id {
+        let hello = link.hello_ids.lock().expect("hello lock").remove(&id);
+        if hello && inc.error.is_none() {
+            if let Some(info) = inc
+                .result
+                .as_ref()
+                .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+            {
+                inner.adopt_hello(link, &info);
+            }
+        }
         let waiter = link.pending.lock().expect("pending lock").remove(&id);
         if let Some(waiter) = waiter {
             let outcome = match inc.error {
@@ -520,8 +906,16 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
         }
         return;
     }
+    let Some(ident) = link.ident() else {
+        // Nothing is routed before the extension said who it is.
+        return;
+    };
     if inc.event.as_deref() == Some("control") {
-        inner.set_stop(inc.stopped);
+        inner.set_stop(&ident.browser_id, &ident.name, inc.stopped);
+        return;
+    }
+    if inc.event.as_deref() == Some("browser") {
+        inner.adopt_browser_event(link, inc.params.as_ref().unwrap_or(&Value::Null));
         return;
     }
     if inc.event.as_deref() == Some("waiting") {
@@ -531,6 +925,11 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
     let (Some(kind), Some(tab)) = (inc.event.as_deref(), inc.tab_id) else {
         return;
     };
+    let tab = inner
+        .handles
+        .lock()
+        .expect("handles lock")
+        .intern(&ident.browser_id, tab);
     // A child session's events (an out-of-process frame) are not the
     // tab's page events: navigation and dialogs are the top frame's.
     // Frames attaching inside a frame are let through (for frames inside
@@ -571,32 +970,78 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
 
 #[async_trait]
 impl Backend for ExtensionBackend {
+    /// Every connected browser's tabs of this client, browser by browser in
+    /// the order they connected, each labelled with its browser.
     async fn list_tabs(&self) -> Result<Vec<TabInfo>, BackendError> {
-        let v = self.call(method::TABS_LIST, json!({})).await?;
-        serde_json::from_value(v["tabs"].clone())
-            .map_err(|e| BackendError::Other(format!("bad tab list from the extension: {e}")))
+        self.inner.wait_for_link().await?;
+        let links = self.inner.live_links();
+        let answers = futures_util::future::join_all(links.iter().map(|l| self.tabs_in(l))).await;
+        let mut tabs = Vec::new();
+        let mut first_error = None;
+        let mut answered = false;
+        for (link, answer) in links.iter().zip(answers) {
+            match answer {
+                Ok(t) => {
+                    answered = true;
+                    tabs.extend(t);
+                }
+                Err(e) => {
+                    // A browser going away or stopped leaves the others listed.
+                    tracing::debug!(browser = %link.name(), error = %e, "no tab list from a browser");
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match (answered, first_error) {
+            (false, Some(e)) => Err(e),
+            _ => Ok(tabs),
+        }
     }
 
     async fn new_tab(&self, url: &str, group: &str) -> Result<TabInfo, BackendError> {
+        self.new_tab_in(url, group, None).await
+    }
+
+    async fn new_tab_in(
+        &self,
+        url: &str,
+        group: &str,
+        browser: Option<&str>,
+    ) -> Result<TabInfo, BackendError> {
         // Tools name the group after the MCP client.
         if self.inner.client_name.lock().expect("name lock").is_none() {
             self.name_client(group);
         }
+        let first = self.inner.wait_for_link().await?;
+        let link = match browser {
+            Some(name) => self.inner.link_named(name)?,
+            None => self.inner.default_link().unwrap_or(first),
+        };
         let v = self
-            .call(method::TABS_CREATE, json!({"url": url, "group": group}))
+            .inner
+            .request(
+                &link,
+                method::TABS_CREATE,
+                json!({"url": url, "group": group}),
+            )
             .await?;
-        serde_json::from_value(v["tab"].clone())
-            .map_err(|e| BackendError::Other(format!("bad tab from the extension: {e}")))
+        let tab: TabInfo = serde_json::from_value(v["tab"].clone())
+            .map_err(|e| BackendError::Other(format!("bad tab from the extension: {e}")))?;
+        self.inner.to_handle(&link, tab).ok_or_else(|| {
+            BackendError::Other("the extension has not said which browser it is".into())
+        })
     }
 
     async fn close_tab(&self, tab: TabId) -> Result<(), BackendError> {
-        self.call(method::TABS_CLOSE, json!({"tabId": tab}))
+        self.inner
+            .tab_request_raw(tab, method::TABS_CLOSE, json!({}))
             .await
             .map(|_| ())
     }
 
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError> {
-        self.call(method::TABS_SELECT, json!({"tabId": tab}))
+        self.inner
+            .tab_request_raw(tab, method::TABS_SELECT, json!({}))
             .await
             .map(|_| ())
     }
@@ -607,12 +1052,11 @@ impl Backend for ExtensionBackend {
         method: &str,
         params: Value,
     ) -> Result<Box<RawValue>, BackendError> {
-        let link = self.inner.wait_for_link().await?;
         self.inner
-            .request_raw(
-                &link,
+            .tab_request_raw(
+                tab,
                 method::CDP_SEND,
-                json!({"tabId": tab, "method": method, "params": params}),
+                json!({"method": method, "params": params}),
             )
             .await
             .map_err(|e| match e {
@@ -636,12 +1080,11 @@ impl Backend for ExtensionBackend {
         method: &str,
         params: Value,
     ) -> Result<Box<RawValue>, BackendError> {
-        let link = self.inner.wait_for_link().await?;
         self.inner
-            .request_raw(
-                &link,
+            .tab_request_raw(
+                tab,
                 method::CDP_SEND,
-                json!({"tabId": tab, "sessionId": session, "method": method, "params": params}),
+                json!({"sessionId": session, "method": method, "params": params}),
             )
             .await
             .map_err(|e| match e {
@@ -663,15 +1106,11 @@ impl Backend for ExtensionBackend {
             .iter()
             .map(|(m, p)| json!({"method": m, "params": p}))
             .collect();
-        let link = self.inner.wait_for_link().await?;
         let r = self
             .inner
-            .request(
-                &link,
-                method::CDP_BATCH,
-                json!({"tabId": tab, "commands": list}),
-            )
-            .await;
+            .tab_request_raw(tab, method::CDP_BATCH, json!({"commands": list}))
+            .await
+            .and_then(|raw| super::parse_result(method::CDP_BATCH, &raw));
         match r {
             Ok(v) => Ok(v["results"].as_array().cloned().unwrap_or_default()),
             // An extension from before cdp.batch: one message per command.
@@ -692,19 +1131,27 @@ impl Backend for ExtensionBackend {
         self.name_client(name);
     }
 
-    fn generation(&self) -> u64 {
-        self.inner.generation.load(Ordering::SeqCst)
+    fn browsers(&self) -> Vec<(String, bool)> {
+        let default = self.inner.default_link();
+        self.inner
+            .live_links()
+            .iter()
+            .map(|l| {
+                let here = default.as_ref().is_some_and(|d| Arc::ptr_eq(d, l));
+                (l.name(), here)
+            })
+            .collect()
     }
 
     fn note_call(&self, tool: &str, ok: bool) {
-        let Some(link) = self.inner.active_link() else {
-            return;
-        };
-        let inner = self.inner.clone();
         let params = json!({"tool": tool, "ok": ok});
-        tokio::spawn(async move {
-            let _ = inner.request(&link, method::NOTE, params).await;
-        });
+        for link in self.inner.live_links() {
+            let inner = self.inner.clone();
+            let params = params.clone();
+            tokio::spawn(async move {
+                let _ = inner.request(&link, method::NOTE, params).await;
+            });
+        }
     }
 
     fn progress_message(&self) -> String {
@@ -714,7 +1161,7 @@ impl Backend for ExtensionBackend {
         if self.is_connected() {
             "waiting for the browser".into()
         } else {
-            "waiting for the tabwire browser extension to connect".into()
+            "waiting for the tabwire extension to connect".into()
         }
     }
 
@@ -723,18 +1170,47 @@ impl Backend for ExtensionBackend {
     }
 
     async fn status(&self) -> String {
-        match self.inner.active_link() {
-            Some(link) => format!(
-                "your browser through the tabwire extension {}",
-                link.version.get().map(String::as_str).unwrap_or("?")
-            ),
-            None => "the tabwire extension (not connected)".into(),
+        let browsers = self.inner.browsers().await;
+        let Some(first) = browsers.first() else {
+            return "the tabwire extension (not connected)".into();
+        };
+        let mut out = format!(
+            "your browser through the tabwire extension {}\nBrowsers connected: {}",
+            first.version,
+            browsers.len()
+        );
+        for b in &browsers {
+            out.push_str(&format!("\n- {}", describe_browser(b)));
         }
+        out
     }
 
     fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
         self.inner.events.subscribe()
     }
+}
+
+/// One connected browser in words, for `browser_status` and doctor:
+/// `"Work Chrome" (Chromium 156, extension 0.1.0): 2 tabs of yours, new tabs open here`.
+pub fn describe_browser(b: &BrowserInfo) -> String {
+    let mut s = format!(
+        "\"{}\" ({}, extension {}): ",
+        b.name,
+        b.browser.as_deref().unwrap_or("an unknown browser"),
+        b.version
+    );
+    match b.tabs {
+        Some(1) => s.push_str("1 tab"),
+        Some(n) => s.push_str(&format!("{n} tabs")),
+        None => s.push_str("tabs unknown"),
+    }
+    if b.new_tabs_here {
+        s.push_str(", new tabs open here");
+    }
+    if b.stopped {
+        s.push_str(", STOPPED by the user here");
+    }
+    s
 }
 
 #[cfg(test)]
@@ -773,6 +1249,41 @@ mod tests {
         assert!(matches!(e, BackendError::StoppedByUser(_)), "{e:?}");
         assert!(e.to_string().contains("stopped by the user"), "{e}");
         assert!(e.to_string().contains("Resume"), "{e}");
+    }
+
+    #[test]
+    fn equal_tab_ids_of_two_browsers_get_distinct_handles_and_a_restart_voids_only_its_own() {
+        let mut h = Handles::default();
+        let a7 = h.intern("browser-a", 7);
+        let b7 = h.intern("browser-b", 7);
+        assert_ne!(a7, b7);
+        assert_eq!(h.intern("browser-a", 7), a7, "a tab keeps its handle");
+        assert_eq!(h.of[&b7], ("browser-b".to_string(), 7));
+        h.void_browser("browser-b", "restarted");
+        assert_eq!(h.void.get(&b7).map(String::as_str), Some("restarted"));
+        assert!(!h.void.contains_key(&a7));
+        assert_eq!(h.of[&a7], ("browser-a".to_string(), 7));
+        // The same tab id seen again after the restart is a new handle.
+        let b7_again = h.intern("browser-b", 7);
+        assert!(b7_again != b7 && b7_again != a7);
+    }
+
+    #[test]
+    fn a_browser_is_described_with_its_name_tabs_and_marks() {
+        let b = BrowserInfo {
+            name: "Work Chrome".into(),
+            version: "0.1.0".into(),
+            browser: Some("Chromium 156".into()),
+            host_pid: 9,
+            tabs: Some(2),
+            new_tabs_here: true,
+            stopped: true,
+        };
+        assert_eq!(
+            describe_browser(&b),
+            "\"Work Chrome\" (Chromium 156, extension 0.1.0): 2 tabs, new tabs open here, \
+             STOPPED by the user here"
+        );
     }
 
     #[test]

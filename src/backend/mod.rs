@@ -28,6 +28,10 @@ pub struct TabInfo {
     pub title: String,
     #[serde(default)]
     pub active: bool,
+    /// The browser the tab is in, when several can be connected (the
+    /// extension backend: the browser's tabwire name).
+    #[serde(default)]
+    pub browser: Option<String>,
 }
 
 /// Something that happened in a tab this client owns.
@@ -97,6 +101,22 @@ pub trait Backend: Send + Sync {
     async fn list_tabs(&self) -> Result<Vec<TabInfo>, BackendError>;
     /// Opens a tab owned by this client; `group` labels it for the user.
     async fn new_tab(&self, url: &str, group: &str) -> Result<TabInfo, BackendError>;
+    /// [`Self::new_tab`] in the browser named `browser` (None: wherever new
+    /// tabs open by default). Only the extension has more than one browser.
+    async fn new_tab_in(
+        &self,
+        url: &str,
+        group: &str,
+        browser: Option<&str>,
+    ) -> Result<TabInfo, BackendError> {
+        match browser {
+            None => self.new_tab(url, group).await,
+            Some(name) => Err(BackendError::Other(format!(
+                "there is no browser named {name:?}: calls are served by tabwire's own browser \
+                 (the CDP fallback), which is the only one. Leave out `browser`"
+            ))),
+        }
+    }
     async fn close_tab(&self, tab: TabId) -> Result<(), BackendError>;
     /// Brings the tab to the front of its window.
     async fn select_tab(&self, tab: TabId) -> Result<(), BackendError>;
@@ -147,6 +167,11 @@ pub trait Backend: Send + Sync {
     /// or its extension restarted, a new fallback browser was launched).
     fn generation(&self) -> u64 {
         0
+    }
+    /// The browsers that serve calls, by name, each with whether new tabs
+    /// open there by default; empty when there is just one unnamed browser.
+    fn browsers(&self) -> Vec<(String, bool)> {
+        Vec::new()
     }
     /// The MCP client introduced itself (the extension shows the name).
     fn client_named(&self, _name: &str) {}

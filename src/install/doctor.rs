@@ -590,12 +590,28 @@ async fn query_all(dir: &Path) -> Vec<(PathBuf, Result<ServeStatus, String>)> {
 
 fn describe_extension(s: &ServeStatus) -> String {
     match &s.extension {
-        Some(e) => format!(
-            "tabwire extension {} in {} (native host pid {})",
-            e.version,
-            e.browser.as_deref().unwrap_or("an unknown browser"),
-            e.host_pid
-        ),
+        Some(e) => {
+            let mut text = format!(
+                "tabwire extension {} in {} (native host pid {})",
+                e.version,
+                e.browser.as_deref().unwrap_or("an unknown browser"),
+                e.host_pid
+            );
+            // Every connected browser (or profile), with this client's tabs.
+            if !s.browsers.is_empty() {
+                let each: Vec<String> = s
+                    .browsers
+                    .iter()
+                    .map(crate::backend::extension::describe_browser)
+                    .collect();
+                text.push_str(&format!(
+                    "; {} browser(s) connected: {}",
+                    s.browsers.len(),
+                    each.join("; ")
+                ));
+            }
+            text
+        }
         None if s.hosts > 0 => {
             "a native host is connected but the extension has not answered".into()
         }

@@ -23,6 +23,8 @@ pub struct TabsArgs {
     pub index: Option<usize>,
     /// For new.
     pub url: Option<String>,
+    /// For new: the browser to open it in (a name from list); default: where the user said.
+    pub browser: Option<String>,
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -36,7 +38,10 @@ pub fn tools() -> Vec<ToolDef> {
                 match a.action {
                     TabAction::List => {}
                     TabAction::New => {
-                        let tab = s.backend().new_tab("about:blank", &s.client_name()).await?;
+                        let tab = s
+                            .backend()
+                            .new_tab_in("about:blank", &s.client_name(), a.browser.as_deref())
+                            .await?;
                         s.set_current(Some(tab.tab_id));
                         if let Some(url) = a.url.as_deref() {
                             super::navigate::go(&s, tab.tab_id, url).await?;
@@ -104,21 +109,51 @@ async fn nth(s: &Session, index: usize) -> Result<TabInfo, ToolError> {
 
 async fn render_list(s: &Session) -> Result<String, ToolError> {
     let tabs = s.backend().list_tabs().await?;
+    // With several browsers (or profiles) connected, say which they are
+    // and where each tab is.
+    let browsers = s.backend().browsers();
+    let several = browsers.len() > 1;
+    let header = if several {
+        let names: Vec<String> = browsers
+            .iter()
+            .map(|(name, default)| {
+                let here = if *default {
+                    " (new tabs open here)"
+                } else {
+                    ""
+                };
+                format!("\"{name}\"{here}")
+            })
+            .collect();
+        format!(
+            "Browsers connected: {} (open a tab in one with action \"new\" and `browser`).\n",
+            names.join(", ")
+        )
+    } else {
+        String::new()
+    };
     if tabs.is_empty() {
-        return Ok("You have no tabs. Page tools open one when needed.".into());
+        return Ok(format!(
+            "{header}You have no tabs. Page tools open one when needed."
+        ));
     }
     let current = s.current_tab();
-    let mut out = String::from("Your tabs:\n");
+    let mut out = format!("{header}Your tabs:\n");
     for (i, t) in tabs.iter().enumerate() {
         let mark = if Some(t.tab_id) == current {
             " (current)"
         } else {
             ""
         };
+        // With several browsers connected, each tab names its own.
+        let place = match (&t.browser, several) {
+            (Some(b), true) => format!(" (in \"{b}\")"),
+            _ => String::new(),
+        };
         if s.policy().check_url(&t.url).is_ok() {
-            out.push_str(&format!("- {i}:{mark} [{}]({})\n", t.title, t.url));
+            out.push_str(&format!("- {i}:{mark} [{}]({}){place}\n", t.title, t.url));
         } else {
-            out.push_str(&format!("- {i}:{mark} [a page the policy blocks]\n"));
+            out.push_str(&format!("- {i}:{mark} [a page the policy blocks]{place}\n"));
         }
     }
     Ok(out)

@@ -533,6 +533,7 @@ impl Backend for DirectBackend {
                     url,
                     title,
                     active: t.active == Some(tab),
+                    browser: None,
                 })
             })
             .collect())
@@ -555,6 +556,7 @@ impl Backend for DirectBackend {
                 url: url.into(),
                 title: String::new(),
                 active: true,
+                browser: None,
             });
         }
         let r = self
@@ -574,6 +576,7 @@ impl Backend for DirectBackend {
             url: url.into(),
             title: String::new(),
             active: true,
+            browser: None,
         })
     }
 
