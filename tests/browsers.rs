@@ -7,7 +7,8 @@
 //!   driven, though Chrome's tab ids of two fresh profiles collide; new tabs
 //!   open in the browser connected first, then in the one the user marks in
 //!   its popup, or in the one `browser_tabs new` names; a rename on the
-//!   options page is what agents see;
+//!   options page is what agents see; a browser that restarts keeps its
+//!   name and voids only its own handles;
 //! - two clients: each sees only its own tabs in both browsers; a Stop in
 //!   one browser's popup stops the clients there only; `browser_status` and
 //!   `tabwire doctor` list both browsers; one browser quits mid-session and
@@ -245,6 +246,30 @@ async fn tabs_of_two_profiles_are_listed_and_driven_and_new_tabs_go_where_the_us
     )
     .await;
     assert!(shows(&first, "/page/epsilon"));
+
+    // The second browser restarts: same name, and only its handles are void.
+    drive(&mcp, "gamma").await;
+    drop(popup);
+    drop(second);
+    wait_for_browsers(&mcp, 1).await;
+    let second = PipeChromium::launch(&sb2, &[]);
+    wait_for_browsers(&mcp, 2).await;
+    let l = list(&mcp).await;
+    assert_eq!(
+        browser_names(&l),
+        vec!["Work Chrome".to_string(), b.clone()],
+        "{l}"
+    );
+    let err = path_of_current(&mcp).await.unwrap_err();
+    assert!(err.contains("restarted"), "{err}");
+    assert!(!l.contains("gamma"), "{l}");
+    drive(&mcp, "alpha").await;
+    mcp.ok(
+        "browser_tabs",
+        json!({"action": "new", "url": site.url("/page/zeta"), "browser": b}),
+    )
+    .await;
+    assert!(shows(&second, "/page/zeta"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -310,6 +310,10 @@ impl Backend for AutoBackend {
         ext + self.launches.load(Ordering::SeqCst)
     }
 
+    fn is_void(&self, tab: TabId) -> bool {
+        tab < TAB_ID_BASE && self.ext.as_ref().is_some_and(|e| e.is_void(tab))
+    }
+
     fn browsers(&self) -> Vec<(String, bool)> {
         match (self.which(), &self.ext) {
             (Which::Extension, Some(ext)) => ext.browsers(),

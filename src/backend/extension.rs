@@ -1131,6 +1131,15 @@ impl Backend for ExtensionBackend {
         self.name_client(name);
     }
 
+    fn is_void(&self, tab: TabId) -> bool {
+        self.inner
+            .handles
+            .lock()
+            .expect("handles lock")
+            .void
+            .contains_key(&tab)
+    }
+
     fn browsers(&self) -> Vec<(String, bool)> {
         let default = self.inner.default_link();
         self.inner
@@ -1161,7 +1170,7 @@ impl Backend for ExtensionBackend {
         if self.is_connected() {
             "waiting for the browser".into()
         } else {
-            "waiting for the tabwire extension to connect".into()
+            "waiting for the tabwire browser extension to connect".into()
         }
     }
 

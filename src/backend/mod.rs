@@ -168,6 +168,11 @@ pub trait Backend: Send + Sync {
     fn generation(&self) -> u64 {
         0
     }
+    /// True when the handle `tab` can never work again (its browser's
+    /// extension restarted) though other handles still do.
+    fn is_void(&self, _tab: TabId) -> bool {
+        false
+    }
     /// The browsers that serve calls, by name, each with whether new tabs
     /// open there by default; empty when there is just one unnamed browser.
     fn browsers(&self) -> Vec<(String, bool)> {

@@ -400,7 +400,8 @@ impl Session {
     }
 
     /// If the backend's tabs were all voided since we last looked (browser
-    /// restarted), drop every handle now, before anything uses one.
+    /// restarted), drop every handle now, before anything uses one; if only
+    /// the current tab's browser restarted, drop that handle.
     fn forget_void_handles(&self) {
         let now = self.backend().generation();
         let mut st = self.state();
@@ -413,6 +414,13 @@ impl Session {
             st.events = PageEvents::default();
             drop(st);
             *self.worlds() = Worlds::default();
+        } else if st.current.is_some_and(|t| self.backend().is_void(t)) {
+            // One browser of several restarted: only its tabs are void.
+            st.closed_notice = st.current.take();
+            st.notice_is_restart = true;
+            if st.snapshot.as_ref().map(|m| m.tab) == st.closed_notice {
+                st.snapshot = None;
+            }
         }
     }
 

@@ -23,7 +23,7 @@ pub struct TabsArgs {
     pub index: Option<usize>,
     /// For new.
     pub url: Option<String>,
-    /// For new: the browser to open it in (a name from list); default: where the user said.
+    /// For new: a browser name from list.
     pub browser: Option<String>,
 }
 

@@ -51,13 +51,15 @@ pub async fn page_text(
     }
 }
 
-/// Clicks the centre of the element `selector` with real mouse events.
+/// Scrolls the element `selector` into view and clicks its centre with
+/// real mouse events.
 pub fn click(b: &PipeChromium, page: &Page, selector: &str) {
     let rect = b
         .eval(
             page,
             &format!(
-                "(() => {{ const r = document.querySelector({}).getBoundingClientRect(); \
+                "(() => {{ const e = document.querySelector({}); \
+                 e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
                  return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
                 serde_json::to_string(selector).unwrap()
             ),
