@@ -126,6 +126,8 @@ mod tests {
         "area",
         "arguments",
         "body",
+        // browser_tabs: the list names the browsers and says what it is for.
+        "browser",
         "button",
         "deltaX",
         "deltaY",

@@ -23,7 +23,8 @@ pub struct TabsArgs {
     pub index: Option<usize>,
     /// For new.
     pub url: Option<String>,
-    /// For new: a browser name from list.
+    // For new: a browser name from list (the list explains it; no
+    // description keeps tools/list within its 10 KiB budget).
     pub browser: Option<String>,
 }
 
