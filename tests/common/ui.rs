@@ -51,15 +51,17 @@ pub async fn page_text(
     }
 }
 
-/// Scrolls the element `selector` into view and clicks its centre with
-/// real mouse events.
+/// Clicks the centre of the element `selector` with real mouse events,
+/// scrolling it into view first when it is outside the viewport.
 pub fn click(b: &PipeChromium, page: &Page, selector: &str) {
     let rect = b
         .eval(
             page,
             &format!(
                 "(() => {{ const e = document.querySelector({}); \
-                 e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); \
+                 let r = e.getBoundingClientRect(); \
+                 if (r.top < 0 || r.bottom > innerHeight) {{ \
+                 e.scrollIntoView({{block: 'center'}}); r = e.getBoundingClientRect(); }} \
                  return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
                 serde_json::to_string(selector).unwrap()
             ),
