@@ -34,6 +34,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import McpServer, tabwire_bin  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = "/usr/lib/chromium/chromium"
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -87,16 +90,6 @@ def start_site():
     srv = ThreadingServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{srv.server_address[1]}"
-
-
-def tabwire_bin():
-    if os.environ.get("TABWIRE_BIN"):
-        return os.environ["TABWIRE_BIN"]
-    for profile in ("release", "debug"):
-        p = f"{ROOT}/target/{profile}/tabwire"
-        if os.path.exists(p):
-            return p
-    sys.exit("nav-waits: build tabwire first (cargo build --release) or set TABWIRE_BIN")
 
 
 class Cdp:
@@ -171,54 +164,6 @@ class Cdp:
         self.p.kill()
 
 
-class Mcp:
-    def __init__(self, label, argv, env):
-        self.label = label
-        self.p = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=open(f"{TMP}/{label}.log", "w"))
-        atexit.register(self.p.kill)
-        self.i = 0
-        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                "clientInfo": {"name": "nav-waits", "version": "1"}})
-        self.rpc("notifications/initialized", notify=True)
-
-    def rpc(self, method, params=None, notify=False):
-        msg = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            msg["params"] = params
-        if not notify:
-            self.i += 1
-            msg["id"] = self.i
-        self.p.stdin.write((json.dumps(msg) + "\n").encode())
-        self.p.stdin.flush()
-        if notify:
-            return None
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError(f"{self.label} exited; see {TMP}/{self.label}.log")
-            r = json.loads(line)
-            if r.get("id") == self.i:
-                return r
-
-    def navigate(self, url):
-        t = time.perf_counter()
-        r = self.rpc("tools/call", {"name": "browser_navigate", "arguments": {"url": url}})
-        ms = (time.perf_counter() - t) * 1000
-        res = r.get("result", {})
-        text = "".join(c.get("text", "") for c in res.get("content", []) if c.get("type") == "text")
-        if res.get("isError") or "error" in r:
-            raise RuntimeError(f"{self.label} navigate failed: {text or r.get('error')}")
-        return ms, text
-
-    def stop(self):
-        try:
-            self.p.stdin.close()
-            self.p.wait(timeout=10)
-        except Exception:
-            self.p.kill()
-
-
 def median(xs):
     return round(statistics.median(xs), 1) if xs else None
 
@@ -243,7 +188,7 @@ def main():
     raw.stop()
     results["browser"] = browser
 
-    b = tabwire_bin()
+    b = tabwire_bin("nav-waits")
     results["tabwire_bin"] = b
     env = dict(os.environ, TABWIRE_RUNTIME_DIR=f"{TMP}/rt", TABWIRE_DATA_DIR=f"{TMP}/data")
     os.makedirs(f"{TMP}/udd")
@@ -267,15 +212,15 @@ def main():
                                            f"{TMP}/pw-out"]))
     for label, argv in servers:
         print(f"nav-waits: {label}", file=sys.stderr)
-        s = Mcp(label, argv, env)
+        s = McpServer(label, argv, env, TMP, client="nav-waits")
         out = {}
         try:
-            s.navigate(f"{site}/start")
+            s.call("browser_navigate", {"url": f"{site}/start"})
             for name, path, final, heading in CASES:
                 times, ok = [], True
                 for _ in range(a.runs):
-                    s.navigate(f"{site}/start")
-                    ms, text = s.navigate(f"{site}{path}")
+                    s.call("browser_navigate", {"url": f"{site}/start"})
+                    ms, text = s.call("browser_navigate", {"url": f"{site}{path}"})
                     times.append(ms)
                     ok = ok and final in text and heading in text
                 out[name] = {"median_ms": median(times), "all_ms": [round(t, 1) for t in times],

@@ -16,7 +16,10 @@ writes JSON to bench/results/real-pages-<time>.json.
 
 Run: python3 bench/real-pages.py [--runs N] [--no-peers]
 """
-import argparse, atexit, datetime, json, os, re, statistics, subprocess, sys, tempfile, time
+import argparse, atexit, datetime, json, os, re, statistics, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import McpServer, tabwire_bin  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = "/usr/lib/chromium/chromium"
@@ -34,66 +37,6 @@ PAGES = [
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-default-apps"]
-
-
-def tabwire_bin():
-    if os.environ.get("TABWIRE_BIN"):
-        return os.environ["TABWIRE_BIN"]
-    for profile in ("release", "debug"):
-        p = f"{ROOT}/target/{profile}/tabwire"
-        if os.path.exists(p):
-            return p
-    sys.exit("real-pages: build tabwire first (cargo build --release)")
-
-
-class Server:
-    """One MCP server over stdio, with a JSON-RPC client just big enough."""
-
-    def __init__(self, label, argv, env):
-        self.label = label
-        self.p = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=open(f"{TMP}/{label}.log", "w"))
-        atexit.register(self.p.kill)
-        self.i = 0
-        self.rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                "clientInfo": {"name": "real-pages", "version": "1"}})
-        self.rpc("notifications/initialized", notify=True)
-
-    def rpc(self, method, params=None, notify=False):
-        msg = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            msg["params"] = params
-        if not notify:
-            self.i += 1
-            msg["id"] = self.i
-        self.p.stdin.write((json.dumps(msg) + "\n").encode())
-        self.p.stdin.flush()
-        if notify:
-            return None
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError(f"{self.label} exited; see {TMP}/{self.label}.log")
-            r = json.loads(line)
-            if r.get("id") == self.i:
-                return r
-
-    def call(self, tool, args):
-        t = time.perf_counter()
-        r = self.rpc("tools/call", {"name": tool, "arguments": args})
-        ms = (time.perf_counter() - t) * 1000
-        res = r.get("result", {})
-        text = "".join(c.get("text", "") for c in res.get("content", []) if c.get("type") == "text")
-        if res.get("isError") or "error" in r:
-            raise RuntimeError(f"{self.label} {tool} failed: {text or r.get('error')}")
-        return ms, text
-
-    def stop(self):
-        try:
-            self.p.stdin.close()
-            self.p.wait(timeout=10)
-        except Exception:
-            self.p.kill()
 
 
 def link_ref(snapshot, name):
@@ -152,7 +95,7 @@ def main():
             subprocess.run(["curl", "-sf", "-o", "/dev/null", url], check=True)
         except subprocess.CalledProcessError:
             sys.exit(f"real-pages: {url} does not answer: start `sh bench/real-site.sh &` first")
-    b = tabwire_bin()
+    b = tabwire_bin("real-pages")
     env = dict(os.environ, TABWIRE_RUNTIME_DIR=f"{TMP}/rt", TABWIRE_DATA_DIR=f"{TMP}/data")
     os.makedirs(f"{TMP}/udd")
     subprocess.run([b, "install", "--browser", "chromium", "--user-data-dir", f"{TMP}/udd"],
@@ -182,7 +125,7 @@ def main():
     for label, argv in servers:
         def progress(what, label=label):
             print(f"\rreal-pages: {label}: {what}\033[K", end="", file=sys.stderr, flush=True)
-        s = Server(label, argv, env)
+        s = McpServer(label, argv, env, TMP, client="real-pages")
         try:
             results[label] = measure(s, a.runs, progress)
         except Exception as e:

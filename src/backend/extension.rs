@@ -194,6 +194,35 @@ pub struct ExtensionBackend {
 }
 
 impl ExtensionBackend {
+    /// One CDP command through the extension, to the tab or to its child
+    /// `session`; errors name the CDP method, not the relay method.
+    async fn cdp_send(
+        &self,
+        tab: TabId,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        let mut envelope = json!({"method": method, "params": params});
+        if let Some(s) = session {
+            envelope["sessionId"] = json!(s);
+        }
+        self.inner
+            .tab_request_raw(tab, method::CDP_SEND, envelope)
+            .await
+            .map_err(|e| match e {
+                BackendError::Cdp { message, .. } => BackendError::Cdp {
+                    method: method.into(),
+                    message,
+                },
+                BackendError::Timeout { secs, .. } => BackendError::Timeout {
+                    what: method.into(),
+                    secs,
+                },
+                other => other,
+            })
+    }
+
     /// Starts accepting native-host connections on `socket`.
     pub fn start(socket: Arc<ServeSocket>, opts: ExtensionOptions) -> Self {
         let (events, _) = broadcast::channel(1024);
@@ -1052,25 +1081,7 @@ impl Backend for ExtensionBackend {
         method: &str,
         params: Value,
     ) -> Result<Box<RawValue>, BackendError> {
-        self.inner
-            .tab_request_raw(
-                tab,
-                method::CDP_SEND,
-                json!({"method": method, "params": params}),
-            )
-            .await
-            .map_err(|e| match e {
-                // Name the CDP method, not the relay method, in errors.
-                BackendError::Cdp { message, .. } => BackendError::Cdp {
-                    method: method.into(),
-                    message,
-                },
-                BackendError::Timeout { secs, .. } => BackendError::Timeout {
-                    what: method.into(),
-                    secs,
-                },
-                other => other,
-            })
+        self.cdp_send(tab, None, method, params).await
     }
 
     async fn cdp_raw_in(
@@ -1080,20 +1091,7 @@ impl Backend for ExtensionBackend {
         method: &str,
         params: Value,
     ) -> Result<Box<RawValue>, BackendError> {
-        self.inner
-            .tab_request_raw(
-                tab,
-                method::CDP_SEND,
-                json!({"sessionId": session, "method": method, "params": params}),
-            )
-            .await
-            .map_err(|e| match e {
-                BackendError::Cdp { message, .. } => BackendError::Cdp {
-                    method: method.into(),
-                    message,
-                },
-                other => other,
-            })
+        self.cdp_send(tab, Some(session), method, params).await
     }
 
     async fn cdp_batch(

@@ -355,7 +355,8 @@
     return el;
   }
 
-  // The iframes of the last rendering, for frameOwner.
+  // The iframes of the last snapshot or change report, for frameOwner
+  // (a search's rendering leaves them as they were).
   let lastFrames = [];
 
   // ---- the walk ---------------------------------------------------------------
@@ -476,7 +477,6 @@
     }
     let more = 0;
     if (full && count) more = countAfter(stoppedAt, root);
-    lastFrames = frames;
     return { lines, full, more, frames };
   }
 
@@ -555,6 +555,7 @@
       const whole = !root;
       if (whole) changedSinceRender();
       const r = render(root || document.documentElement, budget);
+      lastFrames = r.frames;
       if (whole) baseline = r.lines;
       return { text: r.lines.join("\n") + (r.lines.length ? "\n" : ""), cut: r.full, more: r.more, frames: r.frames.length, url: location.href, title: document.title };
     },
@@ -567,6 +568,7 @@
         return { added: [], removed: [], frames: lastFrames.length, url: location.href, title: document.title };
       }
       const r = render(document.documentElement, opts?.budget ?? 40000, false);
+      lastFrames = r.frames;
       const d = diff(baseline, r.lines);
       baseline = r.lines;
       return { added: d.added, removed: d.removed, frames: r.frames.length, url: location.href, title: document.title };
@@ -580,9 +582,7 @@
       const want = String(opts?.text ?? "").toLowerCase();
       const role = opts?.role ? String(opts.role) : null;
       const limit = opts?.limit ?? 20;
-      const keepFrames = lastFrames;
       const r = render(document.documentElement, Infinity, false);
-      lastFrames = keepFrames;
       const found = [];
       let total = 0;
       // Enclosing landmarks, innermost last, each with the headings seen

@@ -143,17 +143,23 @@ impl Session {
                 .await;
             match r {
                 Ok(v) => {
-                    if let Some(ex) = v.get("exceptionDetails") {
-                        // A world the browser made anew under a reused id
-                        // (a crashed renderer's successor): install again.
-                        if installed && attempt == 0 && exception_text(ex).contains("'configure'") {
-                            self.world_not_installed(tab, frame);
-                            continue;
-                        }
-                        return Err(ToolError(engine_error(ex)));
+                    let ex = v.get("exceptionDetails");
+                    // A world the browser made anew under a reused id (a
+                    // crashed renderer's successor): install again.
+                    let missing = installed
+                        && ex.is_some_and(|ex| exception_text(ex).contains("'configure'"));
+                    if missing && attempt == 0 {
+                        self.set_installed(tab, frame, false);
+                        continue;
                     }
-                    self.world_installed(tab, frame);
-                    return Ok(v);
+                    // The source ran (even if the call then threw).
+                    if !installed {
+                        self.set_installed(tab, frame, true);
+                    }
+                    return match ex {
+                        Some(ex) => Err(ToolError(engine_error(ex))),
+                        None => Ok(v),
+                    };
                 }
                 Err(e) if context_gone(&e) && frame == 0 && attempt == 0 => {
                     self.worlds().top.remove(&tab);
@@ -246,14 +252,6 @@ impl Session {
                      and use a ref from it"
                 ))
             })
-    }
-
-    fn world_installed(&self, tab: TabId, frame: u32) {
-        self.set_installed(tab, frame, true);
-    }
-
-    fn world_not_installed(&self, tab: TabId, frame: u32) {
-        self.set_installed(tab, frame, false);
     }
 
     fn set_installed(&self, tab: TabId, frame: u32, installed: bool) {
