@@ -162,7 +162,12 @@ pub fn host_bin_path() -> PathBuf {
     Path::new(super::HOST_BIN).canonicalize().unwrap()
 }
 
-type Waiters = Arc<Mutex<BTreeMap<u64, mpsc::Sender<Value>>>>;
+/// Calls waiting for their answer: id -> (the session it went to, where
+/// the answer goes).
+/// The error of a call whose page closed before it answered.
+pub const SESSION_GONE: &str = "the page closed (its session detached)";
+
+type Waiters = Arc<Mutex<BTreeMap<u64, (Option<String>, mpsc::Sender<Value>)>>>;
 
 /// A headless Chromium with the tabwire extension loaded, its native host
 /// registered in the sandbox profile, and CDP on a pipe for the test to act
@@ -292,9 +297,21 @@ impl PipeChromium {
                 buf.pop();
                 if let Ok(v) = serde_json::from_slice::<Value>(&buf) {
                     if let Some(id) = v["id"].as_u64() {
-                        if let Some(tx) = w2.lock().unwrap().remove(&id) {
+                        if let Some((_, tx)) = w2.lock().unwrap().remove(&id) {
                             let _ = tx.send(v);
                         }
+                    } else if v["method"] == "Target.detachedFromTarget" {
+                        // A page that closed (a click that answered a
+                        // question closes its window) never answers the
+                        // calls still open in its session: fail them now.
+                        let gone = v["params"]["sessionId"].as_str().map(str::to_string);
+                        w2.lock().unwrap().retain(|_, (session, tx)| {
+                            let open = *session != gone;
+                            if !open {
+                                let _ = tx.send(json!({"error": {"message": SESSION_GONE}}));
+                            }
+                            open
+                        });
                     }
                 }
                 buf.clear();
@@ -321,7 +338,10 @@ impl PipeChromium {
             msg["sessionId"] = json!(s);
         }
         let (tx, rx) = mpsc::channel();
-        self.waiters.lock().unwrap().insert(id, tx);
+        self.waiters
+            .lock()
+            .unwrap()
+            .insert(id, (session.map(str::to_string), tx));
         let mut bytes = msg.to_string().into_bytes();
         bytes.push(0);
         self.to_browser

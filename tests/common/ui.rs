@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::install_env::{png_size, Page, PipeChromium};
+use super::install_env::{png_size, Page, PipeChromium, SESSION_GONE};
 
 /// Saves a screenshot where a person can look at it, and checks it is a
 /// real picture of the page.
@@ -69,11 +69,18 @@ pub fn click(b: &PipeChromium, page: &Page, selector: &str) {
         .unwrap_or_else(|e| panic!("no {selector}: {e}"));
     let (x, y) = (rect[0].as_f64().unwrap(), rect[1].as_f64().unwrap());
     for kind in ["mousePressed", "mouseReleased"] {
-        b.call(
+        let sent = b.call(
             Some(&page.session_id),
             "Input.dispatchMouseEvent",
             json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
-        )
-        .unwrap();
+        );
+        // A click that closes its own page (answering the consent question
+        // closes its window) may lose the release's answer with the page.
+        match sent {
+            Err(e) if kind == "mouseReleased" && e == SESSION_GONE => {}
+            other => {
+                other.unwrap_or_else(|e| panic!("{kind} on {selector}: {e}"));
+            }
+        }
     }
 }
