@@ -29,7 +29,7 @@ on_both_backends!(
     a_runaway_script_is_stopped_and_the_tab_stays_usable,
     a_crashed_page_is_reported_and_navigation_revives_it,
     a_tab_closed_mid_call_ends_the_call_at_once,
-    a_huge_snapshot_is_cut_and_the_rest_stays_reachable,
+    a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable,
     a_page_that_replaces_itself_while_loading_is_followed,
     a_script_redirect_then_a_meta_refresh_is_followed,
     a_subresource_that_never_finishes_does_not_hold_the_answer,
@@ -262,24 +262,77 @@ fn new_files(dir: &std::path::Path, before: &[std::ffi::OsString]) -> Vec<std::f
         .collect()
 }
 
-/// A page whose outline is far over the limit: the answer stops at a line
-/// boundary and says how to see the rest; a subtree snapshot reaches the
-/// part below the cut, and its refs work.
-async fn a_huge_snapshot_is_cut_and_the_rest_stays_reachable(w: World) {
+/// A page whose outline is far over the limit answers with its skeleton:
+/// what the viewport shows and every form control whole (the form is far
+/// below the viewport), the long run of look-alike links folded into one
+/// line whose ref expands it. `full` gives the outline cut at 40 KB at a
+/// line boundary; a part below the cut stays reachable by `target`, and
+/// refs from each of them work.
+async fn a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable(w: World) {
     let mcp = client(&w, "Shopper").await;
     let page = mcp
         .ok("browser_navigate", json!({"url": w.site.url("/catalog")}))
         .await;
+    assert!(page.len() < 12_000, "{} bytes:\n{page}", page.len());
+    assert!(page.contains("heading \"Big catalog\""), "{page}");
     assert!(page.contains("link \"Product 0\""), "{page}");
-    assert!(
-        page.contains("… cut at 40 KB:") && page.contains("not shown"),
-        "{}",
-        &page[page.len().saturating_sub(400)..]
-    );
-    assert!(!page.contains("Last button"));
-    assert!(page.len() < 41_000, "{} bytes", page.len());
-    let snap = mcp.ok("browser_snapshot", json!({})).await;
-    assert!(snap.contains("… cut at 40 KB:") && snap.len() < 41_000);
+    assert!(!page.contains("Product 1999"), "{page}");
+    assert!(page.contains("a skeleton of a"), "{page}");
+    for (role, name) in [
+        ("textbox", "Search products"),
+        ("combobox", "Sort"),
+        ("button", "Search"),
+    ] {
+        find_ref(&page, role, name);
+    }
+    let fold = page
+        .lines()
+        .find(|l| l.contains("more like these") && l.contains("links"))
+        .unwrap_or_else(|| panic!("no folded run of links:\n{page}"));
+    let expand = &fold[fold
+        .find("[expand=")
+        .expect("the fold says what expands it")
+        + 8..];
+    let expand = &expand[..expand.find(']').unwrap()];
+
+    // The folded run, expanded: the list itself (cut, it is 80 KB).
+    let part = mcp.ok("browser_snapshot", json!({"target": expand})).await;
+    assert!(part.contains("link \"Product 500\""), "{part}");
+    assert!(part.contains("… cut at 40 KB:") && part.len() < 41_000);
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&part, "link", "Product 500")}),
+    )
+    .await;
+    let product = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(product.contains("product-500"), "{product}");
+    mcp.ok("browser_navigate_back", json!({})).await;
+
+    // The whole outline, cut at 40 KB.
+    let full = mcp.ok("browser_snapshot", json!({"full": true})).await;
+    assert!(full.contains("… cut at 40 KB:") && full.len() < 41_000);
+    assert!(!full.contains("a skeleton of a"));
+    assert!(full.contains("link \"Product 700\""));
+
+    // A form control of the skeleton is typed into by its ref.
+    let page = mcp.ok("browser_snapshot", json!({})).await;
+    mcp.ok(
+        "browser_type",
+        json!({"target": find_ref(&page, "textbox", "Search products"), "text": "lamp", "submit": true}),
+    )
+    .await;
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("searched lamp"), "{title}");
 
     let tail = mcp.ok("browser_snapshot", json!({"target": "#tail"})).await;
     assert!(!tail.contains("cut at"), "{tail}");

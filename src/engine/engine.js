@@ -375,7 +375,9 @@
   // (UTF-16 units, a close enough measure) are used. Returns the text, the
   // number of shown lines, whether it was cut, and the iframes whose
   // documents this world cannot read (another origin or process).
-  function render(root, budget, count = true) {
+  // With `recs`, each line's depth, role and node are recorded there too
+  // (what a skeleton is made from).
+  function render(root, budget, count = true, recs = null) {
     const lines = [];
     let used = 0;
     let full = false;
@@ -383,12 +385,13 @@
     // A node whose walk the budget stopped: elements from it on are counted.
     let stoppedAt = null;
 
-    function emit(line) {
+    function emit(line, depth, role, node) {
       if (used + line.length + 1 > budget) {
         full = true;
         return false;
       }
       lines.push(line);
+      if (recs) recs.push({ depth, role, node });
       used += line.length + 1;
       return true;
     }
@@ -408,7 +411,7 @@
         if (textIsName || !NON_SPACE.test(node.data)) return;
         const t = clean(node.data);
         if (t && t !== parentName) {
-          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`)) stoppedAt = node;
+          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node)) stoppedAt = node;
         }
         return;
       }
@@ -438,7 +441,7 @@
       if (INTERACTIVE.has(role) || isFocusable) line += ` [ref=${refFor(el)}]`;
       const value = clean(valueOf(el, role));
       if (value && value !== name) line += `: ${cut(value)}`;
-      if (!emit(line)) { stoppedAt = el; return; }
+      if (!emit(line, depth, role, el)) { stoppedAt = el; return; }
 
       if (role === "Iframe") {
         let doc = null;
@@ -462,7 +465,7 @@
           let opt = `${"  ".repeat(depth + 1)}- option ${quote(cut(nameOf(o, "option")))}`;
           const ost = states(o, "option");
           if (ost.length) opt += " " + ost.join(" ");
-          if (!emit(`${opt} [ref=${refFor(o)}]`)) stoppedAt = o;
+          if (!emit(`${opt} [ref=${refFor(o)}]`, depth + 1, "option", o)) stoppedAt = o;
         }
         return;
       }
@@ -490,6 +493,169 @@
       if (node.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) n++;
     }
     return n;
+  }
+
+  // ---- skeletons ------------------------------------------------------------------
+
+  // A big page's default answer is its skeleton: the parts a model needs to
+  // act at once stay whole, the rest folds into one line per run that says
+  // what it holds and which ref expands it (browser_snapshot target=…).
+  //
+  // Kept whole wherever they are: landmarks, headings, alerts, frames, form
+  // controls (and buttons in forms). Kept whole in the viewport: everything
+  // with a ref, and text. Kept for context: the ancestors of all of those.
+  // Everything else, per run of siblings between kept lines: short runs as
+  // they are; a long run of look-alike siblings (list items, table rows) as
+  // its first two and a count; any other run as its first words and a
+  // count of what it holds.
+  const FORM_CONTROLS = new Set(["textbox", "searchbox", "combobox", "checkbox", "radio",
+    "switch", "slider", "spinbutton", "listbox", "ColorWell", "Date", "DateTime", "InputTime"]);
+  const KEPT_ROLES = new Set([...LANDMARKS, "heading", "alert", "alertdialog", "status"]);
+  // A run of at most this many lines is shown as it is.
+  const SHORT_RUN = 4;
+  // Look-alike siblings: this many or more fold, after the first two.
+  const LIKE_RUN = 5;
+  const SHOWN_OF_LIKE_RUN = 2;
+  const EXCERPT = 80;
+
+  function inView(node) {
+    let r;
+    if (node.nodeType === 3) {
+      const range = node.ownerDocument.createRange();
+      range.selectNodeContents(node);
+      r = range.getBoundingClientRect();
+    } else {
+      r = node.getBoundingClientRect();
+    }
+    const win = node.ownerDocument.defaultView;
+    return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 &&
+      r.top < win.innerHeight && r.left < win.innerWidth;
+  }
+
+  function keptAnywhere(line, role, node) {
+    if (KEPT_ROLES.has(role) || FORM_CONTROLS.has(role) || line.includes(" [frame=")) return true;
+    return role === "button" && !!(node.form || node.closest?.("form"));
+  }
+
+  // What lines from..to-1 hold, counted: "23 links, 2 buttons, 14 lines of text".
+  // (`skip`: a line already shown.)
+  function tally(lines, recs, from, to, skip = -1) {
+    let links = 0, buttons = 0, controls = 0, texts = 0, other = 0;
+    for (let i = from; i < to; i++) {
+      if (i === skip) continue;
+      const role = recs[i].role;
+      if (role === "link") links++;
+      else if (role === "button") buttons++;
+      else if (lines[i].includes("[ref=")) controls++;
+      else if (role === "text") texts++;
+      else other++;
+    }
+    const parts = [];
+    const say = (k, one, many) => { if (k) parts.push(`${k} ${k === 1 ? one : many}`); };
+    say(links, "link", "links");
+    say(buttons, "button", "buttons");
+    say(controls, "other control", "other controls");
+    say(texts, "line of text", "lines of text");
+    if (!parts.length) say(other, "line", "lines");
+    return parts.join(", ");
+  }
+
+  // The innermost element holding both `a` and `b` (crossing shadow roots),
+  // at most `limit`: what expands a folded run with the least around it.
+  function commonAncestor(a, b, limit) {
+    const up = (n) => n.parentNode?.nodeType === 11 ? n.parentNode.host : n.parentNode;
+    const seen = new Set();
+    for (let n = a; n; n = up(n)) {
+      seen.add(n);
+      if (n === limit) break;
+    }
+    for (let n = b; n; n = up(n)) {
+      if (seen.has(n)) return n.nodeType === 1 && n !== document.documentElement ? n : limit;
+    }
+    return limit;
+  }
+
+  // The skeleton of a rendering (lines + recs); `folds` counts folded runs.
+  function skeleton(lines, recs) {
+    const n = lines.length;
+    // Lines are in document order with depths: the parent of a line is the
+    // nearest line above it one level up (-1: the page itself).
+    const parent = new Int32Array(n);
+    const open = [];
+    for (let i = 0; i < n; i++) {
+      const d = recs[i].depth;
+      open.length = d;
+      parent[i] = d > 0 && open[d - 1] !== undefined ? open[d - 1] : -1;
+      open[d] = i;
+    }
+    // end[i]: the line after i's subtree.
+    const end = new Int32Array(n);
+    for (let i = n - 1; i >= 0; i--) {
+      if (end[i] < i + 1) end[i] = i + 1;
+      const p = parent[i];
+      if (p >= 0 && end[p] < end[i]) end[p] = end[i];
+    }
+    const keep = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const { role, node } = recs[i];
+      const k = keptAnywhere(lines[i], role, node) ||
+        ((role === "text" || lines[i].includes("[ref=")) && inView(node));
+      if (k) for (let j = i; j >= 0 && !keep[j]; j = parent[j]) keep[j] = 1;
+    }
+    const kids = Array.from({ length: n + 1 }, () => []);
+    for (let i = 0; i < n; i++) kids[parent[i] < 0 ? n : parent[i]].push(i);
+
+    const out = [];
+    let folds = 0;
+    const signature = (i) => recs[i].role + "/" + (end[i] > i + 1 ? recs[i + 1].role : "");
+    function fold(p, run) {
+      const from = run[0], to = end[run[run.length - 1]];
+      if (to - from <= SHORT_RUN) {
+        for (let i = from; i < to; i++) out.push(lines[i]);
+        return;
+      }
+      folds++;
+      const owner = p < 0 ? document.body : recs[p].node;
+      const part = commonAncestor(recs[from].node, recs[to - 1].node, owner);
+      const expand = part ? ` [expand=${refFor(part)}]` : "";
+      const indent = "  ".repeat(recs[from].depth);
+      const sig = signature(run[0]);
+      if (run.length >= LIKE_RUN && !sig.startsWith("text/") && run.every((c) => signature(c) === sig)) {
+        for (const c of run.slice(0, SHOWN_OF_LIKE_RUN)) {
+          for (let i = c; i < Math.min(end[c], c + SHORT_RUN); i++) out.push(lines[i]);
+        }
+        const rest = run[SHOWN_OF_LIKE_RUN];
+        const more = run.length - SHOWN_OF_LIKE_RUN;
+        out.push(`${indent}- … ${more} more like these (${tally(lines, recs, rest, to)})${expand}`);
+        return;
+      }
+      // Prose: its first words, then what else the run holds.
+      let first = from;
+      while (first < to && recs[first].role !== "text") first++;
+      if (first === to) {
+        out.push(`${indent}- … ${tally(lines, recs, from, to)}${expand}`);
+        return;
+      }
+      const words = lines[first].slice(lines[first].indexOf("- text: ") + 8);
+      const rest = to - from > 1 ? tally(lines, recs, from, to, first) : "";
+      out.push(`${indent}- text: ${words.length > EXCERPT ? words.slice(0, EXCERPT) : words}… ` +
+        `(+ ${rest})${expand}`);
+    }
+    function children(p) {
+      let run = [];
+      for (const c of kids[p < 0 ? n : p]) {
+        if (keep[c]) {
+          if (run.length) { fold(p, run); run = []; }
+          out.push(lines[c]);
+          children(c);
+        } else {
+          run.push(c);
+        }
+      }
+      if (run.length) fold(p, run);
+    }
+    children(-1);
+    return { lines: out, folds };
   }
 
   // ---- change tracking ----------------------------------------------------------
@@ -541,6 +707,36 @@
 
   // ---- the API Rust calls ------------------------------------------------------------
 
+  function answer(lines, cut, more, frames, extra) {
+    return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, ...extra };
+  }
+
+  // Most outline a skeleton is made from (units): past it, the skeleton
+  // covers the part of the page before it.
+  const SKELETON_WALK = 2000000;
+
+  function skeletonSnapshot(budget, small) {
+    const recs = [];
+    const r = render(document.documentElement, SKELETON_WALK, false, recs);
+    lastFrames = r.frames;
+    // What `changes` compares with: the rendering a budgeted walk makes.
+    let used = 0, k = 0;
+    while (k < r.lines.length && used + r.lines[k].length + 1 <= budget) used += r.lines[k++].length + 1;
+    baseline = r.lines.slice(0, k);
+    const size = r.lines.reduce((a, l) => a + l.length + 1, 0);
+    if (size <= small) return answer(r.lines, false, 0, r.frames.length);
+    const sk = skeleton(r.lines, recs);
+    let lines = sk.lines, cut = false, more = 0;
+    used = 0; k = 0;
+    while (k < lines.length && used + lines[k].length + 1 <= budget) used += lines[k++].length + 1;
+    if (k < lines.length) {
+      cut = true;
+      more = lines.slice(k).filter((l) => l.includes("[ref=")).length;
+      lines = lines.slice(0, k);
+    }
+    return answer(lines, cut, more, r.frames.length, { folds: sk.folds, outline: size, partial: r.full });
+  }
+
   const api = {
     // Sets the ref prefix once ("e" for a document reached directly,
     // "f2e" for a frame's own context). Later calls cannot change it.
@@ -550,14 +746,17 @@
     },
 
     // The outline of the page (or of `root`), at most `budget` units.
+    // With `opts.skeleton` (a size), a whole page whose outline is bigger
+    // answers with its skeleton instead (see skeleton()).
     snapshot(opts, root) {
       const budget = opts?.budget ?? 40000;
       const whole = !root;
       if (whole) changedSinceRender();
+      if (whole && opts?.skeleton) return skeletonSnapshot(budget, opts.skeleton);
       const r = render(root || document.documentElement, budget);
       lastFrames = r.frames;
       if (whole) baseline = r.lines;
-      return { text: r.lines.join("\n") + (r.lines.length ? "\n" : ""), cut: r.full, more: r.more, frames: r.frames.length, url: location.href, title: document.title };
+      return answer(r.lines, r.full, r.more, r.frames.length);
     },
 
     // What changed since the last whole-page snapshot of this document,

@@ -51,6 +51,28 @@ pub fn budget_args(budget: usize) -> String {
     format!("{{budget: {budget}}}")
 }
 
+/// A page outline longer than this answers with its skeleton by default:
+/// landmarks, headings, form controls and what the viewport shows whole,
+/// the rest folded into `[expand=eN]` lines (see `skeleton` in engine.js).
+pub const SKELETON_OVER: usize = 12_000;
+
+/// How much of a whole page one snapshot shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// The skeleton when the outline is longer than [`SKELETON_OVER`].
+    Skeleton,
+    /// Everything, up to the budget.
+    Full,
+}
+
+/// The options object of a whole-page snapshot call.
+pub fn snapshot_args(budget: usize, detail: Detail) -> String {
+    match detail {
+        Detail::Skeleton => format!("{{budget: {budget}, skeleton: {SKELETON_OVER}}}"),
+        Detail::Full => budget_args(budget),
+    }
+}
+
 /// The options of a `changes` call: `force` renders again even when
 /// the engine saw nothing change (a hover can change what CSS shows).
 pub fn changes_args(budget: usize, force: bool) -> String {
@@ -76,6 +98,15 @@ pub struct Snapshot {
     pub url: String,
     #[serde(default)]
     pub title: String,
+    /// A skeleton: how many runs it folded (0: the outline as it is).
+    #[serde(default)]
+    pub folds: usize,
+    /// A skeleton: the size of the whole outline it was made from.
+    #[serde(default)]
+    pub outline: usize,
+    /// A skeleton of only the first part of a huge page.
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// What `changes` answers (null when the document has no whole-page
@@ -148,9 +179,24 @@ pub fn page_line(title: &str, url: &str) -> String {
     format!("Page: {title} ({url})")
 }
 
-/// The outline with the note a cut outline ends in.
+/// The outline with the note a cut outline or a skeleton ends in.
 pub fn with_cut_note(snap: &Snapshot, budget: usize) -> String {
     let mut out = snap.text.clone();
+    if snap.folds > 0 {
+        let _ = writeln!(
+            out,
+            "… a skeleton of a {} KB outline{}: {} folded parts end in [expand=eN]; \
+             browser_snapshot target=eN shows one, full=true the whole page; browser_find \
+             searches it all.",
+            snap.outline.div_ceil(1000),
+            if snap.partial {
+                " (only its first 2 MB)"
+            } else {
+                ""
+            },
+            snap.folds
+        );
+    }
     if snap.cut {
         let _ = writeln!(
             out,
@@ -238,11 +284,13 @@ fn digits(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
-/// Every ref an outline hands out (`[ref=…]` markers).
+/// Every ref an outline hands out (`[ref=…]` and `[expand=…]` markers).
 pub fn refs_in(outline: &str) -> impl Iterator<Item = Ref> + '_ {
-    outline.match_indices("[ref=").filter_map(|(at, _)| {
-        let rest = &outline[at + 5..];
-        Ref::parse(&rest[..rest.find(']')?])
+    ["[ref=", "[expand="].into_iter().flat_map(move |marker| {
+        outline.match_indices(marker).filter_map(move |(at, _)| {
+            let rest = &outline[at + marker.len()..];
+            Ref::parse(&rest[..rest.find(']')?])
+        })
     })
 }
 
@@ -310,6 +358,9 @@ mod tests {
             frames: 0,
             url: String::new(),
             title: String::new(),
+            folds: 0,
+            outline: 0,
+            partial: false,
         };
         assert_eq!(with_cut_note(&s, 40_000), s.text);
         s.cut = true;
@@ -321,6 +372,34 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("not shown"), "{out}");
+    }
+
+    #[test]
+    fn a_skeleton_says_how_to_unfold_it_and_its_expand_refs_count() {
+        let s = Snapshot {
+            text:
+                "- list\n  - link \"a\" [ref=e1]\n  - … 99 more like these (99 links) [expand=e7]\n"
+                    .into(),
+            cut: false,
+            more: 0,
+            frames: 0,
+            url: String::new(),
+            title: String::new(),
+            folds: 1,
+            outline: 48_200,
+            partial: false,
+        };
+        let out = with_cut_note(&s, 40_000);
+        assert!(
+            out.ends_with(
+                "… a skeleton of a 49 KB outline: 1 folded parts end in [expand=eN]; \
+                 browser_snapshot target=eN shows one, full=true the whole page; browser_find \
+                 searches it all.\n"
+            ),
+            "{out}"
+        );
+        let refs: Vec<String> = refs_in(&out).map(|r| r.to_string()).collect();
+        assert_eq!(refs, ["e1", "e7"]);
     }
 
     #[test]

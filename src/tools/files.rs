@@ -51,7 +51,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_download",
             "Download a file",
             Kind::Action,
-            "Save `url` or the file a link/media `target` points to (with the page's cookies) in the download dir; returns path, size, type.",
+            "Save `url` or the file `target` links to or shows (with the page's cookies) in the download dir; returns path, size, type.",
             |s: Session, a: DownloadArgs| async move {
                 let tab = s.tab().await?;
                 let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
@@ -65,7 +65,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_capture_media",
             "Capture media",
             Kind::ReadOnly,
-            "Save the image/video/audio/canvas `target` shows (or `url`), reusing loaded bytes; returns path, size, type.",
+            "Save the image/video/audio/canvas `target` shows (or `url`) from loaded bytes; returns path, size, type.",
             |s: Session, a: DownloadArgs| async move {
                 let tab = s.tab().await?;
                 let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;

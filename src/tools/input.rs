@@ -150,7 +150,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_click",
             "Click",
             Kind::Action,
-            "Click `target` with trusted input. Actions report snapshot changes (or the new page), dialogs and console errors.",
+            "Click `target` (trusted input). Actions report snapshot changes (or the new page), dialogs and console errors.",
             |s: Session, a: ClickArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;

@@ -110,7 +110,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_read_markdown",
         "Read as Markdown",
         Kind::ReadOnly,
-        "Main content (or `target`) as Markdown, without menus; best for reading articles and docs.",
+        "Main content (or `target`) as Markdown without menus: best for articles and docs.",
         |s: Session, a: MarkdownArgs| async move {
             let tab = s.tab().await?;
             let (md, page) = read_with_page_line(

@@ -135,6 +135,8 @@ mod tests {
         "endTarget",
         "fields",
         "filename",
+        // browser_snapshot: its description says what `full` does.
+        "full",
         "fullPage",
         "function",
         "height",

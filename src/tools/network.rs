@@ -65,7 +65,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_network_request",
             "Network request details",
             Kind::ReadOnly,
-            "Headers, status and post data of request `id`; body=true adds the response body.",
+            "Headers, status and post data of request `id`; body=true adds the body.",
             |s: Session, a: RequestArgs| async move {
                 let tab = s.tab().await?;
                 let Some(r) = s.with_events(|e| e.network.get(tab, a.id)) else {

@@ -297,6 +297,7 @@ impl Session {
         parent: u32,
         n: usize,
         budget: usize,
+        detail: engine::Detail,
     ) -> Result<(u32, engine::Snapshot), ToolError> {
         let owner = self
             .engine_call(tab, parent, "frameOwner", &n.to_string(), false)
@@ -332,7 +333,12 @@ impl Session {
             },
         );
         let snap = self
-            .engine_value::<engine::Snapshot>(tab, number, "snapshot", &engine::budget_args(budget))
+            .engine_value::<engine::Snapshot>(
+                tab,
+                number,
+                "snapshot",
+                &engine::snapshot_args(budget, detail),
+            )
             .await?
             .ok_or_else(|| ToolError("the frame answered nothing".into()))?;
         Ok((number, snap))

@@ -102,7 +102,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_extract_links",
             "Extract links",
             Kind::ReadOnly,
-            "Links in the page or `target` as `- [text](url)` lines, deduplicated.",
+            "Links in the page or `target` as `- [text](url)` lines, once each.",
             |s: Session, a: LinksArgs| async move {
                 let tab = s.tab().await?;
                 let filter = json!({

@@ -30,7 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_wait_for",
         "Wait for",
         Kind::ReadOnly,
-        "Wait until `text` appears, `textGone` vanishes or `selector` matches (checked on DOM changes), or `time` seconds.",
+        "Wait until `text` appears, `textGone` vanishes or `selector` matches, or `time` seconds.",
         |s: Session, a: WaitArgs| async move {
             let tab = s.tab().await?;
             if let Some(t) = a.time {

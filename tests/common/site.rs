@@ -238,7 +238,8 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             body.push_str("</ul><a href=\"https://example.org/elsewhere\">Elsewhere</a><a href=\"/page/item-0\">Item 0 again</a>");
             ("200 OK", body)
         }
-        // An outline well over the 40 KB a snapshot answer carries.
+        // An outline well over the 40 KB a snapshot answer carries, with a
+        // form far below the viewport.
         "/catalog" => {
             let mut body = String::from(
                 "<!doctype html><meta charset=utf-8><title>Catalog</title><h1>Big catalog</h1><ul>",
@@ -248,7 +249,10 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
                     "<li><a href=\"/page/product-{i}\">Product {i}</a></li>"
                 ));
             }
-            body.push_str("</ul><div id=tail><button onclick=\"document.title='clicked the last'\">Last button</button></div>");
+            body.push_str("</ul><div id=tail><button onclick=\"document.title='clicked the last'\">Last button</button></div>\
+                <form id=finder onsubmit=\"document.title='searched ' + this.q.value; return false\">\
+                <input name=q aria-label=\"Search products\"><select aria-label=Sort><option>Name</option><option>Price</option></select>\
+                <button>Search</button></form>");
             ("200 OK", body)
         }
         p if p.starts_with("/page/") => {
