@@ -30,6 +30,7 @@ on_both_backends!(
     a_crashed_page_is_reported_and_navigation_revives_it,
     a_tab_closed_mid_call_ends_the_call_at_once,
     a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable,
+    moving_within_the_same_document_keeps_refs,
     a_page_that_replaces_itself_while_loading_is_followed,
     a_script_redirect_then_a_meta_refresh_is_followed,
     a_subresource_that_never_finishes_does_not_hold_the_answer,
@@ -348,6 +349,32 @@ async fn a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable(w: Wor
         )
         .await;
     assert!(title.contains("clicked the last"), "{title}");
+}
+
+/// A link to a part of the page only scrolls: the answer says so, and is
+/// small. An app's route change (history API) shows the page again but
+/// says the refs stay valid, and they do.
+async fn moving_within_the_same_document_keeps_refs(w: World) {
+    let mcp = client(&w, "App user").await;
+    let page = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/app")}))
+        .await;
+    let jump = find_ref(&page, "link", "Jump down");
+    let settings = find_ref(&page, "button", "Open settings");
+    let scrolled = mcp.ok("browser_click", json!({"target": jump})).await;
+    assert!(scrolled.contains("scrolled to #far"), "{scrolled}");
+    assert!(!scrolled.contains("stale"), "{scrolled}");
+    assert!(scrolled.len() < 600, "{scrolled}");
+    let moved = mcp.ok("browser_click", json!({"target": settings})).await;
+    assert!(
+        moved.contains("/app/settings within the same document"),
+        "{moved}"
+    );
+    assert!(moved.contains("heading \"Settings\""), "{moved}");
+    assert!(!moved.contains("stale"), "{moved}");
+    // A ref from the first snapshot still works.
+    let again = mcp.ok("browser_click", json!({"target": jump})).await;
+    assert!(!again.contains("stale"), "{again}");
 }
 
 /// The tab goes away while a call waits on it (here the page closes itself;

@@ -41,9 +41,11 @@
     "definition", "term", "DescriptionList", "rowgroup"]);
 
   // Roles whose name comes from their content (accname step 2F).
+  // (Chromium names rows from their content too; an outline leaves that
+  // out: the row's cells follow and say the same.)
   const NAME_FROM_CONTENT = new Set(["button", "cell", "checkbox", "columnheader", "gridcell",
     "heading", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio",
-    "row", "rowheader", "switch", "tab", "tooltip", "treeitem", "DisclosureTriangle", "term"]);
+    "rowheader", "switch", "tab", "tooltip", "treeitem", "DisclosureTriangle", "term"]);
 
   // Roles that name a part of the page in a find result's section path.
   const LANDMARKS = new Set(["banner", "complementary", "contentinfo", "form", "main",
@@ -502,8 +504,10 @@
   // what it holds and which ref expands it (browser_snapshot target=…).
   //
   // Kept whole wherever they are: landmarks, headings, alerts, frames, form
-  // controls (and buttons in forms). Kept whole in the viewport: everything
-  // with a ref, and text. Kept for context: the ancestors of all of those.
+  // controls (and buttons in forms) except those in the rows of a long
+  // table, which fold with their rows. Kept whole: every line the viewport
+  // shows (what a person sees first). Kept for context: the ancestors of
+  // all of those.
   // Everything else, per run of siblings between kept lines: short runs as
   // they are; a long run of look-alike siblings (list items, table rows) as
   // its first two and a count; any other run as its first words and a
@@ -595,15 +599,29 @@
       const p = parent[i];
       if (p >= 0 && end[p] < end[i]) end[p] = end[i];
     }
+    const kids = Array.from({ length: n + 1 }, () => []);
+    for (let i = 0; i < n; i++) kids[parent[i] < 0 ? n : parent[i]].push(i);
+    // A control in a row of a long table (a row's selection checkbox) is
+    // row content: it folds with its row like the row's links.
+    const manyRows = new Map();
+    function inLongTable(i) {
+      let p = parent[i];
+      while (p >= 0 && recs[p].role !== "row") p = parent[p];
+      if (p < 0) return false;
+      const table = parent[p];
+      if (!manyRows.has(table)) {
+        const rows = kids[table < 0 ? n : table].filter((c) => recs[c].role === "row").length;
+        manyRows.set(table, rows >= LIKE_RUN);
+      }
+      return manyRows.get(table);
+    }
     const keep = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const { role, node } = recs[i];
-      const k = keptAnywhere(lines[i], role, node) ||
-        ((role === "text" || lines[i].includes("[ref=")) && inView(node));
+      const k = (keptAnywhere(lines[i], role, node) && !(FORM_CONTROLS.has(role) && inLongTable(i))) ||
+        inView(node);
       if (k) for (let j = i; j >= 0 && !keep[j]; j = parent[j]) keep[j] = 1;
     }
-    const kids = Array.from({ length: n + 1 }, () => []);
-    for (let i = 0; i < n; i++) kids[parent[i] < 0 ? n : parent[i]].push(i);
 
     const out = [];
     let folds = 0;

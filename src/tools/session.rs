@@ -108,7 +108,15 @@ pub struct Session {
 /// What an action did to the page, for the tool's report.
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// The top frame showed another page (a new document, or an app's
+    /// own route change within its document): the answer is its snapshot.
     pub navigated: bool,
+    /// The navigation stayed in the same document (history API, or a
+    /// link to a part of the page): refs stay valid. Its URL.
+    pub within_document: Option<String>,
+    /// It only moved to a `#fragment` of the same page (nothing to
+    /// snapshot again).
+    pub fragment_only: bool,
     /// How the navigation's wait ended (still loading, or not).
     pub load: LoadEnd,
     /// A dialog the action opened (it blocks the page until handled).
@@ -131,8 +139,20 @@ impl Outcome {
     /// Lines to append to an action's result, in a fixed order.
     pub fn report(&self) -> String {
         let mut out = String::new();
-        if self.navigated {
-            out.push_str("\nThe page navigated: earlier refs are stale; its new snapshot follows.");
+        match (&self.within_document, self.fragment_only) {
+            (Some(url), true) => out.push_str(&format!(
+                "\nThe page scrolled to {} (the same page: refs stay valid). browser_snapshot \
+                 shows what is in view now.",
+                url.find('#').map_or(url.as_str(), |at| &url[at..])
+            )),
+            (Some(url), false) => out.push_str(&format!(
+                "\nThe page moved to {url} within the same document: refs of elements still \
+                 there stay valid; its new snapshot follows."
+            )),
+            (None, _) if self.navigated => out.push_str(
+                "\nThe page navigated: earlier refs are stale; its new snapshot follows.",
+            ),
+            (None, _) => {}
         }
         out.push_str(&self.load.note());
         if let Some(d) = &self.dialog {
@@ -763,8 +783,17 @@ impl Session {
                 .as_ref()
                 .filter(|p| p["frame"].is_object() && p["frame"].get("parentId").is_none())
                 .and_then(|p| p["frame"]["url"].as_str());
-            outcome.navigated = true;
+            // The same document at another URL (Page.navigatedWithinDocument).
+            let within = commit
+                .as_ref()
+                .filter(|p| p.get("frame").is_none())
+                .and_then(|p| Some((p["url"].as_str()?, p["navigationType"].as_str())));
             new_document = committed_url.is_some();
+            if let Some((url, kind)) = within {
+                outcome.within_document = Some(url.to_string());
+                outcome.fragment_only = kind == Some("fragment");
+            }
+            outcome.navigated = !outcome.fragment_only;
             // A page the policy blocks is left at once: nothing waits on
             // it, and the extension would refuse to read it anyway.
             if committed_url.is_some_and(|u| self.policy().check_url(u).is_err()) {

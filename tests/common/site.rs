@@ -240,6 +240,17 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         }
         // An outline well over the 40 KB a snapshot answer carries, with a
         // form far below the viewport.
+        // An app that moves within its document: a link to a part of the
+        // page, and a route change through the history API.
+        "/app" => (
+            "200 OK",
+            "<!doctype html><meta charset=utf-8><title>App</title><h1>App home</h1>\
+             <a href=\"#far\">Jump down</a>\
+             <button onclick=\"history.pushState({}, '', '/app/settings'); \
+             document.querySelector('h1').textContent = 'Settings'\">Open settings</button>\
+             <div style=\"height: 3000px\"></div><h2 id=far>Far section</h2>"
+                .to_string(),
+        ),
         "/catalog" => {
             let mut body = String::from(
                 "<!doctype html><meta charset=utf-8><title>Catalog</title><h1>Big catalog</h1><ul>",
