@@ -335,6 +335,32 @@ async fn a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable(w: Wor
         .await;
     assert!(title.contains("searched lamp"), "{title}");
 
+    // A page too long to walk whole (20,000 products: ~650 KB of outline):
+    // the skeleton says how far it got and still lists the form below.
+    let longest = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/catalog?products=20000")}),
+        )
+        .await;
+    assert!(longest.contains("(only its first 500 KB)"), "{longest}");
+    assert!(longest.contains("past the first 500 KB"), "{longest}");
+    assert!(longest.len() < 12_000, "{} bytes", longest.len());
+    mcp.ok(
+        "browser_type",
+        json!({"target": find_ref(&longest, "textbox", "Search products"), "text": "desk", "submit": true}),
+    )
+    .await;
+    let title = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        )
+        .await;
+    assert!(title.contains("searched desk"), "{title}");
+
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/catalog")}))
+        .await;
     let tail = mcp.ok("browser_snapshot", json!({"target": "#tail"})).await;
     assert!(!tail.contains("cut at"), "{tail}");
     mcp.ok(

@@ -482,7 +482,7 @@
     }
     let more = 0;
     if (full && count) more = countAfter(stoppedAt, root);
-    return { lines, full, more, frames };
+    return { lines, full, more, frames, stoppedAt };
   }
 
   // Elements with refs' kinds that follow `node` in the document (inside
@@ -522,7 +522,10 @@
   const SHOWN_OF_LIKE_RUN = 2;
   const EXCERPT = 80;
 
-  function inView(node) {
+  // Where `node` is against the viewport: VIEW_IN, VIEW_OUT (a box beside
+  // or above it), VIEW_BELOW (a box wholly below it), VIEW_NO_BOX.
+  const VIEW_IN = 0, VIEW_OUT = 1, VIEW_BELOW = 2, VIEW_NO_BOX = 3;
+  function placeOf(node) {
     let r;
     if (node.nodeType === 3) {
       const range = node.ownerDocument.createRange();
@@ -532,9 +535,14 @@
       r = node.getBoundingClientRect();
     }
     const win = node.ownerDocument.defaultView;
-    return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 &&
-      r.top < win.innerHeight && r.left < win.innerWidth;
+    if (!(r.width > 0 && r.height > 0)) return VIEW_NO_BOX;
+    if (r.top >= win.innerHeight) return VIEW_BELOW;
+    return r.bottom > 0 && r.right > 0 && r.left < win.innerWidth ? VIEW_IN : VIEW_OUT;
   }
+
+  // Siblings in a row wholly below the viewport after which the rest of
+  // a list is taken to be below too (normal flow goes down the page).
+  const BELOW_RUN = 12;
 
   function keptAnywhere(line, role, node) {
     if (KEPT_ROLES.has(role) || FORM_CONTROLS.has(role) || line.includes(" [frame=")) return true;
@@ -616,12 +624,27 @@
       return manyRows.get(table);
     }
     const keep = new Uint8Array(n);
+    const mark = (i) => { for (let j = i; j >= 0 && !keep[j]; j = parent[j]) keep[j] = 1; };
     for (let i = 0; i < n; i++) {
       const { role, node } = recs[i];
-      const k = (keptAnywhere(lines[i], role, node) && !(FORM_CONTROLS.has(role) && inLongTable(i))) ||
-        inView(node);
-      if (k) for (let j = i; j >= 0 && !keep[j]; j = parent[j]) keep[j] = 1;
+      if (keptAnywhere(lines[i], role, node) && !(FORM_CONTROLS.has(role) && inLongTable(i))) mark(i);
     }
+    // What the viewport shows, without measuring every line of a long
+    // page: a box wholly above or below the viewport is not entered (what
+    // it holds is there too), and a list stops being measured after a run
+    // of siblings below it. Top-level lines are all measured: fixed
+    // banners and dialogs live there. (Boxless lines are entered.)
+    function scanView(p) {
+      let below = 0;
+      for (const c of kids[p < 0 ? n : p]) {
+        if (p >= 0 && below >= BELOW_RUN) return;
+        const place = placeOf(recs[c].node);
+        below = place === VIEW_BELOW ? below + 1 : 0;
+        if (place === VIEW_IN) mark(c);
+        if (end[c] > c + 1 && (place === VIEW_IN || place === VIEW_NO_BOX)) scanView(c);
+      }
+    }
+    scanView(-1);
 
     const out = [];
     let folds = 0;
@@ -729,9 +752,42 @@
     return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, ...extra };
   }
 
-  // Most outline a skeleton is made from (units): past it, the skeleton
-  // covers the part of the page before it.
-  const SKELETON_WALK = 2000000;
+  // Most outline a skeleton is made from (units, ~12k lines, ~100 ms on
+  // this machine): past it, the skeleton covers the part of the page
+  // before it and says so (browser_find still searches it all).
+  const SKELETON_WALK = 500000;
+
+  // A page too long to walk whole: the lines of what a skeleton keeps
+  // that come after `after`, found without walking there (form controls,
+  // and the links, buttons and other controls the viewport shows).
+  const LATE_CONTROLS = "input:not([type=hidden]), select, textarea, [contenteditable=true], " +
+    "[role=textbox], [role=searchbox], [role=combobox], [role=checkbox], [role=radio], " +
+    "[role=switch], [role=slider], [role=spinbutton]";
+  const LATE_ACTIONS = "a[href], button, summary, [role=button], [role=link], [role=tab], [role=menuitem]";
+  const MAX_LATE = 200;
+  function lateLines(after) {
+    const out = [];
+    if (!after) return out;
+    // What the viewport shows, by hit-testing a grid over it (a link is
+    // wider than 40 px and taller than 12 px): measuring every link of
+    // such a page would cost as much as walking it.
+    const shown = new Set();
+    for (let y = 6; y < innerHeight; y += 12) {
+      for (let x = 20; x < innerWidth; x += 40) {
+        const hit = document.elementFromPoint(x, y)?.closest(LATE_ACTIONS);
+        if (hit) shown.add(hit);
+      }
+    }
+    const candidates = [...document.querySelectorAll(LATE_CONTROLS), ...shown]
+      .sort((a, b) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1);
+    for (const el of candidates) {
+      if (!(after.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) continue;
+      const r = render(el, 2000, false);
+      if (r.lines.length) out.push(`  ${r.lines[0].trimStart()}`);
+      if (out.length >= MAX_LATE) break;
+    }
+    return out;
+  }
 
   function skeletonSnapshot(budget, small) {
     const recs = [];
@@ -745,6 +801,13 @@
     if (size <= small) return answer(r.lines, false, 0, r.frames.length);
     const sk = skeleton(r.lines, recs);
     let lines = sk.lines, cut = false, more = 0;
+    if (r.full) {
+      const late = lateLines(r.stoppedAt);
+      if (late.length) {
+        lines.push(`- … past the first ${SKELETON_WALK / 1000} KB of the outline (not shown), its form controls and what the viewport shows:`);
+        lines = lines.concat(late);
+      }
+    }
     used = 0; k = 0;
     while (k < lines.length && used + lines[k].length + 1 <= budget) used += lines[k++].length + 1;
     if (k < lines.length) {

@@ -190,7 +190,7 @@ pub fn with_cut_note(snap: &Snapshot, budget: usize) -> String {
              searches it all.",
             snap.outline.div_ceil(1000),
             if snap.partial {
-                " (only its first 2 MB)"
+                " (only its first 500 KB)"
             } else {
                 ""
             },

@@ -255,7 +255,12 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             let mut body = String::from(
                 "<!doctype html><meta charset=utf-8><title>Catalog</title><h1>Big catalog</h1><ul>",
             );
-            for i in 0..2000 {
+            // `?products=n`: how many (a page too long to walk whole).
+            let products: usize = query
+                .strip_prefix("products=")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(2000);
+            for i in 0..products {
                 body.push_str(&format!(
                     "<li><a href=\"/page/product-{i}\">Product {i}</a></li>"
                 ));
