@@ -320,6 +320,23 @@ async fn a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable(w: Wor
     assert!(!full.contains("a skeleton of a"));
     assert!(full.contains("link \"Product 700\""));
 
+    // The skeleton follows the viewport: scrolled down, other products
+    // are the ones shown whole (a kept skeleton is not reused).
+    let last_shown = |snap: &str| {
+        snap.lines()
+            .filter_map(|l| l.trim().strip_prefix("- link \"Product "))
+            .filter_map(|l| l.split('"').next()?.parse::<u32>().ok())
+            .max()
+            .unwrap_or(0)
+    };
+    let again = mcp.ok("browser_snapshot", json!({})).await;
+    mcp.ok("browser_scroll", json!({"deltaY": 3500})).await;
+    let scrolled = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(
+        last_shown(&scrolled) > last_shown(&again) + 50,
+        "{again}\n----\n{scrolled}"
+    );
+
     // A form control of the skeleton is typed into by its ref.
     let page = mcp.ok("browser_snapshot", json!({})).await;
     mcp.ok(

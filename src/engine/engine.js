@@ -379,7 +379,13 @@
   // documents this world cannot read (another origin or process).
   // With `recs`, each line's depth, role and node are recorded there too
   // (what a skeleton is made from).
+  // Renderings so far: a kept skeleton is only reused when no other
+  // rendering (a hover's forced one, say) came after it.
+  let renders = 0;
+  let lastSkeleton = null;
+
   function render(root, budget, count = true, recs = null) {
+    renders++;
     const lines = [];
     let used = 0;
     let full = false;
@@ -714,7 +720,9 @@
     if (watched.has(doc)) return;
     watched.add(doc);
     observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
-    for (const type of ["input", "change", "focusin", "focusout", "toggle", "transitionend", "animationend"]) {
+    // (Scrolling, and images and frames that load and push content
+    // around, change what a skeleton keeps: what the viewport shows.)
+    for (const type of ["input", "change", "focusin", "focusout", "toggle", "transitionend", "animationend", "scroll", "load"]) {
       doc.addEventListener(type, () => { dirty = true; }, true);
     }
   }
@@ -832,8 +840,16 @@
     snapshot(opts, root) {
       const budget = opts?.budget ?? 40000;
       const whole = !root;
-      if (whole) changedSinceRender();
-      if (whole && opts?.skeleton) return skeletonSnapshot(budget, opts.skeleton);
+      const changed = whole && changedSinceRender();
+      if (whole && opts?.skeleton) {
+        // Nothing changed since the last skeleton (the usual navigate, then
+        // snapshot): the same answer, without walking the page again.
+        const key = `${budget} ${opts.skeleton} ${scrollX} ${scrollY} ${innerWidth} ${innerHeight}`;
+        if (!changed && lastSkeleton?.key === key && lastSkeleton.renders === renders) return lastSkeleton.answer;
+        const answer = skeletonSnapshot(budget, opts.skeleton);
+        lastSkeleton = { key, renders, answer };
+        return answer;
+      }
       const r = render(root || document.documentElement, budget);
       lastFrames = r.frames;
       if (whole) baseline = r.lines;
