@@ -86,7 +86,14 @@ function onHostMessage(msg) {
   setHost("connected");
   const c = msg.c;
   if (msg.gone) {
+    const server = serverOfConn.get(c);
     serverOfConn.delete(c);
+    // Its tabs' pages load without pausing for it any more.
+    if (server && connsOf(server).length === 0) {
+      for (const tabId of attached.keys()) {
+        if (ownerOfTab.get(tabId) === server) chrome.debugger.sendCommand({ tabId }, "Fetch.disable").catch(() => {});
+      }
+    }
     return;
   }
   if (msg.chunk) {
@@ -425,9 +432,21 @@ function connsOf(server) {
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const owner = ownerOfTab.get(source.tabId);
-  if (!owner) return;
-  for (const c of connsOf(owner)) post(c, { event: "cdp", tabId: source.tabId, method, params, sessionId: source.sessionId });
+  const conns = owner ? connsOf(owner) : [];
+  if (conns.length === 0) return releasePaused(source, method, params);
+  for (const c of conns) post(c, { event: "cdp", tabId: source.tabId, method, params, sessionId: source.sessionId });
 });
+
+// A request the server's Fetch interception paused (see src/tools/interrupts.rs)
+// goes on even with no server left to answer (it quit, or an earlier worker
+// attached): the browser handles an authentication challenge as usual.
+function releasePaused(source, method, params) {
+  const go = (cmd, extra) => chrome.debugger
+    .sendCommand(source, cmd, { requestId: params.requestId, ...extra })
+    .catch(() => { /* already gone */ });
+  if (method === "Fetch.requestPaused") go("Fetch.continueRequest", {});
+  if (method === "Fetch.authRequired") go("Fetch.continueWithAuth", { authChallengeResponse: { response: "Default" } });
+}
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   attached.delete(source.tabId);

@@ -51,6 +51,65 @@ pub struct PolicyArgs {
     /// Policy file to use instead of <config dir>/policy.toml or policy.json.
     #[arg(long = "policy", value_name = "FILE")]
     pub policy_file: Option<PathBuf>,
+    /// HTTP authentication for one host (glob), answered only for that host
+    /// and never for a denied one (repeatable). Prefer the policy file: a
+    /// flag is visible in the process list.
+    #[arg(long = "credentials", value_name = "HOST=USER:PASSWORD")]
+    pub credentials: Vec<Credential>,
+}
+
+/// A user name and password for the HTTP authentication (Basic, Digest …)
+/// of the hosts matching `host`: `HOST=USER:PASSWORD`. The password is
+/// never shown: not by `Debug`, not when serialized, not in any answer.
+#[derive(Clone, PartialEq, Deserialize)]
+#[serde(try_from = "String")]
+pub struct Credential {
+    /// A host glob, as in `allow_domains`.
+    pub host: String,
+    pub username: String,
+    pub password: String,
+}
+
+impl std::str::FromStr for Credential {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            "credentials must look like HOST=USER:PASSWORD (e.g. intranet.example.com=alice:secret)"
+                .to_string()
+        };
+        let (host, user_pass) = s.split_once('=').ok_or_else(bad)?;
+        let (username, password) = user_pass.split_once(':').ok_or_else(bad)?;
+        let host = host.trim().to_ascii_lowercase();
+        if host.is_empty() || host.contains(['/', ':']) || username.is_empty() {
+            return Err(bad());
+        }
+        Ok(Self {
+            host,
+            username: username.to_string(),
+            password: password.to_string(),
+        })
+    }
+}
+
+impl TryFrom<String> for Credential {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}:[password hidden]", self.host, self.username)
+    }
+}
+
+impl Serialize for Credential {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{self:?}"))
+    }
 }
 
 /// The policy in force. Serializable so `browser_status` can show it.
@@ -72,6 +131,8 @@ pub struct Policy {
     pub download_dir: Option<PathBuf>,
     /// None: [`DEFAULT_MAX_DOWNLOAD_MB`].
     pub max_download_mb: Option<u64>,
+    /// Answers to HTTP authentication challenges, per host.
+    pub credentials: Vec<Credential>,
 }
 
 /// The size cap on saved files when the policy sets none.
@@ -119,6 +180,9 @@ impl Policy {
         }
         if args.max_download_mb.is_some() {
             policy.max_download_mb = args.max_download_mb;
+        }
+        if !args.credentials.is_empty() {
+            policy.credentials = args.credentials.clone();
         }
         policy.read_only |= args.read_only;
         policy.no_eval |= args.no_eval;
@@ -232,7 +296,19 @@ impl Policy {
         })
     }
 
-    /// One line per rule, for `browser_status`.
+    /// The credentials for an authentication challenge from `origin`
+    /// (`scheme://host[:port]`): only those given for its host, and never
+    /// for a host the domain rules keep out.
+    pub fn credentials_for(&self, origin: &str) -> Result<&Credential, String> {
+        self.check_url(origin)?;
+        let (_, rest) = origin.split_once(':').unwrap_or(("", origin));
+        let host = host_of(rest);
+        self.credentials
+            .iter()
+            .find(|c| glob_matches(&c.host, &host))
+            .ok_or_else(|| format!("no credentials are configured for {host}"))
+    }
+
     /// The only directory files are saved into.
     pub fn download_dir(&self) -> PathBuf {
         self.download_dir
@@ -255,7 +331,7 @@ impl Policy {
         };
         let tools: BTreeSet<_> = self.tools.iter().collect();
         format!(
-            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB){}",
+            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB); credentials for: {}{}",
             list(&self.allow_domains),
             if self.deny_domains.is_empty() { "none".into() } else { self.deny_domains.join(", ") },
             if self.read_only { "yes" } else { "no" },
@@ -265,6 +341,7 @@ impl Policy {
             if self.upload_dirs.is_empty() { "none".into() } else { self.upload_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") },
             self.download_dir().display(),
             self.max_download_mb.unwrap_or(DEFAULT_MAX_DOWNLOAD_MB),
+            if self.credentials.is_empty() { "none".into() } else { self.credentials.iter().map(|c| c.host.as_str()).collect::<Vec<_>>().join(", ") },
             if self.confirm_sites { "; sites need the user's yes: on" } else { "" },
         )
     }
@@ -480,5 +557,46 @@ mod tests {
         assert!(from_flag.confirm_sites);
         assert_eq!(Policy::default().for_extension()["confirmSites"], false);
         assert!(!Policy::default().summary().contains("sites need"));
+    }
+
+    #[test]
+    fn credentials_are_per_host_never_for_denied_hosts_and_never_shown() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("policy.toml");
+        std::fs::write(
+            &file,
+            "deny_domains = [\"bad.example\"]\ncredentials = [\"intra.example=alice:pa:ss\", \"*.bad.example=eve:x\"]\n",
+        )
+        .unwrap();
+        let p = Policy::load(&PolicyArgs {
+            policy_file: Some(file),
+            ..Default::default()
+        })
+        .unwrap();
+        let c = p.credentials_for("http://intra.example:8080").unwrap();
+        assert_eq!(
+            (c.username.as_str(), c.password.as_str()),
+            ("alice", "pa:ss")
+        );
+        assert!(p
+            .credentials_for("https://other.example")
+            .unwrap_err()
+            .contains("no credentials"));
+        assert!(p
+            .credentials_for("https://bad.example")
+            .unwrap_err()
+            .contains("blocked"));
+        let shown = format!(
+            "{p:?} {} {}",
+            serde_json::to_string(&p).unwrap(),
+            p.summary()
+        );
+        assert!(
+            !shown.contains("pa:ss") && shown.contains("credentials for: intra.example"),
+            "{shown}"
+        );
+        for bad in ["nohost", "=a:b", "h=nopass", "h=:p", "h/x=a:b"] {
+            assert!(bad.parse::<Credential>().is_err(), "{bad}");
+        }
     }
 }

@@ -14,6 +14,7 @@ mod evaluate;
 mod fetch;
 mod files;
 mod input;
+mod interrupts;
 mod keys;
 pub mod load;
 mod markdown;

@@ -24,9 +24,10 @@ pub fn tools() -> Vec<ToolDef> {
             "Open a URL in the current tab and wait for the load; returns a snapshot.",
             |s: Session, a: NavigateArgs| async move {
                 let tab = s.tab_to_navigate().await?;
-                let load = go(&s, tab, &a.url).await?;
+                let (load, notes) = go(&s, tab, &a.url).await?;
                 let mut page = snapshot::take(&s, tab).await?;
                 page.push_str(&load.note());
+                page.push_str(&notes);
                 Ok(Response::text(page))
             },
         ),
@@ -51,6 +52,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Reload the page; returns a snapshot.",
             |s: Session, _: NoArgs| async move {
                 let tab = s.tab().await?;
+                let _leaving = s.leaving(tab);
                 let outcome = s
                     .settle(tab, || async {
                         s.cdp(tab, "Page.reload", json!({})).await.map(|_| ())
@@ -81,6 +83,7 @@ async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
         return Err(ToolError(format!("not navigating: {why}")));
     }
     let id = entry["id"].clone();
+    let _leaving = s.leaving(tab);
     let outcome = s
         .settle(tab, || async {
             s.cdp(tab, "Page.navigateToHistoryEntry", json!({"entryId": id}))
@@ -97,19 +100,40 @@ async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
 }
 
 /// Navigates `tab` to `url` and waits until the page it ends on is usable
-/// (see [`super::load`]).
-pub async fn go(s: &Session, tab: crate::backend::TabId, url: &str) -> Result<LoadEnd, ToolError> {
+/// (see [`super::load`]); also returns lines for the answer about what
+/// interrupted the way there (see [`super::interrupts`]).
+///
+/// A navigation that fails (a network error, an authentication challenge
+/// nobody could answer) is an error the model can act on; an error page
+/// the server sends (a 404) is a page, returned with its status stated.
+pub async fn go(
+    s: &Session,
+    tab: crate::backend::TabId,
+    url: &str,
+) -> Result<(LoadEnd, String), ToolError> {
     s.policy()
         .check_url(url)
         .map_err(|why| ToolError(format!("not navigating: {why}")))?;
+    // Leaving the current page is the point: a leave question is accepted.
+    let _leaving = s.leaving(tab);
+    s.take_notes(tab);
     // Subscribed first, so the wait sees every event the navigation causes.
     let mut events = s.backend().subscribe();
     let r = s.cdp(tab, "Page.navigate", json!({"url": url})).await?;
     // A committed navigation runs in a live renderer, even if the old page
     // had crashed.
     s.crash_replaced(tab);
-    if let Some(err) = r["errorText"].as_str().filter(|e| !e.is_empty()) {
-        return Err(ToolError(format!("could not load {url}: {err}")));
+    if let Some(err) = r["errorText"]
+        .as_str()
+        .filter(|e| !e.is_empty() && *e != "net::ERR_HTTP_RESPONSE_CODE_FAILURE")
+    {
+        if let Some(n) = s.take_notes(tab).into_iter().find(|n| n.fatal) {
+            return Err(ToolError(n.text));
+        }
+        return Err(ToolError(format!(
+            "could not load {url}: {err} ({}). The tab shows the browser's error page",
+            super::interrupts::explain_net_error(err)
+        )));
     }
     // Same-document navigations return no loaderId: then only the current
     // document's load state matters.
@@ -118,5 +142,19 @@ pub async fn go(s: &Session, tab: crate::backend::TabId, url: &str) -> Result<Lo
         .wait_usable(tab, &mut events, loader.is_some(), loader)
         .await?;
     s.enforce_after_navigation(tab).await?;
-    Ok(load)
+    let mut notes = String::new();
+    for n in s.take_notes(tab) {
+        if n.fatal {
+            return Err(ToolError(n.text));
+        }
+        notes.push_str(&format!("\nNote: {}.", n.text));
+    }
+    if let Some(failed) = super::interrupts::failed_load_note(s, tab) {
+        notes.push_str(&format!("\n{failed}"));
+    } else if let Some(status) = super::interrupts::error_status(s, tab) {
+        notes.push_str(&format!(
+            "\nNote: the server answered {status}; the page below is what it sent with it."
+        ));
+    }
+    Ok((load, notes))
 }

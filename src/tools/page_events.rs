@@ -62,6 +62,9 @@ pub struct PageEvents {
     /// Child sessions of out-of-process frames the tab's session
     /// auto-attached: (frame/target id, session id).
     child_sessions: HashMap<TabId, Vec<(String, String)>>,
+    /// The URL the top frame failed to load, while it shows the browser's
+    /// error page (whose own URL is `chrome-error://chromewebdata/`).
+    unreachable: HashMap<TabId, String>,
 }
 
 /// The document in a tab's top frame.
@@ -79,14 +82,23 @@ impl PageEvents {
         self.network.record(tab, method, params, main_frame);
         match method {
             "Page.frameNavigated" if params["frame"].get("parentId").is_none() => {
-                if let Some(u) = params["frame"]["url"].as_str() {
+                // An error page stands for the URL that failed: that is
+                // the page's address for tools and the policy.
+                let failed = params["frame"]["unreachableUrl"].as_str();
+                match failed {
+                    Some(u) => self.unreachable.insert(tab, u.to_string()),
+                    None => self.unreachable.remove(&tab),
+                };
+                if let Some(u) = failed.or(params["frame"]["url"].as_str()) {
                     self.urls.insert(tab, u.to_string());
                 }
                 self.file_choosers.remove(&tab);
                 let f = &params["frame"];
-                if let (Some(id), Some(url), Some(loader)) =
-                    (f["id"].as_str(), f["url"].as_str(), f["loaderId"].as_str())
-                {
+                if let (Some(id), Some(url), Some(loader)) = (
+                    f["id"].as_str(),
+                    failed.or(f["url"].as_str()),
+                    f["loaderId"].as_str(),
+                ) {
                     self.docs.insert(
                         tab,
                         Doc {
@@ -188,6 +200,12 @@ impl PageEvents {
         self.urls.get(&tab).cloned()
     }
 
+    /// The URL the top frame failed to load, while it shows the browser's
+    /// error page.
+    pub fn unreachable(&self, tab: TabId) -> Option<String> {
+        self.unreachable.get(&tab).cloned()
+    }
+
     /// The file input of an open (intercepted) file chooser.
     pub fn file_chooser(&self, tab: TabId) -> Option<i64> {
         self.file_choosers.get(&tab).copied()
@@ -251,6 +269,7 @@ impl PageEvents {
         self.network.forget(tab);
         self.docs.remove(&tab);
         self.child_sessions.remove(&tab);
+        self.unreachable.remove(&tab);
     }
 }
 

@@ -55,6 +55,8 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
             "Target.setAutoAttach",
             json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
         ),
+        // HTTP authentication challenges reach tabwire (see `interrupts`).
+        super::interrupts::fetch_setup(),
     ]
 }
 
@@ -97,6 +99,8 @@ struct Inner {
     state: Mutex<State>,
     /// The snapshot engine's worlds (see `page_engine`).
     worlds: Mutex<Worlds>,
+    /// Authentication challenges, leave questions, failed loads.
+    interrupts: Mutex<super::interrupts::Interrupts>,
 }
 
 /// One MCP client's view of the browser. Cheap to clone.
@@ -133,6 +137,8 @@ pub struct Outcome {
     /// The action may have changed what CSS alone shows (a hover), which
     /// the snapshot engine's change tracking does not see.
     pub css_may_change: bool,
+    /// What interrupted the page meanwhile (see `interrupts`), as sentences.
+    pub notes: Vec<String>,
 }
 
 impl Outcome {
@@ -155,6 +161,10 @@ impl Outcome {
             (None, _) => {}
         }
         out.push_str(&self.load.note());
+        for n in &self.notes {
+            out.push('\n');
+            out.push_str(n);
+        }
         if let Some(d) = &self.dialog {
             out.push_str(&format!("\nNote: {}.", d.describe()));
         }
@@ -236,6 +246,7 @@ impl Session {
                 progress: Mutex::new(None),
                 state: Mutex::new(State::default()),
                 worlds: Mutex::new(Worlds::default()),
+                interrupts: Mutex::default(),
             }),
         };
         session.watch_events();
@@ -300,6 +311,10 @@ impl Session {
         self.inner.worlds.lock().expect("worlds lock")
     }
 
+    pub(super) fn interrupts(&self) -> std::sync::MutexGuard<'_, super::interrupts::Interrupts> {
+        self.inner.interrupts.lock().expect("interrupts lock")
+    }
+
     /// Keeps the state honest when tabs close or debuggers detach.
     fn watch_events(&self) {
         let weak = Arc::downgrade(&self.inner);
@@ -312,9 +327,22 @@ impl Session {
                     Err(RecvError::Closed) => return,
                 };
                 let Some(inner) = weak.upgrade() else { return };
+                let session = Session { inner };
                 if let TabEvent::Closed { tab } | TabEvent::Detached { tab, .. } = &event {
-                    inner.worlds.lock().expect("worlds lock").forget_tab(*tab);
+                    session.worlds().forget_tab(*tab);
+                    session.interrupts_forget(*tab);
                 }
+                if let TabEvent::Cdp {
+                    tab,
+                    method,
+                    params,
+                } = &event
+                {
+                    if super::interrupts::intercept(&session, *tab, method, params) {
+                        continue;
+                    }
+                }
+                let inner = session.inner;
                 let mut st = inner.state.lock().expect("state lock");
                 match event {
                     TabEvent::Closed { tab } => {
@@ -668,7 +696,11 @@ impl Session {
         let frame = &tree["frameTree"]["frame"];
         let doc = super::page_events::Doc {
             frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
-            url: frame["url"].as_str().unwrap_or("about:blank").to_string(),
+            url: frame["unreachableUrl"]
+                .as_str()
+                .or(frame["url"].as_str())
+                .unwrap_or("about:blank")
+                .to_string(),
             loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
         };
         self.state().events.set_doc(tab, doc.clone());
@@ -752,7 +784,18 @@ impl Session {
         let mut downloads = self.backend().subscribe();
         let console_before = self.state().events.console_len(tab);
         let chooser_before = self.state().events.file_chooser(tab);
-        let dialog_opened = next_event(&mut dialogs, tab, is_dialog_opening);
+        // Notes from before the action are not about it.
+        self.take_notes(tab);
+        // A tool leaving on purpose has its leave question answered.
+        let dialog_opened = next_event(
+            &mut dialogs,
+            tab,
+            if self.is_leaving(tab) {
+                is_dialog_but_leave_question
+            } else {
+                is_dialog_opening
+            },
+        );
         tokio::pin!(dialog_opened);
         let mut outcome = Outcome::default();
         tokio::select! {
@@ -782,7 +825,12 @@ impl Session {
             let committed_url = commit
                 .as_ref()
                 .filter(|p| p["frame"].is_object() && p["frame"].get("parentId").is_none())
-                .and_then(|p| p["frame"]["url"].as_str());
+                // An error page stands for the URL that failed.
+                .and_then(|p| {
+                    p["frame"]["unreachableUrl"]
+                        .as_str()
+                        .or(p["frame"]["url"].as_str())
+                });
             // The same document at another URL (Page.navigatedWithinDocument).
             let within = commit
                 .as_ref()
@@ -849,6 +897,16 @@ impl Session {
                     }
                 }
             }
+        }
+        outcome.notes = self
+            .take_notes(tab)
+            .into_iter()
+            .map(|n| format!("Note: {}.", n.text))
+            .collect();
+        if outcome.navigated {
+            outcome
+                .notes
+                .extend(super::interrupts::failed_load_note(self, tab));
         }
         let console = self.console(tab);
         outcome.new_errors = console
@@ -940,6 +998,11 @@ pub(super) async fn next_event(
 /// A JavaScript dialog opened.
 fn is_dialog_opening(method: &str, _params: &Value) -> bool {
     method == "Page.javascriptDialogOpening"
+}
+
+/// A JavaScript dialog other than a `beforeunload` question opened.
+fn is_dialog_but_leave_question(method: &str, params: &Value) -> bool {
+    method == "Page.javascriptDialogOpening" && params["type"] != "beforeunload"
 }
 
 /// An action asked the page to navigate.

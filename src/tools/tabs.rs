@@ -83,7 +83,9 @@ pub fn tools() -> Vec<ToolDef> {
                 let Some(tab) = s.current_tab() else {
                     return Err(ToolError("there is no current tab to close".into()));
                 };
+                let leaving = s.leaving(tab);
                 s.backend().close_tab(tab).await?;
+                drop(leaving);
                 s.set_current(None);
                 Ok(Response::text(format!(
                     "Closed the tab.\n{}",

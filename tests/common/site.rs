@@ -3,23 +3,39 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+/// The user name and password `/auth/*` accepts (HTTP Basic, realm "Staff area").
+pub const AUTH_USER: &str = "alice";
+pub const AUTH_PASSWORD: &str = "s3cret";
 
 pub struct Site {
     pub base: String,
+    /// Every request's `Host` and path, and its `Authorization` header
+    /// when it had one: "host path [authorization]".
+    pub seen: Arc<Mutex<Vec<String>>>,
 }
 
 impl Site {
     pub fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind test site");
         let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
+                let log = log.clone();
                 std::thread::spawn(move || {
-                    let _ = handle(stream);
+                    let _ = handle(stream, &log);
                 });
             }
         });
-        Self { base }
+        Self { base, seen }
+    }
+
+    /// The requests seen so far (see [`Self::seen`]).
+    pub fn requests(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -27,17 +43,58 @@ impl Site {
     }
 }
 
-fn handle(mut stream: std::net::TcpStream) -> std::io::Result<()> {
+fn handle(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
+    let (mut host, mut authorization) = (String::new(), None);
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h)? == 0 || h == "\r\n" || h == "\n" {
             break;
         }
+        if let Some((k, v)) = h.split_once(':') {
+            match k.trim().to_ascii_lowercase().as_str() {
+                "host" => host = v.trim().to_string(),
+                "authorization" => authorization = Some(v.trim().to_string()),
+                _ => {}
+            }
+        }
     }
     let target = request_line.split_whitespace().nth(1).unwrap_or("/");
+    seen.lock().unwrap().push(format!(
+        "{host} {target}{}",
+        authorization
+            .as_deref()
+            .map(|a| format!(" {a}"))
+            .unwrap_or_default()
+    ));
+    if target.starts_with("/auth/") {
+        // HTTP Basic, alice:s3cret (base64 YWxpY2U6czNjcmV0).
+        let (status, extra, body) = if authorization.as_deref() == Some("Basic YWxpY2U6czNjcmV0") {
+            (
+                "200 OK",
+                "",
+                "<!doctype html><title>Staff area</title><h1>Welcome, staff</h1>",
+            )
+        } else {
+            (
+                "401 Unauthorized",
+                "WWW-Authenticate: Basic realm=\"Staff area\"\r\n",
+                "<!doctype html><title>Unauthorized</title><p>Sign in required",
+            )
+        };
+        let resp = format!(
+            "HTTP/1.1 {status}\r\n{extra}Content-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        return stream.write_all(resp.as_bytes());
+    }
+    if target == "/empty-404" {
+        return stream.write_all(
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+    }
     if target.starts_with("/never") {
         // A server that accepts and never answers (bounded, so the thread ends).
         std::thread::sleep(std::time::Duration::from_secs(60));
@@ -225,6 +282,33 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             )
         }
         "/keys" => ("200 OK", KEYS.to_string()),
+        "/leave" => ("200 OK", LEAVE.to_string()),
+        "/oauth" => ("200 OK", OAUTH.to_string()),
+        // Posts its answer to the opener and closes itself, after `?ms=`.
+        "/oauth-popup" => {
+            let ms: u64 = query.strip_prefix("ms=").and_then(|v| v.parse().ok()).unwrap_or(0);
+            (
+                "200 OK",
+                format!("<!doctype html><title>Authorize</title><p>Authorizing<script>setTimeout(() => {{ opener.postMessage('alice', '*'); window.close(); }}, {ms})</script>"),
+            )
+        }
+        // A page with a frame that asks for a password on another host.
+        "/auth-frame" => (
+            "200 OK",
+            "<!doctype html><title>Framed sign-in</title><h1>Outer</h1><script>document.write('<iframe title=\"Inner\" src=\"http://localhost:' + location.port + '/auth/framed\"></iframe>')</script>".to_string(),
+        ),
+        "/missing" => (
+            "404 Not Found",
+            "<!doctype html><meta charset=utf-8><title>Not found</title><h1>No such page</h1>".to_string(),
+        ),
+        // Links that lead nowhere (a port that refuses, a name that does not resolve).
+        "/dead-links" => {
+            let to = query.strip_prefix("to=").map(decode).unwrap_or_default();
+            (
+                "200 OK",
+                format!("<!doctype html><title>Dead links</title><a href=\"{}\">Dead link</a>", escape(&to)),
+            )
+        }
         "/later" => ("200 OK", LATER.to_string()),
         "/hover" => ("200 OK", HOVER.to_string()),
         "/console" => ("200 OK", CONSOLE.to_string()),
@@ -334,6 +418,19 @@ const DIALOG: &str = r#"<!doctype html><meta charset=utf-8><title>Dialogs</title
 <button onclick="document.querySelector('#result').textContent = confirm('Proceed?') ? 'confirmed' : 'cancelled'">Confirm</button>
 <button onclick="document.querySelector('#result').textContent = 'answer:' + prompt('Your name?', 'nobody')">Prompt</button>
 <p id=result>none</p>"#;
+
+/// Asks to confirm leaving once the user has interacted with it.
+const LEAVE: &str = r#"<!doctype html><meta charset=utf-8><title>Unsaved</title>
+<label>Draft <input id=draft></label>
+<a href="/page/elsewhere">Elsewhere</a>
+<script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = ''; });</script>"#;
+
+/// Opens a sign-in popup that answers by postMessage and closes itself.
+const OAUTH: &str = r#"<!doctype html><meta charset=utf-8><title>App</title>
+<button onclick="window.open('/oauth-popup?ms=300', 'signin', 'width=400,height=300')">Sign in</button>
+<button onclick="window.open('/oauth-popup?ms=0', 'signin', 'width=400,height=300')">Quick sign in</button>
+<p id=status>signed out</p>
+<script>addEventListener('message', e => { document.querySelector('#status').textContent = 'signed in as ' + e.data; });</script>"#;
 
 const KEYS: &str = r#"<!doctype html><meta charset=utf-8><title>Keys</title>
 <label>Keys <input id=k></label><p id=log></p>

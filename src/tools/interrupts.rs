@@ -1,0 +1,340 @@
+//! The web's everyday interruptions, handled the same way on both
+//! backends:
+//!
+//! - **HTTP authentication.** Every tab intercepts its document requests
+//!   (`Fetch.enable` with a `Document` pattern and `handleAuthRequests`;
+//!   Chromium only raises `Fetch.authRequired` for requests it intercepts,
+//!   and refuses `handleAuthRequests` without a pattern). Paused requests
+//!   go on at once; a challenge is answered with the credentials the policy
+//!   holds for the challenging host, and never for another host or a denied
+//!   one. Without credentials (or when they are refused) it is cancelled
+//!   and the tool's answer names the site and realm and says what to do.
+//!   Passwords are never logged or echoed.
+//! - **Pages that ask to confirm leaving** (`beforeunload`). A tool whose
+//!   purpose is to leave the page (navigate, back, forward, reload, close)
+//!   accepts the question and says the page asked; an action that only
+//!   happens to leave (a click on a link) reports it like any dialog, for
+//!   the agent to answer with `browser_handle_dialog`.
+//! - **Failed navigations** are named: the network error (with what it
+//!   usually means), or the HTTP status of an error page.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Value};
+
+use super::session::Session;
+use crate::backend::TabId;
+
+/// The pattern that pauses document requests (pages and frames), the only
+/// ones whose authentication challenges tabwire answers.
+pub(super) fn fetch_setup() -> (&'static str, Value) {
+    (
+        "Fetch.enable",
+        json!({
+            "patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}],
+            "handleAuthRequests": true,
+        }),
+    )
+}
+
+/// Per-session record of what interrupted each tab's pages.
+#[derive(Default)]
+pub struct Interrupts {
+    /// Sentences for the next answer about the tab, oldest first.
+    notes: HashMap<TabId, Vec<Note>>,
+    /// Requests credentials were given for (a second challenge means the
+    /// server refused them).
+    answered: HashSet<String>,
+    /// Tabs a tool is leaving on purpose: their `beforeunload` questions
+    /// are accepted.
+    leaving: HashMap<TabId, usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    /// One sentence, without "Note:" or a final period.
+    pub text: String,
+    /// The top document could not be had (an authentication challenge of
+    /// the page itself): a navigation tool fails with this text.
+    pub fatal: bool,
+}
+
+impl Session {
+    /// Drops what is recorded about `tab` (it closed or went stale).
+    pub(super) fn interrupts_forget(&self, tab: TabId) {
+        let mut i = self.interrupts();
+        i.notes.remove(&tab);
+        i.leaving.remove(&tab);
+    }
+
+    /// The notes recorded for `tab` since the last call, oldest first.
+    pub(super) fn take_notes(&self, tab: TabId) -> Vec<Note> {
+        self.interrupts().notes.remove(&tab).unwrap_or_default()
+    }
+
+    fn note(&self, tab: TabId, text: String, fatal: bool) {
+        self.interrupts()
+            .notes
+            .entry(tab)
+            .or_default()
+            .push(Note { text, fatal });
+    }
+
+    /// Marks `tab` as being left on purpose until the guard drops.
+    pub(super) fn leaving(&self, tab: TabId) -> Leaving {
+        *self.interrupts().leaving.entry(tab).or_default() += 1;
+        Leaving {
+            session: self.clone(),
+            tab,
+        }
+    }
+
+    pub(super) fn is_leaving(&self, tab: TabId) -> bool {
+        self.interrupts().leaving.contains_key(&tab)
+    }
+}
+
+/// While alive, the tab's `beforeunload` questions are accepted.
+pub(super) struct Leaving {
+    session: Session,
+    tab: TabId,
+}
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        let mut i = self.session.interrupts();
+        if let Some(n) = i.leaving.get_mut(&self.tab) {
+            *n -= 1;
+            if *n == 0 {
+                i.leaving.remove(&self.tab);
+            }
+        }
+    }
+}
+
+/// Handles an event that needs an answer from tabwire before the page can
+/// go on. True when the event is fully handled here (not to be recorded
+/// as page state).
+pub(super) fn intercept(s: &Session, tab: TabId, method: &str, params: &Value) -> bool {
+    match method {
+        "Fetch.requestPaused" => {
+            let id = params["requestId"].clone();
+            answer(s, tab, "Fetch.continueRequest", json!({"requestId": id}));
+            true
+        }
+        "Fetch.authRequired" => {
+            on_auth_required(s, tab, params);
+            true
+        }
+        "Page.javascriptDialogOpening" if params["type"] == "beforeunload" && s.is_leaving(tab) => {
+            s.note(
+                tab,
+                "the page asked to confirm leaving it (it may have had unsaved changes); \
+                 tabwire left it, as the tool asked"
+                    .into(),
+                false,
+            );
+            answer(
+                s,
+                tab,
+                "Page.handleJavaScriptDialog",
+                json!({"accept": true}),
+            );
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Sends `method` in the background; failures are logged (the request or
+/// dialog may be gone already).
+fn answer(s: &Session, tab: TabId, method: &'static str, params: Value) {
+    let s = s.clone();
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        let r = s.backend().cdp(tab, method, params).await;
+        tracing::debug!(target: "tabwire::interrupts", method, ok = r.is_ok(), ms = started.elapsed().as_secs_f64() * 1e3, "answered");
+    });
+}
+
+fn on_auth_required(s: &Session, tab: TabId, p: &Value) {
+    let id = p["requestId"].as_str().unwrap_or_default().to_string();
+    let ch = &p["authChallenge"];
+    let origin = ch["origin"].as_str().unwrap_or_default();
+    let realm = ch["realm"].as_str().unwrap_or_default();
+    let scheme = ch["scheme"].as_str().unwrap_or("HTTP");
+    let top = p["resourceType"] == "Document"
+        && s.known_main_frame(tab)
+            .is_none_or(|m| Some(m.as_str()) == p["frameId"].as_str());
+    let what = format!(
+        "{origin} asks for a user name and password ({scheme} authentication, realm \"{realm}\")"
+    );
+    let frame = if top { "" } else { " (in a frame of the page)" };
+    let refuse = |s: &Session, text: String| {
+        s.note(tab, text, top);
+        answer(
+            s,
+            tab,
+            "Fetch.continueWithAuth",
+            json!({"requestId": id, "authChallengeResponse": {"response": "CancelAuth"}}),
+        );
+    };
+    if ch["source"] == "Proxy" {
+        return refuse(
+            s,
+            format!(
+                "the proxy {origin} asks for a user name and password; tabwire answers only \
+                 sites' challenges. Ask the user to set up the proxy's credentials in the browser \
+                 or system"
+            ),
+        );
+    }
+    if !s.interrupts().answered.insert(id.clone()) {
+        return refuse(
+            s,
+            format!(
+                "{what}{frame}, and refused the credentials tabwire has for it (wrong or \
+                 expired). Ask the user to check them (serve --credentials or `credentials` in \
+                 the policy file); do not ask for a password in the chat"
+            ),
+        );
+    }
+    match s.policy().credentials_for(origin) {
+        Ok(c) => {
+            tracing::info!(target: "tabwire::interrupts", origin, realm, user = %c.username, "answering an authentication challenge");
+            answer(
+                s,
+                tab,
+                "Fetch.continueWithAuth",
+                json!({"requestId": id, "authChallengeResponse": {
+                    "response": "ProvideCredentials",
+                    "username": c.username,
+                    "password": c.password,
+                }}),
+            );
+        }
+        Err(why) => {
+            s.interrupts().answered.remove(&id);
+            refuse(
+                s,
+                format!(
+                    "{what}{frame}, and tabwire did not answer: {why}. Ask the user to sign in \
+                     themselves, or to give tabwire credentials for this host (serve \
+                     --credentials HOST=USER:PASSWORD, or `credentials = [\"HOST=USER:PASSWORD\"]` \
+                     in the policy file); do not ask for a password in the chat"
+                ),
+            )
+        }
+    }
+}
+
+/// What a network error usually means, for the model.
+pub(super) fn explain_net_error(error: &str) -> &'static str {
+    match error {
+        "net::ERR_CONNECTION_REFUSED" => {
+            "nothing accepts connections there: the server is down or the port is wrong"
+        }
+        "net::ERR_NAME_NOT_RESOLVED" => "the host name does not exist (DNS): check its spelling",
+        "net::ERR_INTERNET_DISCONNECTED" | "net::ERR_NETWORK_CHANGED" => {
+            "the browser has no network connection"
+        }
+        "net::ERR_CONNECTION_TIMED_OUT" | "net::ERR_TIMED_OUT" => {
+            "the server did not answer in time"
+        }
+        "net::ERR_CONNECTION_RESET" | "net::ERR_CONNECTION_CLOSED" | "net::ERR_EMPTY_RESPONSE" => {
+            "the server dropped the connection"
+        }
+        "net::ERR_TOO_MANY_REDIRECTS" => "the site redirects in a loop",
+        "net::ERR_BLOCKED_BY_CLIENT" | "net::ERR_BLOCKED_BY_ADMINISTRATOR" => {
+            "the browser blocked it (an extension or a policy)"
+        }
+        e if e.starts_with("net::ERR_CERT_") || e.starts_with("net::ERR_SSL_") => {
+            "the site's secure connection is not trusted"
+        }
+        "net::ERR_UNSAFE_PORT" => "browsers refuse that port",
+        "net::ERR_INVALID_AUTH_CREDENTIALS" => "the site wants a user name and password",
+        _ => "the page could not be loaded",
+    }
+}
+
+/// The HTTP status of the tab's current top document, when it is an
+/// error (400 and up): "HTTP 404 Not Found".
+pub(super) fn error_status(s: &Session, tab: TabId) -> Option<String> {
+    let req = s.with_events(|e| e.network.current_page(tab).into_iter().next())?;
+    let status = req.status.filter(|&c| c >= 400 && req.top_document)?;
+    Some(
+        format!("HTTP {status} {}", req.status_text)
+            .trim_end()
+            .to_string(),
+    )
+}
+
+/// Why the tab shows (or is about to show) the browser's own error page,
+/// if it does: the failed URL and the error (a network error, or the HTTP
+/// status of an empty error response).
+pub(super) fn failed_load(s: &Session, tab: TabId) -> Option<(String, String)> {
+    let (unreachable, req) = s.with_events(|e| {
+        (
+            e.unreachable(tab),
+            e.network.current_page(tab).into_iter().next(),
+        )
+    });
+    let req = req.filter(|r| r.top_document);
+    let error = |r: &super::network_log::Request| match (&r.failed, r.status) {
+        (Some(f), _) if f != "net::ERR_HTTP_RESPONSE_CODE_FAILURE" => Some(f.clone()),
+        (_, Some(code)) => Some(
+            format!("HTTP {code} {}", r.status_text)
+                .trim_end()
+                .to_string(),
+        ),
+        (f, None) => f.clone(),
+    };
+    match unreachable {
+        Some(url) => {
+            let why = req
+                .as_ref()
+                .and_then(error)
+                .unwrap_or_else(|| "an error".into());
+            Some((url, why))
+        }
+        // The error page may not have committed yet when the wait ended
+        // (the request failed, loading stopped): the request tells.
+        None => {
+            let r = req?;
+            let failed = r.failed.as_deref()?;
+            if failed == "canceled" || failed == "net::ERR_ABORTED" {
+                return None;
+            }
+            Some((r.url.clone(), error(&r)?))
+        }
+    }
+}
+
+/// The line an action's answer adds when its navigation ended on the
+/// browser's error page.
+pub(super) fn failed_load_note(s: &Session, tab: TabId) -> Option<String> {
+    let (url, error) = failed_load(s, tab)?;
+    Some(if error.starts_with("HTTP ") {
+        format!("Note: {url} answered {error} with an empty page; the browser shows its own error page.")
+    } else {
+        format!(
+            "Note: the navigation to {url} failed: {error} ({}). The tab shows the browser's error page.",
+            explain_net_error(&error)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_errors_are_explained() {
+        assert!(explain_net_error("net::ERR_NAME_NOT_RESOLVED").contains("DNS"));
+        assert!(explain_net_error("net::ERR_CERT_DATE_INVALID").contains("secure"));
+        assert_eq!(
+            explain_net_error("net::ERR_WHATEVER"),
+            "the page could not be loaded"
+        );
+    }
+}
