@@ -34,8 +34,12 @@ export function blockedBy(policy, url) {
 }
 
 // Commands that only leave a page or read its address: allowed on a
-// blocked page so the server can move away from it.
+// blocked page so the server can move away from it. Letting a paused
+// request go on (or answering its sign-in challenge, which the server does
+// only for allowed hosts) is neither reading nor acting on the page, and a
+// page on its way to a blocked address must not hang on it.
 export const LEAVING = new Set([
   "Page.enable", "Runtime.enable", "Page.getFrameTree", "Page.navigate",
   "Page.getNavigationHistory", "Page.navigateToHistoryEntry", "Page.handleJavaScriptDialog",
+  "Fetch.continueRequest", "Fetch.continueWithAuth",
 ]);

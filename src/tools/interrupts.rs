@@ -153,7 +153,11 @@ fn answer(s: &Session, tab: TabId, method: &'static str, params: Value) {
     tokio::spawn(async move {
         let started = std::time::Instant::now();
         let r = s.backend().cdp(tab, method, params).await;
-        tracing::debug!(target: "tabwire::interrupts", method, ok = r.is_ok(), ms = started.elapsed().as_secs_f64() * 1e3, "answered");
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        match r {
+            Ok(_) => tracing::debug!(target: "tabwire::interrupts", method, ms, "answered"),
+            Err(e) => tracing::warn!(target: "tabwire::interrupts", method, ms, "could not answer: {e}"),
+        }
     });
 }
 
