@@ -433,13 +433,15 @@ function connsOf(server) {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const owner = ownerOfTab.get(source.tabId);
   const conns = owner ? connsOf(owner) : [];
-  if (conns.length === 0) return releasePaused(source, method, params);
+  // Document requests are paused only so that sign-in challenges reach
+  // the server: they go on at once, from here, with no round trip.
+  if (conns.length === 0 || method === "Fetch.requestPaused") return releasePaused(source, method, params);
   for (const c of conns) post(c, { event: "cdp", tabId: source.tabId, method, params, sessionId: source.sessionId });
 });
 
 // A request the server's Fetch interception paused (see src/tools/interrupts.rs)
-// goes on even with no server left to answer (it quit, or an earlier worker
-// attached): the browser handles an authentication challenge as usual.
+// goes on; with no server left to answer a challenge (it quit, or an
+// earlier worker attached) the browser handles it as usual.
 function releasePaused(source, method, params) {
   const go = (cmd, extra) => chrome.debugger
     .sendCommand(source, cmd, { requestId: params.requestId, ...extra })

@@ -5,7 +5,10 @@
 //!   (`Fetch.enable` with a `Document` pattern and `handleAuthRequests`;
 //!   Chromium only raises `Fetch.authRequired` for requests it intercepts,
 //!   and refuses `handleAuthRequests` without a pattern). Paused requests
-//!   go on at once; a challenge is answered with the credentials the policy
+//!   go on at once, let go by the backend itself where the event arrives
+//!   (the extension's worker, the CDP reader), so a page load pays no trip
+//!   through serve (`bench/nav-pause.py` measures what is left); a
+//!   challenge is answered with the credentials the policy
 //!   holds for the challenging host, and never for another host or a denied
 //!   one. Without credentials (or when they are refused) it is cancelled
 //!   and the tool's answer names the site and realm and says what to do.
@@ -117,6 +120,7 @@ impl Drop for Leaving {
 /// as page state).
 pub(super) fn intercept(s: &Session, tab: TabId, method: &str, params: &Value) -> bool {
     match method {
+        // Backends let these go themselves; this is for one that does not.
         "Fetch.requestPaused" => {
             let id = params["requestId"].clone();
             answer(s, tab, "Fetch.continueRequest", json!({"requestId": id}));
@@ -156,7 +160,9 @@ fn answer(s: &Session, tab: TabId, method: &'static str, params: Value) {
         let ms = started.elapsed().as_secs_f64() * 1e3;
         match r {
             Ok(_) => tracing::debug!(target: "tabwire::interrupts", method, ms, "answered"),
-            Err(e) => tracing::warn!(target: "tabwire::interrupts", method, ms, "could not answer: {e}"),
+            Err(e) => {
+                tracing::warn!(target: "tabwire::interrupts", method, ms, "could not answer: {e}")
+            }
         }
     });
 }

@@ -65,7 +65,9 @@ pub fn tools() -> Vec<ToolDef> {
                                 ToolError("there is no current tab to close; pass `index`".into())
                             })?,
                         };
+                        let leaving = s.leaving(tab);
                         s.backend().close_tab(tab).await?;
+                        drop(leaving);
                         if s.current_tab() == Some(tab) {
                             s.set_current(None);
                         }

@@ -437,6 +437,18 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
             continue;
         }
         let method = msg.method.unwrap_or_default();
+        if let (Some(session), "Fetch.requestPaused") = (msg.session_id.as_deref(), method.as_str())
+        {
+            // A document request paused only so that authentication
+            // challenges reach tabwire (tools/interrupts.rs) goes on at
+            // once, from here: no trip through the event fan-out. The
+            // answer's id has no waiter and is dropped.
+            let id = inner.next_id.fetch_add(1, Ordering::SeqCst);
+            let go = json!({"id": id, "method": "Fetch.continueRequest", "sessionId": session,
+                "params": {"requestId": msg.params["requestId"]}});
+            let _ = inner.tx.send(go.to_string());
+            continue;
+        }
         if let Some(session) = msg.session_id.as_deref() {
             let tab = {
                 let mut t = inner.targets.lock().expect("targets lock");
