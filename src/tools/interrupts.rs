@@ -199,7 +199,15 @@ fn on_auth_required(s: &Session, tab: TabId, p: &Value) {
             ),
         );
     }
-    if !s.interrupts().answered.insert(id.clone()) {
+    let first_time = {
+        let mut i = s.interrupts();
+        if i.answered.len() >= 1000 {
+            // Old requests are long over; only a fresh one can come back.
+            i.answered.clear();
+        }
+        i.answered.insert(id.clone())
+    };
+    if !first_time {
         return refuse(
             s,
             format!(

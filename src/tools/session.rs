@@ -889,6 +889,17 @@ impl Session {
         if !outcome.opened_tabs.is_empty() {
             // The first URL is often about:blank; the tab list knows more.
             if let Ok(tabs) = self.backend().list_tabs().await {
+                // A popup that closed itself already (a sign-in window
+                // that answered its opener) is no tab to switch to.
+                let opened = outcome.opened_tabs.len();
+                outcome
+                    .opened_tabs
+                    .retain(|(id, _)| tabs.iter().any(|t| t.tab_id == *id));
+                if outcome.opened_tabs.len() < opened {
+                    outcome.notes.push(
+                        "The page opened a tab (a popup) that has closed itself again.".into(),
+                    );
+                }
                 for (id, url) in &mut outcome.opened_tabs {
                     if let Some(t) = tabs.iter().find(|t| t.tab_id == *id) {
                         if !t.url.is_empty() {
@@ -898,11 +909,10 @@ impl Session {
                 }
             }
         }
-        outcome.notes = self
-            .take_notes(tab)
-            .into_iter()
-            .map(|n| format!("Note: {}.", n.text))
-            .collect();
+        let notes = self.take_notes(tab);
+        outcome
+            .notes
+            .extend(notes.into_iter().map(|n| format!("Note: {}.", n.text)));
         if outcome.navigated {
             outcome
                 .notes
