@@ -12,6 +12,7 @@
 import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR } from "./protocol.js";
 import { blockedBy, LEAVING } from "./policy.js";
 import { siteOf } from "./sites.js";
+import { claimDownload, keepNoCopies } from "./downloads.js";
 
 const VERSION = chrome.runtime.getManifest().version;
 // Changes whenever this worker starts: tab ownership lives in its memory, so
@@ -433,6 +434,9 @@ function connsOf(server) {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const owner = ownerOfTab.get(source.tabId);
   const conns = owner ? connsOf(owner) : [];
+  // The browser's own copy of a download a driven tab starts is dropped
+  // (downloads.js); tabwire saves the file where the client asked.
+  if (owner && method === "Page.downloadWillBegin") claimDownload(params?.url);
   // Document requests are paused only so that sign-in challenges reach
   // the server: they go on at once, from here, with no round trip.
   if (conns.length === 0 || method === "Fetch.requestPaused") return releasePaused(source, method, params);
@@ -459,6 +463,9 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   if (!owner) return;
   for (const c of connsOf(owner)) post(c, { event: "detached", tabId: source.tabId, reason });
 });
+
+// A client's tab's downloads are saved by its server only (downloads.js).
+keepNoCopies(() => attached.size > 0);
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   const owner = forgetTab(tabId);

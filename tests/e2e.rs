@@ -163,8 +163,9 @@ async fn actions_that_navigate_wait_the_same_way(w: World) {
 
 /// Clicking a link whose response is an attachment: the click's answer
 /// names the file saved in --download-dir (sanitized name, exact bytes),
-/// the page stays, and the CDP fallback's browser writes no file of its
-/// own into the user's Downloads folder.
+/// the page stays, and the browser writes no file of its own: not into its
+/// profile's download folder (the extension path: the user's browser), not
+/// into `~/Downloads` (the CDP fallback's browser, denied downloads).
 async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
     let dir = w.sb.tmp.path().join("downloads");
     let mcp = client_with(
@@ -175,6 +176,7 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
     .await;
     let home_downloads =
         std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default()).join("Downloads");
+    let browser_downloads = w.sb.browser_downloads();
     let before: Vec<_> = std::fs::read_dir(&home_downloads)
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
@@ -197,23 +199,10 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
         "{out}"
     );
     assert!(!out.contains("The page navigated"), "{out}");
+    assert!(!out.contains("its own copy"), "{out}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), site::REPORT_CSV);
     let page = mcp.ok("browser_snapshot", json!({})).await;
     assert!(page.contains("/media"), "{page}");
-    assert_eq!(
-        out.contains("The browser also saved its own copy"),
-        w.via == Via::Extension,
-        "{out}"
-    );
-    if w.via == Via::Cdp {
-        // Give a browser download time to appear, were there one.
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        let new = new_files(&home_downloads, &before);
-        assert!(
-            new.is_empty(),
-            "the browser wrote {new:?} into {home_downloads:?}"
-        );
-    }
     // A download link (<a download>): the page's name for it.
     let named = mcp.ok("browser_click", json!({"target": "#named"})).await;
     assert!(
@@ -223,6 +212,7 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
         )),
         "{named}"
     );
+    assert!(!named.contains("its own copy"), "{named}");
     // A script that builds the file in the page (a blob: URL) and clicks
     // a download link it made.
     mcp.ok("browser_navigate", json!({"url": w.site.url("/export")}))
@@ -236,21 +226,20 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
         )),
         "{out}"
     );
+    assert!(!out.contains("its own copy"), "{out}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "made,by,script\n");
-    if w.via == Via::Extension {
-        // The user's browser kept its own copies (said in the answers):
-        // take this test's files out of the Downloads folder again.
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-        for f in new_files(&home_downloads, &before) {
-            let name = f.to_string_lossy();
-            if ["evil report", "data export", "script export"]
-                .iter()
-                .any(|n| name.contains(n))
-            {
-                let _ = std::fs::remove_file(home_downloads.join(&f));
-            }
-        }
-    }
+    // Give a browser download time to appear, were there one.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let new = new_files(&home_downloads, &before);
+    assert!(
+        new.is_empty(),
+        "the browser wrote {new:?} into {home_downloads:?}"
+    );
+    let kept = new_files(&browser_downloads, &[]);
+    assert!(
+        kept.is_empty(),
+        "the browser wrote {kept:?} into its download folder {browser_downloads:?}"
+    );
 }
 
 /// Entries of `dir` not in `before`.
@@ -1382,4 +1371,72 @@ async fn the_extension_enforces_the_domain_policy_itself() {
         json!({"tabId": tab, "method": "Page.navigate", "params": {"url": "about:blank"}}),
     );
     assert!(leave.get("error").is_none(), "{leave}");
+}
+
+/// The user's own downloads stay theirs: while a client drives a tab whose
+/// downloads the browser does not keep, downloads the user starts in a tab
+/// no client drives (the same attachment link, an `<a download>` link)
+/// land in the browser's download folder as always.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downloads_in_tabs_no_client_drives_land_in_the_browsers_folder() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let browser = install_env::PipeChromium::launch(&sb, &[]);
+    let dir = sb.tmp.path().join("downloads");
+    let dir_arg = dir.display().to_string();
+    let mcp = Mcp::start(
+        &sb,
+        "Exporter",
+        &[
+            "--backend",
+            "extension",
+            "--connect-timeout",
+            "30",
+            "--download-dir",
+            &dir_arg,
+        ],
+    )
+    .await;
+    let snap = mcp
+        .ok("browser_navigate", json!({"url": site.url("/media")}))
+        .await;
+    let out = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&snap, "link", "Report")}),
+        )
+        .await;
+    assert!(out.contains("The page started a download: Saved"), "{out}");
+
+    // The user opens the same page in a tab of their own and clicks the
+    // same link, then the page's download link.
+    let user = browser.open(&site.url("/media"));
+    eventually(10, "the user's page to load", || {
+        (browser.eval(&user, "document.readyState").ok()? == "complete").then_some(())
+    })
+    .await;
+    ui::click(&browser, &user, "#report");
+    ui::click(&browser, &user, "#named");
+    let browser_downloads = sb.browser_downloads();
+    let got = eventually(10, "the user's downloads in the browser's folder", || {
+        // Chromium writes into hidden temporary files first.
+        let names: Vec<String> = new_files(&browser_downloads, &[])
+            .iter()
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.') && !n.ends_with(".crdownload"))
+            .collect();
+        (names.len() == 2).then_some(names)
+    })
+    .await;
+    let report = got.iter().find(|n| n.contains("evil report.csv"));
+    let named = got.iter().find(|n| n.starts_with("data export"));
+    assert!(report.is_some() && named.is_some(), "{got:?}");
+    assert_eq!(
+        std::fs::read_to_string(browser_downloads.join(report.unwrap())).unwrap(),
+        site::REPORT_CSV
+    );
+    // Only the client's own download is in tabwire's download dir.
+    let ours = new_files(&dir, &[]);
+    assert_eq!(ours, vec![std::ffi::OsString::from("evil report.csv")]);
 }

@@ -25,6 +25,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("popup.js", include_str!("../../extension/popup.js")),
     ("options.html", include_str!("../../extension/options.html")),
     ("sites.js", include_str!("../../extension/sites.js")),
+    ("downloads.js", include_str!("../../extension/downloads.js")),
     ("confirm.html", include_str!("../../extension/confirm.html")),
     ("confirm.js", include_str!("../../extension/confirm.js")),
 ];

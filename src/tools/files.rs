@@ -217,9 +217,11 @@ pub(super) async fn save_page_download(
             )
         }
     };
-    // A browser tabwire launched writes no file of its own; the user's
-    // browser (through the extension) or an attached one keeps its copy.
-    let own_copy = if s.backend().status().await.contains("launched") {
+    // A browser tabwire launched writes no file of its own (downloads
+    // denied), nor does the user's browser through the extension (which
+    // cancels its copy, extension/downloads.js); an attached one keeps it.
+    let status = s.backend().status().await;
+    let own_copy = if status.contains("launched") || status.contains("tabwire extension") {
         ""
     } else {
         "\nThe browser also saved its own copy in its download folder (tabwire cannot stop \

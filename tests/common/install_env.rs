@@ -236,6 +236,7 @@ impl PipeChromium {
     }
 
     fn start_on(sb: &Sandbox, urls: &[String], flags: &[&str], display: Option<&str>) -> Self {
+        super::prepare_profile(sb);
         let ext = super::EXTENSION_DIR;
         let (browser_reads, we_write) = cloexec_pipe();
         let (we_read, browser_writes) = cloexec_pipe();

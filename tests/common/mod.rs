@@ -55,6 +55,12 @@ impl Sandbox {
         self.tmp.path().join("data")
     }
 
+    /// The download folder of the test browser's profile: the user's
+    /// `~/Downloads` of these tests ([`prepare_profile`] names it there).
+    pub fn browser_downloads(&self) -> PathBuf {
+        self.tmp.path().join("browser-downloads")
+    }
+
     pub fn log(&self, name: &str) -> PathBuf {
         self.tmp.path().join(format!("{name}.log"))
     }
@@ -294,6 +300,7 @@ impl Chromium {
     /// Chromium with arbitrary extra flags (and the host registered).
     pub fn launch_with(sb: &Sandbox, extra: &[String]) -> Self {
         register_host(sb);
+        prepare_profile(sb);
         let log = std::fs::File::create(sb.log("chromium")).unwrap();
         use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(chromium_path());
@@ -585,6 +592,26 @@ pub async fn start_cdp(sb: &Sandbox, name: &str, extra: &[&str]) -> Mcp {
     args.extend(extra.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Mcp::start(sb, name, &args).await
+}
+
+/// Points a fresh sandbox profile's download folder at
+/// [`Sandbox::browser_downloads`] (its `Default/Preferences`, as a user's
+/// settings would), so no test browser writes into the real `~/Downloads`
+/// and tests can look at what the browser itself saved.
+pub fn prepare_profile(sb: &Sandbox) {
+    let downloads = sb.browser_downloads();
+    std::fs::create_dir_all(&downloads).unwrap();
+    let prefs = sb.udd.join("Default").join("Preferences");
+    if prefs.exists() {
+        return;
+    }
+    std::fs::create_dir_all(prefs.parent().unwrap()).unwrap();
+    let dir = downloads.display().to_string();
+    let v = serde_json::json!({
+        "download": {"default_directory": dir, "prompt_for_download": false},
+        "savefile": {"default_directory": dir},
+    });
+    std::fs::write(prefs, v.to_string()).unwrap();
 }
 
 /// Registers the native host in the sandbox profile with tabwire's own
