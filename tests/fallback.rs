@@ -230,6 +230,170 @@ async fn closing_stdin_ends_serve_and_closes_the_browser_it_launched() {
     );
 }
 
+/// Whether `pid` is running (a zombie counts as gone).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().to_string())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+/// `pid`'s parent.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// `pid`'s process group (-1 once it is gone).
+fn group_of(pid: i32) -> i32 {
+    // SAFETY: getpgid only reads another process's group id.
+    unsafe { libc::getpgid(pid) }
+}
+
+/// Every process of the browsers serve launched for this sandbox: the
+/// browsers, the helpers in their process groups (zygotes, renderers,
+/// GPU, utilities) and their crash handlers (daemons of their own, which
+/// inherit serve's environment), each with its process group.
+fn browser_processes(sb: &Sandbox) -> Vec<(i32, i32)> {
+    let leaders = launched_browsers(sb);
+    let needle = format!("TABWIRE_RUNTIME_DIR={}", sb.runtime.display());
+    let mut pids = processes_matching(|cmd, env| {
+        cmd.split('\0').next() != Some(BIN) && env.split('\0').any(|kv| kv == needle)
+    });
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() {
+            if leaders.contains(&group_of(pid)) && !pids.contains(&pid) {
+                pids.push(pid);
+            }
+        }
+    }
+    pids.into_iter().map(|p| (p, group_of(p))).collect()
+}
+
+/// Of a launched browser's processes, the browser itself (the one that is
+/// no helper: no `--type=`) and the profile it was given.
+fn main_browser(procs: &[(i32, i32)]) -> (i32, std::path::PathBuf) {
+    procs
+        .iter()
+        .find_map(|(pid, _)| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd).into_owned();
+            let args: Vec<&str> = cmd.split('\0').collect();
+            if !args.contains(&"--remote-debugging-pipe") {
+                return None;
+            }
+            let dir = args
+                .iter()
+                .find_map(|a| a.strip_prefix("--user-data-dir="))?;
+            Some((*pid, std::path::PathBuf::from(dir)))
+        })
+        .expect("the launched browser's own process")
+}
+
+/// Asserts, once serve has exited, that none of `procs` in the group
+/// `browser` leads (the browser and its helpers) is running, and that the
+/// crash handlers outside the group end on their own right after.
+async fn assert_all_gone(procs: &[(i32, i32)], browser: i32) {
+    let left: Vec<i32> = procs
+        .iter()
+        .filter(|(p, g)| *g == browser && running(*p))
+        .map(|(p, _)| *p)
+        .collect();
+    assert!(left.is_empty(), "browser processes left behind: {left:?}");
+    eventually(2, "the browser's crash handlers to end", || {
+        procs.iter().all(|(p, _)| !running(*p)).then_some(())
+    })
+    .await;
+}
+
+/// A second serve on the same data dir (its default profile held by the
+/// first serve's browser) launches its browser on a throwaway profile.
+/// When its client closes stdin, by the time that serve has exited the
+/// browser and every helper process it started are gone, and so is the
+/// throwaway profile; the first serve's browser is untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_stdin_leaves_no_browser_process_and_no_throwaway_profile() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let first = start_cdp(&sb, "first", &[]).await;
+    first.ok("browser_tabs", json!({"action": "list"})).await;
+    let firsts = browser_processes(&sb);
+    let (first_browser, _) = main_browser(&firsts);
+    let second = start_cdp(&sb, "second", &[]).await;
+    second
+        .ok("browser_navigate", json!({"url": site.url("/page/x")}))
+        .await;
+    let seconds: Vec<(i32, i32)> = browser_processes(&sb)
+        .into_iter()
+        .filter(|(p, g)| *g != first_browser && !firsts.iter().any(|(f, _)| f == p))
+        .collect();
+    let (browser, profile) = main_browser(&seconds);
+    assert!(
+        seconds.iter().filter(|(_, g)| *g == browser).count() > 1,
+        "a browser with helper processes: {seconds:?}"
+    );
+    assert!(
+        profile
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("tabwire-profile-")),
+        "{profile:?}"
+    );
+    assert!(profile.exists());
+    let serve = parent_of(browser).expect("the browser's parent");
+
+    second.client.cancel().await.unwrap(); // closes serve's stdin
+    eventually(5, "the second serve to exit", || {
+        (!running(serve)).then_some(())
+    })
+    .await;
+    assert_all_gone(&seconds, browser).await;
+    assert!(
+        !profile.exists(),
+        "the throwaway profile {profile:?} is left"
+    );
+    assert!(
+        running(first_browser),
+        "the first serve's browser must live on"
+    );
+    first.ok("browser_tabs", json!({"action": "list"})).await;
+}
+
+/// A launched browser that does not answer `Browser.close` (stopped with
+/// SIGSTOP) does not hold serve: serve kills its process group, so when
+/// serve has exited (within a few seconds, not the old 5 s of timeouts)
+/// neither the browser nor any helper process of it is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_that_does_not_close_is_killed_with_its_helpers() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let sb = Sandbox::new();
+    let site = site::Site::start();
+    let mcp = start_cdp(&sb, "stuck", &[]).await;
+    mcp.ok("browser_navigate", json!({"url": site.url("/page/x")}))
+        .await;
+    let procs = browser_processes(&sb);
+    let (browser, _) = main_browser(&procs);
+    assert!(
+        procs.iter().filter(|(_, g)| *g == browser).count() > 1,
+        "a browser with helper processes: {procs:?}"
+    );
+    let serve = serve_pid(&sb);
+    // SAFETY: stopping the browser this test's serve launched.
+    unsafe { libc::kill(browser, libc::SIGSTOP) };
+
+    mcp.client.cancel().await.unwrap(); // closes serve's stdin
+    eventually(3, "serve to exit", || (!running(serve)).then_some(())).await;
+    assert_all_gone(&procs, browser).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_launched_browser_that_dies_is_replaced_and_old_handles_are_reported() {
     let _serial = BROWSER_LOCK.lock().await;

@@ -45,6 +45,40 @@ struct Waiter {
 
 /// What a command gets when its tab's session ends before it is answered
 /// (Chromium never answers it: without this it would wait out the timeout).
+/// Whether a process of the group `pgid` still runs. Zombies do not
+/// count: they are gone but for their exit status, which their new parent
+/// (init, for helpers whose parent died first) may be slow to collect.
+#[cfg(target_os = "linux")]
+fn group_running(pgid: u32) -> bool {
+    // SAFETY: signal 0 only checks whether the group has members.
+    if unsafe { libc::killpg(pgid as libc::pid_t, 0) } != 0 {
+        return false;
+    }
+    let pgid = pgid.to_string();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        // "pid (comm) state ppid pgrp ...": comm may hold spaces.
+        let mut fields = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace())
+            .into_iter()
+            .flatten();
+        let state = fields.next();
+        fields.next();
+        fields.next() == Some(pgid.as_str()) && !matches!(state, Some("Z" | "X"))
+    })
+}
+
+/// How long a launched browser has to exit after `Browser.close` before
+/// its process group is killed: Chromium usually exits in about 100 ms; an
+/// MCP client closing stdin expects the server gone within a few hundred.
+const CLOSE_GRACE: Duration = Duration::from_millis(150);
+
 const SESSION_ENDED: &str = "the tab's debugging session ended during the call";
 
 #[derive(Default)]
@@ -82,7 +116,11 @@ pub enum Origin {
     /// Launched by tabwire; closed when tabwire is done with it.
     Launched {
         child: Box<tokio::sync::Mutex<tokio::process::Child>>,
-        _temp_profile: Option<tempfile::TempDir>,
+        /// Its profile directory.
+        profile: std::path::PathBuf,
+        /// A throwaway profile (the default one was in use), deleted once
+        /// the browser is gone.
+        temp_profile: Mutex<Option<tempfile::TempDir>>,
     },
     /// Someone else's browser; never closed by tabwire.
     Attached { url: String },
@@ -107,7 +145,8 @@ impl DirectBackend {
         let (child, transport) = transport::spawn_with_pipe(&program, &args)?;
         let origin = Origin::Launched {
             child: Box::new(tokio::sync::Mutex::new(child)),
-            _temp_profile: temp,
+            profile: profile.clone(),
+            temp_profile: Mutex::new(temp),
         };
         Self::connect(transport, origin, call_timeout).await
     }
@@ -679,20 +718,70 @@ impl Backend for DirectBackend {
         self.describe()
     }
 
+    /// Closes a launched browser: `Browser.close`, then at most
+    /// [`CLOSE_GRACE`] for it to exit; its process group (the browser and
+    /// every helper process it started) is killed then, or once the
+    /// browser has exited (helpers that outlived it), and the browser is
+    /// reaped. A throwaway profile is deleted afterwards.
     async fn shutdown(&self) {
-        if let Origin::Launched { child, .. } = &self.origin {
-            let _ = tokio::time::timeout(
-                Duration::from_secs(2),
-                self.inner.send(None, "Browser.close", json!({})),
-            )
-            .await;
-            let mut child = child.lock().await;
-            if tokio::time::timeout(Duration::from_secs(3), child.wait())
+        let Origin::Launched {
+            child,
+            profile,
+            temp_profile,
+        } = &self.origin
+        else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        let mut child = child.lock().await;
+        let pgid = child.id();
+        let _ = tokio::time::timeout(
+            CLOSE_GRACE,
+            self.inner.send(None, "Browser.close", json!({})),
+        )
+        .await;
+        let graceful =
+            tokio::time::timeout(CLOSE_GRACE.saturating_sub(started.elapsed()), child.wait())
                 .await
-                .is_err()
-            {
-                let _ = child.kill().await;
+                .is_ok();
+        // The group outlives a reaped leader while any member is alive,
+        // so this reaches only the browser's own processes.
+        #[cfg(unix)]
+        if let Some(pgid) = pgid {
+            // SAFETY: signalling the process group the browser leads.
+            unsafe { libc::killpg(pgid as libc::pid_t, libc::SIGKILL) };
+        }
+        #[cfg(not(unix))]
+        if !graceful {
+            let _ = child.start_kill();
+        }
+        let killed = !graceful
+            && tokio::time::timeout(Duration::from_secs(2), child.wait())
+                .await
+                .is_ok();
+        if !graceful && !killed {
+            tracing::warn!(pid = ?pgid, "the launched browser did not exit after SIGKILL");
+        }
+        // Killed helpers take a few milliseconds more to be gone: wait for
+        // them, briefly.
+        #[cfg(target_os = "linux")]
+        if let Some(pgid) = pgid {
+            let until = std::time::Instant::now() + Duration::from_millis(100);
+            while group_running(pgid) && std::time::Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(5)).await;
             }
         }
+        tracing::debug!(
+            graceful,
+            ms = started.elapsed().as_millis() as u64,
+            "closed the launched browser"
+        );
+        drop(child);
+        if killed {
+            // A killed browser leaves its profile locked by a dead pid.
+            launch::clear_stale_lock(profile);
+        }
+        let temp = temp_profile.lock().expect("temp profile lock").take();
+        drop(temp);
     }
 }

@@ -49,10 +49,13 @@ pub fn spawn_with_pipe(
     let (r, w) = (browser_reads.as_raw_fd(), browser_writes.as_raw_fd());
 
     let mut cmd = tokio::process::Command::new(program);
+    // Its own process group, so that closing it can take every helper
+    // process it started along (see DirectBackend::shutdown).
     cmd.args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
+        .stderr(std::process::Stdio::null())
+        .process_group(0);
     // SAFETY: only async-signal-safe calls (dup2) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
