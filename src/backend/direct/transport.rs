@@ -27,7 +27,14 @@ pub fn spawn_with_pipe(
     fn cloexec_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
         let mut fds = [0; 2];
         // SAFETY: fds is a valid two-element array for pipe2 to fill.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        #[cfg(target_os = "linux")]
+        let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+        // macOS has no pipe2; the ends move to close-on-exec descriptors
+        // just below.
+        // SAFETY: fds is a valid two-element array for pipe to fill.
+        #[cfg(not(target_os = "linux"))]
+        let made = unsafe { libc::pipe(fds.as_mut_ptr()) };
+        if made != 0 {
             return Err(std::io::Error::last_os_error());
         }
         // SAFETY: pipe2 succeeded, so both fds are open and owned by us.
