@@ -411,6 +411,11 @@ async fn failed_navigations_name_the_network_error_and_error_pages_their_status(
         empty.contains("HTTP 404") && empty.contains("empty"),
         "{empty}"
     );
+    // The browser's error page is named by the URL that failed.
+    assert!(
+        empty.contains("/empty-404, not loaded)") && !empty.contains("chrome-error://"),
+        "{empty}"
+    );
     let fine = mcp
         .ok("browser_navigate", json!({"url": w.site.url("/page/fine")}))
         .await;
@@ -429,4 +434,5 @@ async fn failed_navigations_name_the_network_error_and_error_pages_their_status(
         )
         .await;
     assert!(out.contains("net::ERR_CONNECTION_REFUSED"), "{out}");
+    assert!(!out.contains("chrome-error://"), "{out}");
 }

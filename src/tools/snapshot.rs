@@ -159,7 +159,17 @@ async fn capture(
         None => {
             let (loader_id, snap) =
                 tokio::try_join!(s.loader_id(tab), top_snapshot(s, tab, detail))?;
-            let page = engine::page_line(&snap.title, &snap.url);
+            // The browser's error page lives at chrome-error://…: name the
+            // URL that failed instead.
+            let failed = snap
+                .url
+                .starts_with("chrome-error://")
+                .then(|| s.with_events(|e| e.unreachable(tab)))
+                .flatten();
+            let page = match failed {
+                Some(url) => engine::page_line(&snap.title, &format!("{url}, not loaded")),
+                None => engine::page_line(&snap.title, &snap.url),
+            };
             (loader_id, snap, page)
         }
         Some(el) => {
