@@ -171,8 +171,13 @@
 
   const NON_SPACE = /\S/;
 
+  // Whitespace other than single spaces (tabs, newlines, runs, NBSP…).
+  const UNCLEAN = /[^\S ]| {2}/;
   function clean(s) {
-    return (s || "").replace(/\s+/g, " ").trim();
+    if (!s) return "";
+    const t = s.trim();
+    // Most names and texts are clean already: no new string for them.
+    return UNCLEAN.test(t) ? t.replace(/\s+/g, " ") : t;
   }
 
   function hasOwnLabel(el) {
