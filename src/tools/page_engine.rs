@@ -220,10 +220,12 @@ impl Session {
         {
             worlds.frames.remove(&tab);
         }
-        // The same document's world again (the browser keeps one per
-        // document): the engine may be in it already.
-        let installed = worlds.top.get(&tab).is_some_and(|w| {
-            w.context_id == context_id && w.loader_id == doc.loader_id && w.installed
+        // A new document's world has the engine already (the tab setup
+        // registers it for new documents; engine_call installs it where
+        // that was too late). The same document's world again keeps what
+        // it had.
+        let installed = worlds.top.get(&tab).is_none_or(|w| {
+            w.loader_id != doc.loader_id || (w.context_id == context_id && w.installed)
         });
         worlds.top.insert(
             tab,

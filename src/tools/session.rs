@@ -49,6 +49,14 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": super::page_tools::REGISTRY_SHIM}),
         ),
+        // The snapshot engine is put into every new document's "tabwire"
+        // world as it is created, so a navigation's snapshot need not send
+        // the engine's source (40 KB) and wait for it to compile; a
+        // document older than this setup gets it with its first call.
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": crate::engine::SOURCE, "worldName": crate::engine::WORLD}),
+        ),
         // Out-of-process (cross-site) frames get child sessions, so the
         // snapshot engine can run in them and actions can reach inside.
         (
