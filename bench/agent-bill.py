@@ -27,10 +27,9 @@ Run: python3 bench/agent-bill.py   (writes bench/results/agent-bill-*.json)
 import argparse, datetime, json, os, re, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin  # noqa: E402
+from benchlib import CHROMIUM, McpServer, tabwire_bin, tabwire_cdp  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHROMIUM = "/usr/lib/chromium/chromium"
 DOCS = "http://127.0.0.1:8765"
 ADMIN = "http://127.0.0.1:8766"
 CACHE = f"{ROOT}/bench/.cache"
@@ -277,8 +276,7 @@ def skeleton_check(d, progress):
 
 def servers(tmp):
     b = tabwire_bin("agent-bill")
-    out = [("tabwire", [b, "serve", "--backend", "cdp", "--headless", "--browser-path", CHROMIUM,
-                        "--browser-arg=--no-sandbox"], {"width": 1280, "height": 720})]
+    out = [("tabwire", tabwire_cdp(b), {"width": 1280, "height": 720})]
     pw = f"{CACHE}/node_modules/@playwright/mcp/cli.js"
     devtools = f"{CACHE}/node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js"
     if not (os.path.exists(pw) and os.path.exists(devtools)):

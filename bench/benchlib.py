@@ -3,6 +3,11 @@ MCP client over stdio (JSON-RPC, one request at a time)."""
 import atexit, json, os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHROMIUM = "/usr/lib/chromium/chromium"
+# Headless Chromium on this kind of machine (root, no GPU, quiet).
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-default-apps"]
 
 
 def tabwire_bin(bench):
@@ -14,6 +19,33 @@ def tabwire_bin(bench):
         if os.path.exists(p):
             return p
     sys.exit(f"{bench}: build tabwire first (cargo build --release) or set TABWIRE_BIN")
+
+
+def tabwire_cdp(b):
+    """`tabwire serve` on the CDP fallback, launching its own headless Chromium."""
+    return [b, "serve", "--backend", "cdp", "--headless", "--browser-path", CHROMIUM,
+            "--browser-arg=--no-sandbox"]
+
+
+def tabwire_servers(b, tmp):
+    """Both of tabwire's backends, ready for McpServer: registers the native
+    host with `tabwire install` into a fresh profile under `tmp`, starts
+    Chromium there with the extension (killed at exit), and returns the
+    environment the servers need and their (label, argv) pairs."""
+    env = dict(os.environ, TABWIRE_RUNTIME_DIR=f"{tmp}/rt", TABWIRE_DATA_DIR=f"{tmp}/data")
+    os.makedirs(f"{tmp}/udd")
+    subprocess.run([b, "install", "--browser", "chromium", "--user-data-dir", f"{tmp}/udd"],
+                   env=env, check=True, capture_output=True)
+    ext = f"{ROOT}/extension"
+    chrome = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={tmp}/udd",
+                               f"--load-extension={ext}", f"--disable-extensions-except={ext}",
+                               "about:blank"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    atexit.register(chrome.kill)
+    return env, [
+        ("tabwire-extension", [b, "serve", "--backend", "extension", "--connect-timeout", "30"]),
+        ("tabwire-cdp", tabwire_cdp(b)),
+    ]
 
 
 class McpServer:

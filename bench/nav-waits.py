@@ -35,13 +35,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin  # noqa: E402
+from benchlib import CHROMIUM, FLAGS, McpServer, tabwire_bin, tabwire_servers  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHROMIUM = "/usr/lib/chromium/chromium"
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps"]
 TMP = tempfile.mkdtemp(prefix="tabwire-nav-waits-")
 
 PAGES = {
@@ -190,21 +186,7 @@ def main():
 
     b = tabwire_bin("nav-waits")
     results["tabwire_bin"] = b
-    env = dict(os.environ, TABWIRE_RUNTIME_DIR=f"{TMP}/rt", TABWIRE_DATA_DIR=f"{TMP}/data")
-    os.makedirs(f"{TMP}/udd")
-    subprocess.run([b, "install", "--browser", "chromium", "--user-data-dir", f"{TMP}/udd"],
-                   env=env, check=True, capture_output=True)
-    ext = f"{ROOT}/extension"
-    chrome = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={TMP}/udd",
-                               f"--load-extension={ext}", f"--disable-extensions-except={ext}",
-                               "about:blank"], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    atexit.register(chrome.kill)
-    servers = [
-        ("tabwire-extension", [b, "serve", "--backend", "extension", "--connect-timeout", "30"]),
-        ("tabwire-cdp", [b, "serve", "--backend", "cdp", "--headless", "--browser-path", CHROMIUM,
-                         "--browser-arg=--no-sandbox"]),
-    ]
+    env, servers = tabwire_servers(b, TMP)
     pw = os.environ.get("PLAYWRIGHT_MCP", f"{ROOT}/bench/.cache/node_modules/@playwright/mcp/cli.js")
     if os.path.exists(pw):
         servers.append(("playwright-mcp", ["node", pw, "--headless", "--isolated", "--no-sandbox",

@@ -16,13 +16,12 @@ writes JSON to bench/results/real-pages-<time>.json.
 
 Run: python3 bench/real-pages.py [--runs N] [--no-peers]
 """
-import argparse, atexit, datetime, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, datetime, json, os, re, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin  # noqa: E402
+from benchlib import CHROMIUM, McpServer, tabwire_bin, tabwire_servers  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHROMIUM = "/usr/lib/chromium/chromium"
 DOCS = "http://127.0.0.1:8765"
 ADMIN = "http://127.0.0.1:8766"
 BIG = f"{DOCS}/library/stdtypes.html"
@@ -34,9 +33,6 @@ PAGES = [
     f"{DOCS}/py-modindex.html",
     f"{ADMIN}/admin/login/",
 ]
-FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps"]
 
 
 def link_ref(snapshot, name):
@@ -100,21 +96,7 @@ def main():
         except subprocess.CalledProcessError:
             sys.exit(f"real-pages: {url} does not answer: start `sh bench/real-site.sh &` first")
     b = tabwire_bin("real-pages")
-    env = dict(os.environ, TABWIRE_RUNTIME_DIR=f"{TMP}/rt", TABWIRE_DATA_DIR=f"{TMP}/data")
-    os.makedirs(f"{TMP}/udd")
-    subprocess.run([b, "install", "--browser", "chromium", "--user-data-dir", f"{TMP}/udd"],
-                   env=env, check=True, capture_output=True)
-    ext = f"{ROOT}/extension"
-    chrome = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={TMP}/udd",
-                               f"--load-extension={ext}", f"--disable-extensions-except={ext}",
-                               "about:blank"], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    atexit.register(chrome.kill)
-    servers = [
-        ("tabwire-extension", [b, "serve", "--backend", "extension", "--connect-timeout", "30"]),
-        ("tabwire-cdp", [b, "serve", "--backend", "cdp", "--headless", "--browser-path", CHROMIUM,
-                         "--browser-arg=--no-sandbox"]),
-    ]
+    env, servers = tabwire_servers(b, TMP)
     if not a.no_peers:
         pw = f"{ROOT}/bench/.cache/node_modules/@playwright/mcp/cli.js"
         if not os.path.exists(pw):

@@ -79,18 +79,7 @@ async fn basic_auth_is_named_without_credentials_and_answered_only_where_configu
     );
     // A click onto the page: the action happened; the answer says why the
     // page is the server's refusal.
-    let snap = wrong
-        .ok(
-            "browser_navigate",
-            json!({"url": w.site.url(&format!("/dead-links?to={area}"))}),
-        )
-        .await;
-    let out = wrong
-        .ok(
-            "browser_click",
-            json!({"target": find_ref(&snap, "link", "Dead link")}),
-        )
-        .await;
+    let out = click_dead_link(&wrong, &w, &area).await;
     assert!(
         out.contains("refused") && out.contains("Staff area"),
         "{out}"
@@ -283,6 +272,21 @@ async fn a_page_that_asks_to_confirm_leaving_does_not_hold_up_leaving(w: World) 
 
 /// Opens `url` (the page that asks to confirm leaving) and types into it,
 /// which is the user activation browsers want before they ask.
+/// Opens a page whose one link goes to `to` and clicks it; the answer.
+async fn click_dead_link(mcp: &Mcp, w: &World, to: &str) -> String {
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url(&format!("/dead-links?to={to}"))}),
+        )
+        .await;
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&snap, "link", "Dead link")}),
+    )
+    .await
+}
+
 async fn dirty(mcp: &Mcp, url: &str) -> String {
     let snap = mcp.ok("browser_navigate", json!({"url": url})).await;
     mcp.ok(
@@ -421,18 +425,7 @@ async fn failed_navigations_name_the_network_error_and_error_pages_their_status(
         .await;
     assert!(!fine.contains("HTTP "), "{fine}");
 
-    let snap = mcp
-        .ok(
-            "browser_navigate",
-            json!({"url": w.site.url(&format!("/dead-links?to={refused}"))}),
-        )
-        .await;
-    let out = mcp
-        .ok(
-            "browser_click",
-            json!({"target": find_ref(&snap, "link", "Dead link")}),
-        )
-        .await;
+    let out = click_dead_link(&mcp, &w, &refused).await;
     assert!(out.contains("net::ERR_CONNECTION_REFUSED"), "{out}");
     assert!(!out.contains("chrome-error://"), "{out}");
 }

@@ -802,14 +802,19 @@
     return out;
   }
 
+  // How many of `lines` fit in `budget` units, as a budgeted walk counts.
+  function fitting(lines, budget) {
+    let used = 0, k = 0;
+    while (k < lines.length && used + lines[k].length + 1 <= budget) used += lines[k++].length + 1;
+    return k;
+  }
+
   function skeletonSnapshot(budget, small) {
     const recs = [];
     const r = render(document.documentElement, SKELETON_WALK, false, recs);
     lastFrames = r.frames;
     // What `changes` compares with: the rendering a budgeted walk makes.
-    let used = 0, k = 0;
-    while (k < r.lines.length && used + r.lines[k].length + 1 <= budget) used += r.lines[k++].length + 1;
-    baseline = r.lines.slice(0, k);
+    baseline = r.lines.slice(0, fitting(r.lines, budget));
     const size = r.lines.reduce((a, l) => a + l.length + 1, 0);
     if (size <= small) return answer(r.lines, false, 0, r.frames.length);
     const sk = skeleton(r.lines, recs);
@@ -821,8 +826,7 @@
         lines = lines.concat(late);
       }
     }
-    used = 0; k = 0;
-    while (k < lines.length && used + lines[k].length + 1 <= budget) used += lines[k++].length + 1;
+    const k = fitting(lines, budget);
     if (k < lines.length) {
       cut = true;
       more = lines.slice(k).filter((l) => l.includes("[ref=")).length;
