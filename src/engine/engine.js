@@ -487,7 +487,9 @@
     }
 
     if (root === document.documentElement || root === document.body) {
-      walkChildren(document.body || document.documentElement, 0, "", false);
+      // (A document not parsed yet may have no root element at all.)
+      const top = document.body || document.documentElement;
+      if (top) walkChildren(top, 0, "", false);
     } else {
       walk(root, 0, "", false);
     }

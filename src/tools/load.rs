@@ -155,7 +155,13 @@ impl Tracker {
                     self.main_frame = p["frame"]["id"].as_str().map(String::from);
                 }
                 if self.is_main(&p["frame"]["id"]) {
-                    self.new_document(p["frame"]["loaderId"].as_str(), p["frame"]["url"].as_str());
+                    // The browser's error page (chrome-error://) stands for
+                    // the URL that failed: that is what the policy judges,
+                    // and the page is waited for like any other.
+                    let url = p["frame"]["unreachableUrl"]
+                        .as_str()
+                        .or(p["frame"]["url"].as_str());
+                    self.new_document(p["frame"]["loaderId"].as_str(), url);
                     if p["type"] == "BackForwardCacheRestore" {
                         // A page back from the cache was loaded long ago
                         // and fires no lifecycle events again.

@@ -99,6 +99,9 @@ async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
     done(&s, tab, what.into(), &outcome).await
 }
 
+/// Longest a failed navigation's answer waits for the error page.
+const ERROR_PAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Navigates `tab` to `url` and waits until the page it ends on is usable
 /// (see [`super::load`]); also returns lines for the answer about what
 /// interrupted the way there (see [`super::interrupts`]).
@@ -127,6 +130,17 @@ pub async fn go(
         .as_str()
         .filter(|e| !e.is_empty() && *e != "net::ERR_HTTP_RESPONSE_CODE_FAILURE")
     {
+        // The tab goes on to show the browser's error page: the answer
+        // waits (briefly) for it, so the next tool finds it parsed, not
+        // an empty document. (An aborted load shows none.)
+        if err != "net::ERR_ABORTED" {
+            let loader = r["loaderId"].as_str().map(String::from);
+            let _ = tokio::time::timeout(
+                ERROR_PAGE_WAIT,
+                s.wait_usable(tab, &mut events, loader.is_some(), loader),
+            )
+            .await;
+        }
         if let Some(n) = s.take_notes(tab).into_iter().find(|n| n.fatal) {
             return Err(ToolError(n.text));
         }
