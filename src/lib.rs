@@ -39,6 +39,7 @@ pub mod backend;
 pub mod broker;
 pub mod call;
 pub mod engine;
+pub mod fence;
 pub mod frame;
 pub mod host;
 pub mod install;

@@ -1040,7 +1040,7 @@ async fn form_round_trip_snapshot_type_click_screenshot(w: World) {
                 json!({"function": "() => [Math.round(innerWidth * devicePixelRatio), Math.round(innerHeight * devicePixelRatio)]"}),
             )
             .await;
-        serde_json::from_str::<Vec<u32>>(v.trim_start_matches("Result (page data):\n")).unwrap()
+        serde_json::from_str::<Vec<u32>>(&fenced(&v)).unwrap()
     };
     let mut checked = false;
     let mut last = String::new();

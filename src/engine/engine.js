@@ -167,6 +167,278 @@
     return "all";
   }
 
+  // ---- what a person can see ----------------------------------------------
+  //
+  // `hidden()` above leaves out what the browser does not render at all.
+  // Text can also be rendered and still be invisible to a person: fully
+  // transparent, too small to read, the colour of its background, placed
+  // outside the area any scrolling reaches, clipped to nothing, or covered
+  // by an opaque element. That is how pages hide instructions meant for an
+  // agent, so such text never reaches an answer.
+  //
+  // Deciding it takes styles and boxes, which cost microseconds per element,
+  // so it is decided lazily: only for the lines an answer is about to show
+  // (and their ancestors), memoised for one engine call (`fresh()`).
+
+  let boxes = new Map();        // element -> where it may paint (this call)
+  let paints = new Map();       // element -> "" or why its text cannot be seen
+  let leftOut = new Set();      // what this call left out (one per block)
+  let hits = new Map();         // element -> covered by something opaque
+  let area = null;              // the page's scrollable area, page coordinates
+  function fresh() {
+    boxes = new Map();
+    paints = new Map();
+    backdrops = new Map();
+    textClips = new Map();
+    views = new Map();
+    hits = new Map();
+    leftOut = new Set();
+    area = null;
+  }
+
+  const EVERYWHERE = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
+  // Text smaller than this (CSS px) cannot be read.
+  const MIN_FONT = 4;
+  // Screen-reader-only text may name a control, at most this long.
+  const SR_NAME = 80;
+
+  // The parent a node is painted in: through slots and shadow roots.
+  function paintParent(n) {
+    if (n.assignedSlot) return n.assignedSlot;
+    const p = n.parentNode;
+    if (!p) return null;
+    return p.nodeType === 11 ? p.host || null : p.nodeType === 1 ? p : null;
+  }
+
+  function intersect(a, b) {
+    return { l: Math.max(a.l, b.l), t: Math.max(a.t, b.t), r: Math.min(a.r, b.r), b: Math.min(a.b, b.b) };
+  }
+
+  // Viewport size and scroll offsets, read once per call and document.
+  let views = new Map();
+  function view(win) {
+    let v = views.get(win);
+    if (!v) views.set(win, v = { x: win.scrollX, y: win.scrollY, w: win.innerWidth, h: win.innerHeight });
+    return v;
+  }
+
+  function pageRect(r, win) {
+    const v = view(win);
+    return { l: r.left + v.x, t: r.top + v.y, r: r.right + v.x, b: r.bottom + v.y };
+  }
+
+  // A clip-path or (absolutely positioned) clip that leaves nothing.
+  function clipsToNothing(s) {
+    const cp = s.clipPath;
+    if (cp && cp !== "none") {
+      const inset = /^inset\(\s*([\d.]+)(%|px)/.exec(cp);
+      if (inset && inset[2] === "%" && Number(inset[1]) >= 50) return true;
+      if (/^circle\(\s*0(px|%)?[\s)]/.test(cp) || /^polygon\((?:\s*0(?:px|%)?\s+0(?:px|%)?\s*,?)+\)$/.test(cp)) return true;
+    }
+    if ((s.position === "absolute" || s.position === "fixed") && s.clip && s.clip.startsWith("rect(")) {
+      const v = s.clip.slice(5, -1).split(/[\s,]+/).map(parseFloat);
+      if (v.length === 4 && v.every(Number.isFinite) && (v[1] - v[3] <= 1 || v[2] - v[0] <= 1)) return true;
+    }
+    return false;
+  }
+
+  // Where `el` and what it holds may paint: `under`, the clip of its
+  // ancestors that applies to it; `clip`, what applies to its in-flow
+  // content; `clipAbs`, to content positioned against an ancestor above
+  // it. `gone`: the element whose clip leaves nothing (its content too).
+  function box(el) {
+    let b = boxes.get(el);
+    if (b) return b;
+    const up = paintParent(el);
+    const pb = up ? box(up) : null;
+    const s = getComputedStyle(el);
+    const pos = s.position;
+    const under = pos === "fixed" ? EVERYWHERE : pb ? (pos === "absolute" ? pb.clipAbs : pb.clip) : EVERYWHERE;
+    b = { style: s, display: s.display, under, clip: under, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned };
+    if (!b.gone && s.display !== "contents") {
+      // (Nearly) transparent, clipped to nothing, or filtered to nothing.
+      if (parseFloat(s.opacity) < 0.05 || clipsToNothing(s) || /opacity\(0(\.0*)?%?\)/.test(s.filter)) {
+        b.gone = el;
+      } else {
+        // overflow: hidden or clip cuts what is outside the box off for
+        // good; auto and scroll let a person scroll to it (kept).
+        const cx = s.overflowX === "hidden" || s.overflowX === "clip";
+        const cy = s.overflowY === "hidden" || s.overflowY === "clip";
+        if (cx || cy) {
+          const r = pageRect(el.getBoundingClientRect(), el.ownerDocument.defaultView);
+          b.clip = intersect(under, { l: cx ? r.l : -Infinity, r: cx ? r.r : Infinity, t: cy ? r.t : -Infinity, b: cy ? r.b : Infinity });
+        }
+      }
+      if (pos !== "static" || s.transform !== "none") b.clipAbs = b.clip;
+    }
+    boxes.set(el, b);
+    return b;
+  }
+
+  // The colour behind `el`, as [r, g, b], or null when an image or
+  // gradient is behind it (then colour says nothing).
+  let backdrops = new Map();
+  function backdrop(el) {
+    if (!el) return [255, 255, 255, 1];
+    let c = backdrops.get(el);
+    if (c !== undefined) return c;
+    const s = box(el).style;
+    if (s.backgroundImage !== "none") c = null;
+    else {
+      c = rgba(s.backgroundColor);
+      if (!(c && c[3] >= 0.5)) c = backdrop(paintParent(el));
+    }
+    backdrops.set(el, c);
+    return c;
+  }
+
+  // Whether the text of `el` is painted by a background clipped to text
+  // (gradient headings set a transparent colour and do this).
+  let textClips = new Map();
+  function textClip(el) {
+    if (!el) return false;
+    let t = textClips.get(el);
+    if (t !== undefined) return t;
+    const s = box(el).style;
+    t = s.backgroundClip === "text" || s.webkitBackgroundClip === "text" || textClip(paintParent(el));
+    textClips.set(el, t);
+    return t;
+  }
+
+  function rgba(css) {
+    const m = /rgba?\(([^)]+)\)/.exec(css || "");
+    if (!m) return null;
+    const v = m[1].split(/[\s,/]+/).filter(Boolean).map(parseFloat);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+  }
+
+  function luminance([r, g, b]) {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  }
+
+  // Why the text `el` itself holds cannot be seen ("" when it can):
+  // transparent, too small, or the colour of what is behind it.
+  function paint(el) {
+    let p = paints.get(el);
+    if (p !== undefined) return p;
+    p = "";
+    const s = box(el).style;
+    const fill = rgba(s.webkitTextFillColor) || rgba(s.color);
+    if (s.visibility !== "visible") p = "invisible";
+    else if (parseFloat(s.fontSize) < MIN_FONT) p = "too small";
+    else if (fill) {
+      if (fill[3] < 0.1) p = textClip(el) ? "" : "transparent";
+      else {
+        const bg = backdrop(el);
+        if (bg) {
+          const a = luminance(fill), b = luminance(bg);
+          if ((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.1) p = "same colour as its background";
+        }
+      }
+      // A shadow or an outline shows the letters anyway.
+      if (p && (s.textShadow !== "none" || parseFloat(s.webkitTextStrokeWidth) > 0)) p = "";
+    }
+    paints.set(el, p);
+    return p;
+  }
+
+  // The area any scrolling reaches, in page coordinates.
+  function scrollArea(doc) {
+    if (area && area.doc === doc) return area.rect;
+    const se = doc.scrollingElement || doc.documentElement;
+    const win = doc.defaultView;
+    const rect = { l: 0, t: 0, r: Math.max(se.scrollWidth, win.innerWidth), b: Math.max(se.scrollHeight, win.innerHeight) };
+    area = { doc, rect };
+    return rect;
+  }
+
+  // Whether `hit` (from hit-testing) hides what is under it: something
+  // opaque that scrolls with the page (fixed and sticky bars move away
+  // when a person scrolls, dialogs' backdrops are see-through).
+  function opaqueCover(hit) {
+    const s = box(hit).style;
+    if (!(s.backgroundImage !== "none" || (rgba(s.backgroundColor)?.[3] ?? 0) >= 0.9 ||
+      /^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(hit.tagName))) return false;
+    return !box(hit).fixed && !hit.closest("dialog, [role=dialog], [aria-modal=true]");
+  }
+
+  // Whether `el` is painted below its ancestor `hit` (a negative z-index
+  // on the way up puts it under the ancestor's background).
+  function behind(el, hit) {
+    for (let n = el; n && n !== hit; n = paintParent(n)) {
+      const s = box(n).style;
+      if (s.position !== "static" && parseInt(s.zIndex, 10) < 0) return true;
+    }
+    return false;
+  }
+
+  function within(a, b) {
+    for (let n = a; n; n = paintParent(n)) if (n === b) return true;
+    return false;
+  }
+
+  // The element behind `node` (text or element) when a person cannot see
+  // it, else null. Counted once per such element in `leftOut`.
+  function unseen(node, count = true) {
+    let el = node.nodeType === 3 ? paintParent(node) : node;
+    while (el && box(el).display === "contents") el = paintParent(el);
+    if (!el) return null;
+    const why = unseenWhy(node, el);
+    if (why && count) leftOut.add(why);
+    return why;
+  }
+
+  function unseenWhy(node, el) {
+    const b = box(el);
+    if (b.gone) return b.gone;
+    const doc = el.ownerDocument;
+    const win = doc.defaultView;
+    let vr;
+    if (node.nodeType === 3) {
+      const range = doc.createRange();
+      range.selectNodeContents(node);
+      vr = range.getBoundingClientRect();
+      // Scaled to nothing, or a box of no size.
+      if (vr.width < 1 || vr.height < 1) return el;
+      if (paint(el)) return el;
+    } else {
+      vr = el.getBoundingClientRect();
+      if (!(vr.width > 0 && vr.height > 0)) return null;
+      // An image or control a pixel wide says nothing to a person.
+      if ((vr.width < 2 || vr.height < 2) && /^(img|svg|canvas|video|input|select|textarea|button|iframe)$/.test(el.localName)) return el;
+    }
+    const r = pageRect(vr, win);
+    // Outside what any scrolling reaches, or outside what clips it.
+    const all = scrollArea(doc);
+    if (!b.fixed && (r.r <= all.l || r.b <= all.t || r.l >= all.r || r.t >= all.b)) return el;
+    const v = view(win);
+    // Fixed to the viewport and outside it: no scrolling brings it in.
+    if (b.pinned && (vr.right <= 0 || vr.bottom <= 0 || vr.left >= v.w || vr.top >= v.h)) return el;
+    const c = node.nodeType === 3 ? b.clip : b.under;
+    // (A window of a few pixels shows no readable text.)
+    if (Math.min(r.r, c.r) - Math.max(r.l, c.l) < 4 || Math.min(r.b, c.b) - Math.max(r.t, c.t) < 4) return el;
+    // Covered: hit-test the middle of what is in the viewport (once per
+    // element: hit-testing a big page costs tens of microseconds).
+    const x = (Math.max(vr.left, 0) + Math.min(vr.right, v.w)) / 2;
+    const y = (Math.max(vr.top, 0) + Math.min(vr.bottom, v.h)) / 2;
+    if (x > 0 && y > 0 && x < v.w && y < v.h && vr.right > 0 && vr.bottom > 0) {
+      let covered = hits.get(el);
+      if (covered === undefined) {
+        const hit = (el.getRootNode().elementFromPoint?.(x, y)) || doc.elementFromPoint(x, y);
+        covered = !!hit && !within(hit, el) && (!within(el, hit) || behind(el, hit)) && opaqueCover(hit);
+        hits.set(el, covered);
+      }
+      if (covered) return el;
+    }
+    return null;
+  }
+
+  // How many blocks of text this call left out, as a line for answers.
+  function leftOutCount() {
+    return leftOut.size;
+  }
+
   // ---- names (accname, the steps pages use) -------------------------------
 
   const NON_SPACE = /\S/;
@@ -206,7 +478,10 @@
     if (depth > 12) return "";
     let out = "";
     for (let n = el.shadowRoot ? el.shadowRoot.firstChild : el.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType === 3) { out += transformed(el, n.data); continue; }
+      if (n.nodeType === 3) {
+        if (!naming || !NON_SPACE.test(n.data) || !unseen(n, false)) out += transformed(el, n.data);
+        continue;
+      }
       if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName.toUpperCase())) continue;
       if (n.localName === "slot") { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.data : a.nodeType === 1 ? contentText(a, depth + 1, skip) : ""; continue; }
       if (hidden(n) === "all") continue;
@@ -282,6 +557,27 @@
       if (c) return c;
     }
     return clean(el.title);
+  }
+
+  // Set while a name is computed for an answer: text a person cannot see
+  // is left out of it.
+  let naming = false;
+
+  // The name an answer shows for `el`: a name from content keeps only what
+  // a person can see; what only a screen reader reads (an icon button's
+  // hidden label, aria-label, title) may name it, cut to SR_NAME.
+  function seenName(el, role, name) {
+    if (!name) return name;
+    const short = (n) => n.length > SR_NAME ? n.slice(0, SR_NAME) + "…" : n;
+    if (el.hasAttribute("aria-labelledby") || clean(el.getAttribute("aria-label"))) return short(name);
+    if ((NAME_FROM_CONTENT.has(role) || el.localName === "dfn") && !clean(nativeName(el, role))) {
+      naming = true;
+      let v;
+      try { v = clean(contentText(el, 0)); } finally { naming = false; }
+      return v ? cut(v) : short(name);
+    }
+    if (!clean(nativeName(el, role)) && name === clean(el.title)) return short(name);
+    return name;
   }
 
   // ---- states and values --------------------------------------------------
@@ -389,7 +685,9 @@
   let renders = 0;
   let lastSkeleton = null;
 
-  function render(root, budget, count = true, recs = null) {
+  // `see`: leave out what a person cannot see as lines are made (budgeted
+  // walks); the skeleton's big walk leaves it to the lines it shows.
+  function render(root, budget, count = true, recs = null, see = true) {
     renders++;
     const lines = [];
     let used = 0;
@@ -398,13 +696,13 @@
     // A node whose walk the budget stopped: elements from it on are counted.
     let stoppedAt = null;
 
-    function emit(line, depth, role, node) {
+    function emit(line, depth, role, node, name) {
       if (used + line.length + 1 > budget) {
         full = true;
         return false;
       }
       lines.push(line);
-      if (recs) recs.push({ depth, role, node });
+      if (recs) recs.push({ depth, role, node, name });
       used += line.length + 1;
       return true;
     }
@@ -423,7 +721,7 @@
         // Most text nodes of a big page are the blanks between tags.
         if (textIsName || !NON_SPACE.test(node.data)) return;
         const t = clean(node.data);
-        if (t && t !== parentName) {
+        if (t && t !== parentName && !(see && unseen(node))) {
           if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node)) stoppedAt = node;
         }
         return;
@@ -441,11 +739,15 @@
       if (h === "self") { walkChildren(el, depth, parentName, true); return; }
 
       const role = roleOf(el);
-      const name = cut(nameOf(el, role));
+      let name = cut(nameOf(el, role));
       const isFocusable = focusable(el);
       if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !isFocusable) {
         walkChildren(el, depth, parentName, textIsName);
         return;
+      }
+      if (see) {
+        if (unseen(el)) return;
+        name = seenName(el, role, name);
       }
       let line = `${"  ".repeat(depth)}- ${role}`;
       if (name) line += ` ${quote(name)}`;
@@ -454,7 +756,7 @@
       if (INTERACTIVE.has(role) || isFocusable) line += ` [ref=${refFor(el)}]`;
       const value = clean(valueOf(el, role));
       if (value && value !== name) line += `: ${cut(value)}`;
-      if (!emit(line, depth, role, el)) { stoppedAt = el; return; }
+      if (!emit(line, depth, role, el, name)) { stoppedAt = el; return; }
 
       if (role === "Iframe") {
         let doc = null;
@@ -662,10 +964,12 @@
     const out = [];
     let folds = 0;
     const signature = (i) => recs[i].role + "/" + (end[i] > i + 1 ? recs[i + 1].role : "");
+    // `out` holds line numbers (shown as they are, if a person can see
+    // them) and made lines ({text, depth}); `shown` decides at the end.
     function fold(p, run) {
       const from = run[0], to = end[run[run.length - 1]];
       if (to - from <= SHORT_RUN) {
-        for (let i = from; i < to; i++) out.push(lines[i]);
+        for (let i = from; i < to; i++) out.push(i);
         return;
       }
       folds++;
@@ -676,31 +980,31 @@
       const sig = signature(run[0]);
       if (run.length >= LIKE_RUN && !sig.startsWith("text/") && run.every((c) => signature(c) === sig)) {
         for (const c of run.slice(0, SHOWN_OF_LIKE_RUN)) {
-          for (let i = c; i < Math.min(end[c], c + SHORT_RUN); i++) out.push(lines[i]);
+          for (let i = c; i < Math.min(end[c], c + SHORT_RUN); i++) out.push(i);
         }
         const rest = run[SHOWN_OF_LIKE_RUN];
         const more = run.length - SHOWN_OF_LIKE_RUN;
-        out.push(`${indent}- … ${more} more like these (${tally(lines, recs, rest, to)})${expand}`);
+        out.push({ depth: recs[from].depth, text: `${indent}- … ${more} more like these (${tally(lines, recs, rest, to)})${expand}` });
         return;
       }
-      // Prose: its first words, then what else the run holds.
+      // Prose: its first words a person can see, then what else the run holds.
       let first = from;
-      while (first < to && recs[first].role !== "text") first++;
+      while (first < to && (recs[first].role !== "text" || unseen(recs[first].node))) first++;
       if (first === to) {
-        out.push(`${indent}- … ${tally(lines, recs, from, to)}${expand}`);
+        out.push({ depth: recs[from].depth, text: `${indent}- … ${tally(lines, recs, from, to)}${expand}` });
         return;
       }
       const words = lines[first].slice(lines[first].indexOf("- text: ") + 8);
       const rest = to - from > 1 ? tally(lines, recs, from, to, first) : "";
-      out.push(`${indent}- text: ${words.length > EXCERPT ? words.slice(0, EXCERPT) : words}… ` +
-        `(+ ${rest})${expand}`);
+      out.push({ depth: recs[from].depth, text: `${indent}- text: ${words.length > EXCERPT ? words.slice(0, EXCERPT) : words}… ` +
+        `(+ ${rest})${expand}` });
     }
     function children(p) {
       let run = [];
       for (const c of kids[p < 0 ? n : p]) {
         if (keep[c]) {
           if (run.length) { fold(p, run); run = []; }
-          out.push(lines[c]);
+          out.push(c);
           children(c);
         } else {
           run.push(c);
@@ -709,7 +1013,31 @@
       if (run.length) fold(p, run);
     }
     children(-1);
-    return { lines: out, folds };
+    return { lines: shown(lines, recs, out), folds };
+  }
+
+  // The lines of `items` (line numbers of a rendering made with see =
+  // false, or made lines) a person can see: a line that cannot be seen
+  // goes with everything under it; names keep only what can be seen.
+  function shown(lines, recs, items) {
+    const out = [];
+    let gone = -1;   // depth of the line that went, while under it
+    for (const item of items) {
+      const depth = typeof item === "number" ? recs[item].depth : item.depth;
+      if (gone >= 0 && depth > gone) continue;
+      gone = -1;
+      if (typeof item !== "number") { out.push(item.text); continue; }
+      const { node, role, name } = recs[item];
+      if (unseen(node)) { gone = depth; continue; }
+      told.add(node);
+      let line = lines[item];
+      if (name && node.nodeType === 1) {
+        const seen = seenName(node, role, name);
+        if (seen !== name) line = line.replace(quote(name), quote(seen));
+      }
+      out.push(line);
+    }
+    return out;
   }
 
   // ---- change tracking ----------------------------------------------------------
@@ -745,26 +1073,63 @@
   // the lines that changed since, computed here.
   let baseline = null;
 
+  // Line numbers of `after` not in `before` (added) and of `before` not
+  // in `after` (removed), as multisets of lines.
   function diff(before, after) {
     const left = new Map();
     for (const l of before) left.set(l, (left.get(l) || 0) + 1);
     const added = [];
-    for (const l of after) {
+    after.forEach((l, i) => {
       const n = left.get(l);
-      if (n) left.set(l, n - 1); else added.push(l);
-    }
+      if (n) left.set(l, n - 1); else added.push(i);
+    });
     const removed = [];
-    for (const l of before) {
+    before.forEach((l, i) => {
       const n = left.get(l);
-      if (n) { left.set(l, n - 1); removed.push(l); }
-    }
+      if (n) { left.set(l, n - 1); removed.push(i); }
+    });
     return { added, removed };
+  }
+
+  // Nodes whose lines an answer has shown (a removed line is only
+  // reported when the model could have seen it).
+  let told = new WeakSet();
+
+  // ---- page text ------------------------------------------------------------------------
+
+  // Elements whose text starts on a line of its own.
+  const BLOCKS = new Set(["ADDRESS", "ARTICLE", "ASIDE", "BLOCKQUOTE", "DD", "DETAILS", "DIALOG", "DIV",
+    "DL", "DT", "FIELDSET", "FIGCAPTION", "FIGURE", "FOOTER", "FORM", "H1", "H2", "H3", "H4", "H5", "H6",
+    "HEADER", "HR", "LI", "MAIN", "NAV", "OL", "P", "PRE", "SECTION", "SUMMARY", "TABLE", "TR", "UL",
+    "CAPTION", "LEGEND", "OPTION", "BR"]);
+
+  function visibleText(root, max) {
+    let out = "";
+    const walk = (n) => {
+      if (out.length > max) return;
+      if (n.nodeType === 3) {
+        if (NON_SPACE.test(n.data) && !unseen(n)) out += n.data.replace(/\s+/g, " ");
+        return;
+      }
+      if (n.nodeType !== 1 || SKIP.has(n.tagName.toUpperCase())) return;
+      if (n.localName === "slot") { for (const a of n.assignedNodes()) walk(a); return; }
+      const h = hidden(n);
+      if (h === "all") return;
+      if (n.localName === "input" || n.localName === "textarea" || n.localName === "select") return;
+      const block = BLOCKS.has(n.tagName.toUpperCase());
+      if (block && !out.endsWith("\n")) out += "\n";
+      if (n.localName === "td" || n.localName === "th") out += "\t";
+      for (let c = n.shadowRoot ? n.shadowRoot.firstChild : n.firstChild; c; c = c.nextSibling) walk(c);
+      if (block && !out.endsWith("\n")) out += "\n";
+    };
+    walk(root);
+    return out.split("\n").map((l) => l.replace(/[ \t]+/g, (m) => m.includes("\t") ? "\t" : " ").trim()).filter(Boolean).join("\n");
   }
 
   // ---- the API Rust calls ------------------------------------------------------------
 
   function answer(lines, cut, more, frames, extra) {
-    return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, ...extra };
+    return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, hidden: leftOutCount(), ...extra };
   }
 
   // Most outline a skeleton is made from (units, ~12k lines, ~100 ms on
@@ -813,12 +1178,14 @@
 
   function skeletonSnapshot(budget, small) {
     const recs = [];
-    const r = render(document.documentElement, SKELETON_WALK, false, recs);
+    const r = render(document.documentElement, SKELETON_WALK, false, recs, false);
     lastFrames = r.frames;
-    // What `changes` compares with: the rendering a budgeted walk makes.
-    baseline = r.lines.slice(0, fitting(r.lines, budget));
+    // What `changes` compares with: the rendering a budgeted walk makes
+    // (what a person can see of it, decided when it is needed).
+    const upTo = fitting(r.lines, budget);
+    baseline = { lines: r.lines.slice(0, upTo), recs: recs.slice(0, upTo) };
     const size = r.lines.reduce((a, l) => a + l.length + 1, 0);
-    if (size <= small) return answer(r.lines, false, 0, r.frames.length);
+    if (size <= small) return answer(shown(r.lines, recs, [...r.lines.keys()]), false, 0, r.frames.length);
     const sk = skeleton(r.lines, recs);
     let lines = sk.lines, cut = false, more = 0;
     if (r.full) {
@@ -849,6 +1216,7 @@
     // With `opts.skeleton` (a size), a whole page whose outline is bigger
     // answers with its skeleton instead (see skeleton()).
     snapshot(opts, root) {
+      fresh();
       const budget = opts?.budget ?? 40000;
       const whole = !root;
       const changed = whole && changedSinceRender();
@@ -861,24 +1229,38 @@
         lastSkeleton = { key, renders, answer };
         return answer;
       }
-      const r = render(root || document.documentElement, budget);
+      if (!whole) {
+        const r = render(root, budget);
+        return answer(r.lines, r.full, r.more, r.frames.length);
+      }
+      const recs = [];
+      const r = render(document.documentElement, budget, true, recs, false);
       lastFrames = r.frames;
-      if (whole) baseline = r.lines;
-      return answer(r.lines, r.full, r.more, r.frames.length);
+      baseline = { lines: r.lines, recs };
+      return answer(shown(r.lines, recs, [...r.lines.keys()]), r.full, r.more, r.frames.length);
     },
 
     // What changed since the last whole-page snapshot of this document,
     // then that rendering becomes the new baseline. null: no baseline.
     changes(opts) {
+      fresh();
       if (!baseline) return null;
       if (!changedSinceRender() && !opts?.force) {
         return { added: [], removed: [], frames: lastFrames.length, url: location.href, title: document.title };
       }
-      const r = render(document.documentElement, opts?.budget ?? 40000, false);
+      const recs = [];
+      const r = render(document.documentElement, opts?.budget ?? 40000, false, recs, false);
       lastFrames = r.frames;
-      const d = diff(baseline, r.lines);
-      baseline = r.lines;
-      return { added: d.added, removed: d.removed, frames: r.frames.length, url: location.href, title: document.title };
+      const d = diff(baseline.lines, r.lines);
+      // What a person can see of it: added lines are checked now; a
+      // removed line is told when an answer showed it or it can be seen.
+      const added = shown(r.lines, recs, d.added);
+      const removed = d.removed.filter((i) => {
+        const node = baseline.recs[i].node;
+        return told.has(node) || (node.isConnected && !unseen(node, false));
+      }).map((i) => baseline.lines[i]);
+      baseline = { lines: r.lines, recs };
+      return { added, removed, frames: r.frames.length, url: location.href, title: document.title, hidden: leftOutCount() };
     },
 
     // Lines of the whole page (no budget) whose text contains `opts.text`
@@ -889,21 +1271,30 @@
       const want = String(opts?.text ?? "").toLowerCase();
       const role = opts?.role ? String(opts.role) : null;
       const limit = opts?.limit ?? 20;
-      const r = render(document.documentElement, Infinity, false);
+      fresh();
+      const recs = [];
+      const r = render(document.documentElement, Infinity, false, recs, false);
       const found = [];
       let total = 0;
       // Enclosing landmarks, innermost last, each with the headings seen
       // inside it so far (by level).
       const around = [{ indent: -1, label: null, headings: [] }];
-      for (const line of r.lines) {
+      for (let i = 0; i < r.lines.length; i++) {
+        let line = r.lines[i];
         const indent = line.length - line.trimStart().length;
         const m = /^\s*- (\S+)(?: "((?:[^"\\]|\\.)*)")?/.exec(line);
         if (!m) continue;
         const [, lineRole, name = ""] = m;
         while (around.length > 1 && around[around.length - 1].indent >= indent) around.pop();
         const here = around[around.length - 1];
-        const hit = (!role || lineRole === role) && (!want || line.toLowerCase().includes(want))
+        let hit = (!role || lineRole === role) && (!want || line.toLowerCase().includes(want))
           && !line.includes("[frame=");
+        // (What a person cannot see is not found; names lose what is unseen.)
+        if (hit) {
+          const seen = shown(r.lines, recs, [i]);
+          line = seen[0] || "";
+          hit = !!line && (!want || line.toLowerCase().includes(want));
+        }
         if (hit) {
           total++;
           if (found.length < limit) {
@@ -911,7 +1302,7 @@
             found.push({ line: line.trim(), path });
           }
         }
-        if (lineRole === "heading") {
+        if (lineRole === "heading" && !unseen(recs[i].node, false)) {
           const level = Number(/\[level=(\d)\]/.exec(line)?.[1] || 2);
           here.headings.length = level - 1;
           here.headings[level - 1] = name;
@@ -919,7 +1310,31 @@
           around.push({ indent, label: name ? `${lineRole} "${name}"` : lineRole, headings: [] });
         }
       }
-      return { found, total, url: location.href, title: document.title };
+      return { found, total, url: location.href, title: document.title, hidden: leftOutCount() };
+    },
+
+    // Runs a reader (get_text, read_markdown, extract_links: a function
+    // that calls `seen(node)` on what it keeps) on `root` (the page when
+    // null) with `arg`; returns its value and how many blocks of text it
+    // left out because a person cannot see them.
+    read(reader, arg, root) {
+      fresh();
+      const value = reader.call(root || null, arg);
+      return { value, hidden: leftOutCount() };
+    },
+
+    // Whether a person can see `node` (a text node or an element that
+    // holds no text of its own, like an image); for readers.
+    seen(node) {
+      return !unseen(node);
+    },
+
+    // The visible text of `root` (the body when null), block by block, at
+    // most `max` characters: innerText without what a person cannot see.
+    text(root, max) {
+      // (A reader called without an element gets the global object as `this`.)
+      const el = root && root.nodeType === 1 ? root : document.body || document.documentElement;
+      return visibleText(el, max);
     },
 
     // The iframe element behind `[frame=N]` of the last rendering.

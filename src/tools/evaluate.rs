@@ -92,7 +92,10 @@ pub fn tools() -> Vec<ToolDef> {
             } else {
                 serde_json::to_string_pretty(&result["value"]).unwrap_or_default()
             };
-            Ok(Response::text(format!("Result (page data):\n{text}")))
+            Ok(Response::text(format!(
+                "Result (page data):\n{}",
+                s.fence().wrap(&text)
+            )))
         },
     )]
 }

@@ -422,7 +422,10 @@ pub(super) async fn done(
             }
         }
     };
-    Ok(Response::text(format!("{what}.{}{page}", outcome.report())))
+    Ok(Response::text(format!(
+        "{what}.{}{page}",
+        outcome.report(s.fence())
+    )))
 }
 
 /// Center of the element's first box in viewport coordinates.

@@ -14,6 +14,7 @@ use super::def::ToolError;
 use super::page_engine::{SnapshotMark, Worlds};
 use super::page_events::{ConsoleEntry, Dialog, PageEvents};
 use crate::backend::{Backend, BackendError, TabEvent, TabId};
+use crate::fence::Fence;
 use crate::policy::Policy;
 
 /// Commands that still work (or are needed) while a dialog blocks the page;
@@ -109,6 +110,8 @@ struct Inner {
     worlds: Mutex<Worlds>,
     /// Authentication challenges, leave questions, failed loads.
     interrupts: Mutex<super::interrupts::Interrupts>,
+    /// Marks page content in this client's answers (see `crate::fence`).
+    fence: Fence,
 }
 
 /// One MCP client's view of the browser. Cheap to clone.
@@ -151,7 +154,7 @@ pub struct Outcome {
 
 impl Outcome {
     /// Lines to append to an action's result, in a fixed order.
-    pub fn report(&self) -> String {
+    pub fn report(&self, fence: &Fence) -> String {
         let mut out = String::new();
         match (&self.within_document, self.fragment_only) {
             (Some(url), true) => out.push_str(&format!(
@@ -174,7 +177,7 @@ impl Outcome {
             out.push_str(n);
         }
         if let Some(d) = &self.dialog {
-            out.push_str(&format!("\nNote: {}.", d.describe()));
+            out.push_str(&format!("\nNote: {}.", fence.neutralise(&d.describe())));
         }
         if self.file_chooser {
             out.push_str(
@@ -196,10 +199,14 @@ impl Outcome {
             ));
         }
         if !self.new_errors.is_empty() {
-            out.push_str("\nNew console errors (page output):");
-            for e in self.new_errors.iter().take(5) {
-                out.push_str(&format!("\n  {}", e.text));
-            }
+            out.push_str("\nNew console errors (page output):\n");
+            let errors: String = self
+                .new_errors
+                .iter()
+                .take(5)
+                .map(|e| format!("  {}\n", e.text))
+                .collect();
+            out.push_str(fence.wrap(&errors).trim_end());
         }
         out
     }
@@ -255,6 +262,7 @@ impl Session {
                 state: Mutex::new(State::default()),
                 worlds: Mutex::new(Worlds::default()),
                 interrupts: Mutex::default(),
+                fence: Fence::new(),
             }),
         };
         session.watch_events();
@@ -267,6 +275,11 @@ impl Session {
 
     pub fn policy(&self) -> &Policy {
         &self.inner.policy
+    }
+
+    /// The fence around page content in this client's answers.
+    pub fn fence(&self) -> &Fence {
+        &self.inner.fence
     }
 
     /// Scripts stop after `limit` (set just below the command timeout).

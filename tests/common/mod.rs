@@ -244,6 +244,22 @@ pub fn text_of(r: &CallToolResult) -> String {
 }
 
 /// The ref of the first snapshot line with this role and quoted name.
+/// The page content of an answer: what sits between its
+/// `<<page-content ID>>` and `<<end-page-content ID>>` lines (the first
+/// such part; the whole answer when it has none), without a final newline.
+pub fn fenced(answer: &str) -> String {
+    let Some(open) = answer.find("<<page-content ") else {
+        return answer.to_string();
+    };
+    let rest = &answer[open..];
+    let id_end = rest.find(">>\n").expect("an opening marker ends its line");
+    let id = &rest["<<page-content ".len()..id_end];
+    let body = &rest[id_end + 3..];
+    let close = format!("<<end-page-content {id}>>");
+    let end = body.find(&close).expect("the fence is closed");
+    body[..end].trim_end_matches('\n').to_string()
+}
+
 pub fn find_ref(snapshot: &str, role: &str, name: &str) -> String {
     let prefix = format!("- {role} \"{name}\"");
     let line = snapshot
@@ -546,7 +562,7 @@ pub fn image_size(r: &rmcp::model::CallToolResult) -> (String, u32, u32) {
 pub async fn wait_for_page_flag(mcp: &Mcp, flag: &str) {
     let probe = json!({"function": format!("() => !!window.{flag}")});
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while mcp.ok("browser_evaluate", probe.clone()).await != "Result (page data):\ntrue" {
+    while fenced(&mcp.ok("browser_evaluate", probe.clone()).await) != "true" {
         assert!(
             std::time::Instant::now() < deadline,
             "window.{flag} was never set"

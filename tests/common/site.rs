@@ -199,6 +199,8 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             "<!doctype html><title>Middle</title><p>Middle page</p><script>document.write('<iframe title=\"Innermost\" style=\"width:420px;height:200px;margin-top:25px\" src=\"http://127.0.0.1:' + location.port + '/frame-inner\"></iframe>')</script>".to_string(),
         ),
         "/form" => ("200 OK", FORM.to_string()),
+        "/hidden" => ("200 OK", include_str!("../pages/hidden.html").to_string()),
+        "/actions" => ("200 OK", include_str!("../pages/actions.html").to_string()),
         "/result" => {
             let get = |k: &str| {
                 query

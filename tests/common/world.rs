@@ -82,6 +82,5 @@ pub async fn eval_json(mcp: &Mcp, function: &str) -> serde_json::Value {
     let out = mcp
         .ok("browser_evaluate", json!({"function": function}))
         .await;
-    serde_json::from_str(out.trim_start_matches("Result (page data):\n"))
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    serde_json::from_str(&fenced(&out)).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
