@@ -95,8 +95,8 @@ async fn path_of_current(mcp: &Mcp) -> Result<String, String> {
             json!({"function": "() => location.pathname"}),
         )
         .await?;
-    let quoted = text.lines().last().unwrap_or_default();
-    Ok(serde_json::from_str::<String>(quoted).unwrap_or_else(|_| text.clone()))
+    let quoted = fenced(&text);
+    Ok(serde_json::from_str::<String>(&quoted).unwrap_or_else(|_| text.clone()))
 }
 
 /// Selects the listed tab showing `part` and checks that tools act there.

@@ -774,7 +774,7 @@ async fn history_waiting_and_reading(w: World) {
         "{text}"
     );
     let part = mcp.ok("browser_get_text", json!({"target": "#done"})).await;
-    assert!(part.ends_with("Loaded later"), "{part}");
+    assert_eq!(fenced(&part), "Loaded later", "{part}");
 
     mcp.ok("browser_navigate", json!({"url": w.site.url("/links")}))
         .await;

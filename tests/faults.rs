@@ -884,7 +884,7 @@ async fn devtools_a_cdp_client_and_another_extension_on_a_tab_do_not_block_it() 
     let two = mcp
         .ok("browser_evaluate", json!({"function": "() => 1 + 1"}))
         .await;
-    assert!(two.ends_with('2'), "{two}");
+    assert_eq!(fenced(&two), "2", "{two}");
     let snap = mcp
         .ok(
             "browser_navigate",

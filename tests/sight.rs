@@ -1,18 +1,21 @@
-//! The model reads what a person sees, on both backends: text hidden from
-//! people by the tricks pages use (tests/pages/hidden.html holds the
-//! corpus, each variant marked HIDDEN-nn) never reaches an answer, what a
-//! person sees stays, and page content sits in a fence the page cannot
-//! close.
+//! The model reads and does what a person sees, on both backends: text
+//! hidden from people by the tricks pages use (tests/pages/hidden.html
+//! holds the corpus, each variant marked HIDDEN-nn) never reaches an
+//! answer, what a person sees stays, page content sits in a fence the page
+//! cannot close, and actions say what actually happened
+//! (tests/pages/actions.html).
 
 #[macro_use]
 mod common;
 
 use common::world::*;
+use common::*;
 use serde_json::json;
 
 on_both_backends!(
     hidden_text_reaches_no_read_tool,
     a_page_cannot_forge_the_end_of_its_fence,
+    actions_say_what_happened_and_controls_without_roles_have_refs,
 );
 
 /// What a person sees on the corpus page: none of it may be lost.
@@ -148,5 +151,83 @@ async fn a_page_cannot_forge_the_end_of_its_fence(w: World) {
     assert!(
         !answer.contains(&open),
         "a second client shares the fence id:\n{answer}"
+    );
+}
+
+async fn actions_say_what_happened_and_controls_without_roles_have_refs(w: World) {
+    let mcp = client(&w, "Doer").await;
+    let page = w.site.url("/actions");
+    let nav = mcp.ok("browser_navigate", json!({"url": page})).await;
+    // Controls without a role get refs: a label of a hidden checkbox
+    // holding only an icon (named by a guess, said to be one), a div with
+    // onclick, a span under a pointer cursor.
+    let menu = find_ref(&nav, "clickable", "drawer (name guessed from its id)");
+    let draft = find_ref(&nav, "clickable", "Save draft");
+    let chip = find_ref(&nav, "clickable", "Filter: open");
+    // The closed drawer's link is off screen: not shown, and a click on it
+    // is an error that says what a person would do.
+    assert!(!nav.contains("Drawer link"), "{nav}");
+    let miss = mcp
+        .text("browser_click", json!({"target": "nav a"}))
+        .await
+        .unwrap_err();
+    assert!(miss.contains("outside the visible area"), "{miss}");
+    assert!(miss.contains("closed menu, drawer"), "{miss}");
+    // Opening the drawer by its icon label shows the link, which works.
+    let opened = mcp.ok("browser_click", json!({"target": menu})).await;
+    assert!(opened.contains("Drawer link"), "{opened}");
+    let link = find_ref(&opened, "link", "Drawer link");
+    let went = mcp.ok("browser_click", json!({"target": link})).await;
+    assert!(went.contains("/page/drawer-link"), "{went}");
+
+    let nav = mcp.ok("browser_navigate", json!({"url": page})).await;
+    // A badge over the button's middle takes the click, as it would a
+    // person's; the answer names it.
+    let under = find_ref(&nav, "button", "Under");
+    let clicked = mcp.ok("browser_click", json!({"target": under})).await;
+    assert!(
+        clicked.contains("the pointer landed on") && clicked.contains("\"New\""),
+        "{clicked}"
+    );
+    assert!(clicked.contains("badge clicked"), "{clicked}");
+    // Typing, selecting and checking say when the page changed it back.
+    let typed = mcp
+        .ok("browser_type", json!({"target": "#phone", "text": "12-34"}))
+        .await;
+    assert!(typed.contains("the field now holds \"1234\""), "{typed}");
+    let plain = mcp
+        .ok("browser_type", json!({"target": "#phone", "text": "5678"}))
+        .await;
+    assert!(!plain.contains("the page changed"), "{plain}");
+    let picked = mcp
+        .ok(
+            "browser_select_option",
+            json!({"target": "#size", "values": ["Medium"]}),
+        )
+        .await;
+    assert!(
+        picked.contains("changed it back: now \"Small\""),
+        "{picked}"
+    );
+    let filled = mcp
+        .ok(
+            "browser_fill_form",
+            json!({"fields": [{"target": "#terms", "type": "checkbox", "value": "true", "name": "Accept terms"}]}),
+        )
+        .await;
+    assert!(
+        filled.contains("Accept terms is not checked (the page changed it back)"),
+        "{filled}"
+    );
+    // The clickable lines act.
+    let saved = mcp.ok("browser_click", json!({"target": draft})).await;
+    assert!(saved.contains("draft saved"), "{saved}");
+    let chipped = mcp.ok("browser_click", json!({"target": chip})).await;
+    assert!(chipped.contains("chip clicked"), "{chipped}");
+    // A history-API move names where it went, not where it was.
+    let moved = mcp.ok("browser_click", json!({"target": "#move"})).await;
+    assert!(
+        moved.contains("moved to") && moved.contains("/actions/next"),
+        "{moved}"
     );
 }

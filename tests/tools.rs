@@ -202,7 +202,7 @@ async fn network_log_cookies_and_storage(w: World) {
     let one = mcp
         .ok("browser_cookies", json!({"action": "get", "name": "theme"}))
         .await;
-    assert!(one.starts_with("theme=dark"), "{one}");
+    assert!(fenced(&one).starts_with("theme=dark"), "{one}");
     mcp.ok(
         "browser_cookies",
         json!({"action": "delete", "name": "visit"}),
@@ -462,7 +462,7 @@ async fn drag_and_drop_page_tools_and_snapshot_diffs(w: World) {
             json!({"name": "add_to_total", "arguments": {"n": 5}}),
         )
         .await;
-    assert!(r.ends_with("total is 5"), "{r}");
+    assert_eq!(fenced(&r), "total is 5", "{r}");
     assert_eq!(
         eval_json(&mcp, "() => document.querySelector('#total').textContent").await,
         "5"

@@ -418,15 +418,22 @@
     const c = node.nodeType === 3 ? b.clip : b.under;
     // (A window of a few pixels shows no readable text.)
     if (Math.min(r.r, c.r) - Math.max(r.l, c.l) < 4 || Math.min(r.b, c.b) - Math.max(r.t, c.t) < 4) return el;
-    // Covered: hit-test the middle of what is in the viewport (once per
-    // element: hit-testing a big page costs tens of microseconds).
-    const x = (Math.max(vr.left, 0) + Math.min(vr.right, v.w)) / 2;
-    const y = (Math.max(vr.top, 0) + Math.min(vr.bottom, v.h)) / 2;
-    if (x > 0 && y > 0 && x < v.w && y < v.h && vr.right > 0 && vr.bottom > 0) {
+    // Covered: hit-test what is in the viewport, in the middle and at a
+    // quarter from each side (a badge over a button's middle does not
+    // hide the button); once per element: hit-testing a big page costs
+    // tens of microseconds.
+    const l = Math.max(vr.left, 0), rr = Math.min(vr.right, v.w);
+    const t = Math.max(vr.top, 0), bb = Math.min(vr.bottom, v.h);
+    if (rr - l >= 1 && bb - t >= 1) {
       let covered = hits.get(el);
       if (covered === undefined) {
-        const hit = (el.getRootNode().elementFromPoint?.(x, y)) || doc.elementFromPoint(x, y);
-        covered = !!hit && !within(hit, el) && (!within(el, hit) || behind(el, hit)) && opaqueCover(hit);
+        const root = el.getRootNode();
+        const coveredAt = (x, y) => {
+          const hit = (root.elementFromPoint?.(x, y)) || doc.elementFromPoint(x, y);
+          return !!hit && !within(hit, el) && (!within(el, hit) || behind(el, hit)) && opaqueCover(hit);
+        };
+        const y = (t + bb) / 2;
+        covered = coveredAt((l + rr) / 2, y) && coveredAt(l + (rr - l) / 4, y) && coveredAt(rr - (rr - l) / 4, y);
         hits.set(el, covered);
       }
       if (covered) return el;
@@ -616,6 +623,68 @@
     return now || "";
   }
 
+  // ---- controls without a role ------------------------------------------------
+
+  // How many elements a person acts on the walk is inside (what is in a
+  // link or button is part of it, not a control of its own).
+  let inControl = 0;
+
+  const PLAIN = new Set(["generic", "none", "presentation", "LabelText", "image", "listitem", "paragraph"]);
+
+  // Whether `el`, whose role says nothing, is something a person clicks:
+  // an onclick attribute, a label of a control the page hides (custom
+  // checkboxes and menu toggles), or the outermost element under a
+  // pointer cursor. (Listeners added from script cannot be seen from
+  // here; the cursor is how pages tell people what clicks.)
+  function clickable(el, role) {
+    if (!PLAIN.has(role) || el.localName === "body" || el.localName === "html") return false;
+    if (el.hasAttribute("onclick")) return true;
+    if (el.localName === "label") {
+      const c = el.control;
+      if (c && !c.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return true;
+    }
+    // Big containers with a pointer cursor (a whole card) act through the
+    // links and buttons in them.
+    if (el.childElementCount > 4) return false;
+    if (getComputedStyle(el).cursor !== "pointer") return false;
+    const up = paintParent(el);
+    return !up || getComputedStyle(up).cursor !== "pointer";
+  }
+
+  const CONTROLS = "a[href], button, input, select, textarea, summary, [tabindex], [contenteditable], " +
+    "[role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [role=option], [role=switch]";
+
+  // The clickable element (see clickable()) a text or image line of a
+  // rendering made without that check belongs to: itself or one of its
+  // three nearest ancestors; null when there is none, it is inside a
+  // control, or an earlier line stood for it already (`done`).
+  function clickableAround(node, done) {
+    let el = node.nodeType === 3 ? paintParent(node) : node;
+    if (!el || el.closest?.(CONTROLS)) return null;
+    for (let i = 0; el && i < 4; i++, el = paintParent(el)) {
+      if (done.has(el)) return null;
+      if (clickable(el, roleOf(el))) return el;
+    }
+    return null;
+  }
+
+  // The best name for a clickable element with none of its own: what it
+  // says, an icon's title or alt text, its title; else a guess from the
+  // id or class of it (or of the control it labels), said to be one.
+  function clickName(el) {
+    const said = clean(contentText(el, 0));
+    if (said) return said;
+    for (const d of el.querySelectorAll("svg title, img[alt], [aria-label], [title]")) {
+      const n = d.localName === "title" ? d.textContent : d.getAttribute("alt") || d.getAttribute("aria-label") || d.getAttribute("title");
+      if (clean(n)) return clean(n);
+    }
+    if (clean(el.title)) return clean(el.title);
+    const from = el.control || el;
+    const word = (from.id || from.getAttribute("name") || String(from.className || "")).split(/\s+/)[0];
+    const guess = clean(word.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2"));
+    return guess ? `${guess} (name guessed from its ${from.id ? "id" : from.getAttribute("name") ? "name" : "class"})` : "";
+  }
+
   // ---- refs -----------------------------------------------------------------
 
   let prefix = "e";       // "f2e" in a frame reached through its own context
@@ -688,6 +757,7 @@
   // `see`: leave out what a person cannot see as lines are made (budgeted
   // walks); the skeleton's big walk leaves it to the lines it shows.
   function render(root, budget, count = true, recs = null, see = true) {
+    inControl = 0;
     renders++;
     const lines = [];
     let used = 0;
@@ -738,9 +808,16 @@
       // Its own text is invisible too; a child that sets visible shows.
       if (h === "self") { walkChildren(el, depth, parentName, true); return; }
 
-      const role = roleOf(el);
+      let role = roleOf(el);
       let name = cut(nameOf(el, role));
       const isFocusable = focusable(el);
+      // A div, span, label or image a person clicks (no role says so).
+      // (The skeleton's big walk leaves that to the lines it shows.)
+      const click = see && !inControl && !isFocusable && !INTERACTIVE.has(role) && clickable(el, role);
+      if (click) {
+        role = "clickable";
+        if (!name) name = cut(clickName(el));
+      }
       if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !isFocusable) {
         walkChildren(el, depth, parentName, textIsName);
         return;
@@ -753,7 +830,8 @@
       if (name) line += ` ${quote(name)}`;
       const st = states(el, role);
       if (st.length) line += " " + st.join(" ");
-      if (INTERACTIVE.has(role) || isFocusable) line += ` [ref=${refFor(el)}]`;
+      const acts = INTERACTIVE.has(role) || isFocusable || click;
+      if (acts) line += ` [ref=${refFor(el)}]`;
       const value = clean(valueOf(el, role));
       if (value && value !== name) line += `: ${cut(value)}`;
       if (!emit(line, depth, role, el, name)) { stoppedAt = el; return; }
@@ -785,7 +863,13 @@
         return;
       }
       if (el.localName === "textarea" || el.localName === "input") return;
-      walkChildren(el, depth + 1, name, NAME_FROM_CONTENT.has(role) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby"));
+      const nameIsText = (NAME_FROM_CONTENT.has(role) || click) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby");
+      if (acts) inControl++;
+      try {
+        walkChildren(el, depth + 1, name, nameIsText);
+      } finally {
+        if (acts) inControl--;
+      }
     }
 
     if (root === document.documentElement || root === document.body) {
@@ -1021,6 +1105,7 @@
   // goes with everything under it; names keep only what can be seen.
   function shown(lines, recs, items) {
     const out = [];
+    const clicked = new Set();
     let gone = -1;   // depth of the line that went, while under it
     for (const item of items) {
       const depth = typeof item === "number" ? recs[item].depth : item.depth;
@@ -1028,9 +1113,19 @@
       gone = -1;
       if (typeof item !== "number") { out.push(item.text); continue; }
       const { node, role, name } = recs[item];
-      if (unseen(node)) { gone = depth; continue; }
+      if (unseen(node)) { gone = depth; unseenLines.add(node); continue; }
       told.add(node);
       let line = lines[item];
+      if (role === "text" || role === "image") {
+        const c = clickableAround(node, clicked);
+        if (c) {
+          clicked.add(c);
+          const indent = line.slice(0, line.length - line.trimStart().length);
+          const n = cut(nameOf(c, "generic") || clickName(c));
+          out.push(`${indent}- clickable${n ? " " + quote(n) : ""} [ref=${refFor(c)}]`);
+          continue;
+        }
+      }
       if (name && node.nodeType === 1) {
         const seen = seenName(node, role, name);
         if (seen !== name) line = line.replace(quote(name), quote(seen));
@@ -1092,8 +1187,11 @@
   }
 
   // Nodes whose lines an answer has shown (a removed line is only
-  // reported when the model could have seen it).
+  // reported when the model could have seen it), and nodes whose lines
+  // were left out as unseen (a change report looks at them again: a
+  // drawer that slides in changes no line, only what can be seen).
   let told = new WeakSet();
+  let unseenLines = new WeakSet();
 
   // ---- page text ------------------------------------------------------------------------
 
@@ -1254,7 +1352,20 @@
       const d = diff(baseline.lines, r.lines);
       // What a person can see of it: added lines are checked now; a
       // removed line is told when an answer showed it or it can be seen.
-      const added = shown(r.lines, recs, d.added);
+      // Lines that were there but unseen and can be seen now count as added.
+      const items = new Set(d.added);
+      for (let j = 0; j < r.lines.length; j++) {
+        const node = recs[j].node;
+        if (items.has(j) || !unseenLines.has(node)) continue;
+        let end = j + 1;
+        while (end < r.lines.length && recs[end].depth > recs[j].depth) end++;
+        if (!unseen(node, false)) {
+          unseenLines.delete(node);
+          for (let k = j; k < end; k++) items.add(k);
+        }
+        j = end - 1;
+      }
+      const added = shown(r.lines, recs, [...items].sort((a, b) => a - b));
       const removed = d.removed.filter((i) => {
         const node = baseline.recs[i].node;
         return told.has(node) || (node.isConnected && !unseen(node, false));

@@ -161,7 +161,10 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let clicks = if a.double_click { 2 } else { 1 };
                 let mods = modifier_mask(&a.modifiers);
-                let outcome = s.settle(tab, || click(&s, tab, el, button, clicks, mods)).await?;
+                let aim = aim(&s, tab, el).await?;
+                let outcome = s
+                    .settle(tab, || click_at(&s, tab, aim.point, button, clicks, mods))
+                    .await?;
                 let verb = if a.double_click {
                     "Double-clicked"
                 } else {
@@ -170,7 +173,7 @@ pub fn tools() -> Vec<ToolDef> {
                 done(
                     &s,
                     tab,
-                    format!("{verb} {}", describe(&a.target, &a.element)),
+                    format!("{verb} {}{}", describe(&a.target, &a.element), aim.landed(&s)),
                     &outcome,
                 )
                 .await
@@ -185,6 +188,9 @@ pub fn tools() -> Vec<ToolDef> {
                 let tab = s.tab().await?;
                 let from = s.element(tab, &a.start_target).await?;
                 let to = s.element(tab, &a.end_target).await?;
+                // Both ends must be where a person could reach them.
+                aim(&s, tab, to.clone()).await?;
+                aim(&s, tab, from.clone()).await?;
                 let outcome = s.settle(tab, || drag(&s, tab, from, to)).await?;
                 let what = format!(
                     "Dragged {} onto {}",
@@ -202,9 +208,10 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Session, a: HoverArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
+                let aim = aim(&s, tab, el).await?;
                 let mut outcome = s
                     .settle(tab, || async {
-                        let (x, y) = center(&s, tab, el).await?;
+                        let (x, y) = aim.point;
                         let (method, ev) = mouse_event("mouseMoved", x, y, None, 0);
                         s.cdp(tab, method, ev).await.map(|_| ())
                     })
@@ -213,7 +220,7 @@ pub fn tools() -> Vec<ToolDef> {
                 done(
                     &s,
                     tab,
-                    format!("Hovered {}", describe(&a.target, &a.element)),
+                    format!("Hovered {}{}", describe(&a.target, &a.element), aim.landed(&s)),
                     &outcome,
                 )
                 .await
@@ -240,12 +247,18 @@ pub fn tools() -> Vec<ToolDef> {
                         Ok(())
                     })
                     .await?;
-                let what = format!(
+                let mut what = format!(
                     "Typed {} characters into {}{}",
                     a.text.chars().count(),
                     describe(&a.target, &a.element),
                     if a.submit { " and pressed Enter" } else { "" }
                 );
+                // Enter may submit and clear the field, or leave the page.
+                if !a.submit && !outcome.navigated {
+                    if let Some(note) = typed_back(&s, tab, el_again(&s, tab, &a.target).await, &a.text).await {
+                        what.push_str(&note);
+                    }
+                }
                 done(&s, tab, what, &outcome).await
             },
         ),
@@ -276,11 +289,25 @@ pub fn tools() -> Vec<ToolDef> {
                         Ok(())
                     })
                     .await?;
-                let what = format!(
+                let mut what = format!(
                     "Selected {} in {}",
                     chosen.join(", "),
                     describe(&a.target, &a.element)
                 );
+                if !outcome.navigated {
+                    if let Some(el) = el_again(&s, tab, &a.target).await {
+                        let now = s.call_on(tab, el, SELECTED_NOW, Value::Null).await;
+                        if let Ok(Value::Array(now)) = now {
+                            let now: Vec<&str> = now.iter().filter_map(Value::as_str).collect();
+                            if now != chosen.iter().map(String::as_str).collect::<Vec<_>>() {
+                                what.push_str(&format!(
+                                    " (but the page changed it back: now {})",
+                                    s.fence().neutralise(&quote_list(&now))
+                                ));
+                            }
+                        }
+                    }
+                }
                 done(&s, tab, what, &outcome).await
             },
         ),
@@ -307,7 +334,15 @@ pub fn tools() -> Vec<ToolDef> {
                         Ok(())
                     })
                     .await?;
-                done(&s, tab, format!("Filled {}", filled.join(", ")), &outcome).await
+                let mut what = format!("Filled {}", filled.join(", "));
+                if !outcome.navigated {
+                    for f in &a.fields {
+                        if let Some(note) = field_back(&s, tab, f).await {
+                            what.push_str(&note);
+                        }
+                    }
+                }
+                done(&s, tab, what, &outcome).await
             },
         ),
         ToolDef::new(
@@ -590,7 +625,173 @@ async fn click(
     clicks: i64,
     modifiers: i64,
 ) -> Result<(), ToolError> {
-    let (x, y) = center(s, tab, el).await?;
+    let point = center(s, tab, el).await?;
+    click_at(s, tab, point, button, clicks, modifiers).await
+}
+
+/// Where a person would press to reach an element, after scrolling it
+/// into view; and what is there when it is not the element itself.
+struct Aim {
+    point: (f64, f64),
+    /// The element that receives input at the point when something else
+    /// covers the target (role, name, tag), as the page names it.
+    covered_by: Option<String>,
+}
+
+impl Aim {
+    /// The clause an action's answer adds when input went elsewhere.
+    fn landed(&self, s: &Session) -> String {
+        match &self.covered_by {
+            Some(hit) => format!(
+                " (the pointer landed on {}, which covers it there: that element received the input)",
+                s.fence().neutralise(hit)
+            ),
+            None => String::new(),
+        }
+    }
+}
+
+/// Scrolls the element into view, finds its middle and hit-tests it.
+/// An element that no scrolling brings into the viewport (in a closed
+/// drawer or menu, off-canvas) is an error: nothing a person does there
+/// would reach it. Another element on top is where a person's press
+/// lands, so that is where input goes, and the answer says so.
+async fn aim(s: &Session, tab: TabId, el: Element) -> Result<Aim, ToolError> {
+    let point = center(s, tab, el.clone()).await?;
+    let hit = s.call_on(tab, el, HIT_TEST, Value::Null).await?;
+    if hit["outside"].as_bool() == Some(true) {
+        return Err(ToolError(format!(
+            "the element is outside the visible area even after scrolling (its middle is at x={}, y={} \
+             in a {}x{} viewport): it is probably in a closed menu, drawer or carousel. Open that first \
+             (look in browser_snapshot for a menu or navigation button), then try again",
+            hit["x"], hit["y"], hit["w"], hit["h"]
+        )));
+    }
+    Ok(Aim {
+        point,
+        covered_by: hit["hit"].as_str().map(str::to_string),
+    })
+}
+
+/// Run on the target (in the snapshot engine's world): is its middle in
+/// the viewport, and which element is on top there when it is not the
+/// target, something inside it, or a label of it.
+const HIT_TEST: &str = "function() {
+  const r = this.getClientRects()[0] || this.getBoundingClientRect();
+  if (!r || !(r.width > 0 && r.height > 0)) return {};
+  const win = this.ownerDocument.defaultView;
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight) {
+    return {outside: true, x: Math.round(x), y: Math.round(y), w: win.innerWidth, h: win.innerHeight};
+  }
+  const root = this.getRootNode();
+  const hit = (root.elementFromPoint && root.elementFromPoint(x, y)) || this.ownerDocument.elementFromPoint(x, y);
+  if (!hit) return {};
+  for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return {};
+  const label = hit.closest && hit.closest('label');
+  if (label && label.control === this) return {};
+  const T = globalThis.__tabwire;
+  const role = T ? T.roleOf(hit) : 'generic';
+  const name = T ? (T.nameOf(hit, role) || T.text(hit, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
+  return {hit: role + (name ? ' ' + JSON.stringify(name) : '') + ' (<' + hit.localName + '>)'};
+}";
+
+/// The element again after an action (the same ref or selector); None
+/// when it is gone (the action replaced or removed it).
+async fn el_again(s: &Session, tab: TabId, target: &str) -> Option<Element> {
+    s.element(tab, target).await.ok()
+}
+
+/// A note when the field no longer holds what was typed (the page
+/// formatted, cut or reset it); None when it does or cannot be read.
+async fn typed_back(s: &Session, tab: TabId, el: Option<Element>, typed: &str) -> Option<String> {
+    let now = s.call_on(tab, el?, VALUE_NOW, Value::Null).await.ok()?;
+    let value = now["value"].as_str()?;
+    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    if norm(value) == norm(typed) {
+        return None;
+    }
+    Some(if now["secret"].as_bool() == Some(true) {
+        " (but the field does not hold what was typed: the page changed it)".to_string()
+    } else {
+        format!(
+            " (but the field now holds {:?}: the page changed what was typed)",
+            s.fence().neutralise(&cut_chars(value, 200))
+        )
+    })
+}
+
+/// The same check for one field of a filled form.
+async fn field_back(s: &Session, tab: TabId, f: &FormField) -> Option<String> {
+    let el = el_again(s, tab, &f.target).await;
+    let name = f.name.as_deref().unwrap_or(&f.target);
+    match f.kind {
+        FieldType::Textbox => typed_back(s, tab, el, &f.value)
+            .await
+            .map(|n| format!("; {name}{n}")),
+        FieldType::Checkbox | FieldType::Radio => {
+            let want = matches!(
+                f.value.to_ascii_lowercase().as_str(),
+                "true" | "on" | "yes" | "1" | "checked"
+            );
+            let now = s
+                .call_on(
+                    tab,
+                    el?,
+                    "function() { return !!this.checked; }",
+                    Value::Null,
+                )
+                .await
+                .ok()?;
+            (now != json!(want)).then(|| {
+                format!(
+                    "; but {name} is {} (the page changed it back)",
+                    if want { "not checked" } else { "checked" }
+                )
+            })
+        }
+        FieldType::Combobox | FieldType::Slider => None,
+    }
+}
+
+/// What a field holds now; `secret` for passwords (never echoed).
+const VALUE_NOW: &str = "function() {
+  const v = ('value' in this && typeof this.value === 'string') ? this.value : (this.innerText || '');
+  return {value: v, secret: this.type === 'password'};
+}";
+
+/// The labels of the options a <select> has selected now.
+const SELECTED_NOW: &str = "function() {
+  return this.options ? [...this.selectedOptions].map(o => o.label) : null;
+}";
+
+fn quote_list(items: &[&str]) -> String {
+    if items.is_empty() {
+        return "nothing".into();
+    }
+    items
+        .iter()
+        .map(|i| format!("{i:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn cut_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// Presses (and releases) the mouse at a viewport point, `clicks` times.
+async fn click_at(
+    s: &Session,
+    tab: TabId,
+    (x, y): (f64, f64),
+    button: &str,
+    clicks: i64,
+    modifiers: i64,
+) -> Result<(), ToolError> {
     let mut events = vec![mouse_event("mouseMoved", x, y, None, modifiers)];
     for n in 1..=clicks {
         for kind in ["mousePressed", "mouseReleased"] {

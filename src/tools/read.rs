@@ -57,7 +57,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_get_text",
             "Get text",
             Kind::ReadOnly,
-            "Text of the page or `target` as a person sees it (text hidden from people is left out and counted).",
+            "Visible text of the page or `target`.",
             |s: Session, a: TextArgs| async move {
                 let tab = s.tab().await?;
                 let (text, hidden, page) = read_with_page_line(
@@ -80,7 +80,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_get_html",
             "Get HTML",
             Kind::ReadOnly,
-            "Raw HTML of the page or `target`: markup as it is, including text a person cannot see (the answer says when it holds some). Prefer browser_snapshot or browser_get_text.",
+            "Raw HTML of the page or `target`, hidden text included (the answer warns).",
             |s: Session, a: HtmlArgs| async move {
                 let tab = s.tab().await?;
                 let outer = a.outer.unwrap_or(true);

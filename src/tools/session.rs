@@ -939,6 +939,14 @@ impl Session {
                 .notes
                 .extend(super::interrupts::failed_load_note(self, tab));
         }
+        // A same-document move can take several history steps (a theme
+        // saves its scroll position on the old URL, then moves): name
+        // where the page is now.
+        if outcome.within_document.is_some() && !outcome.fragment_only {
+            if let Ok(url) = self.url(tab).await {
+                outcome.within_document = Some(url);
+            }
+        }
         let console = self.console(tab);
         outcome.new_errors = console
             .into_iter()

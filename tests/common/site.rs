@@ -478,7 +478,7 @@ fn article() -> String {
 <pre><code>tide = low
 visit()</code></pre>
 <table><tr><th>Tide</th><th>Height</th></tr><tr><td>Low</td><td>0.3 m</td></tr></table>
-<img src="/img/dot.png" alt="A red dot">
+<img src="/img/dot.png" alt="A red dot" width=16 height=16>
 <blockquote>The sea is patient.</blockquote>
 <p style="display:none">Hidden text must not appear.</p>
 <script>var notInMarkdown = 1;</script>
