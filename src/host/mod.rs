@@ -58,15 +58,20 @@ pub struct HostOptions {
     pub max_frame: usize,
 }
 
-/// Accepts `chrome-extension://<id>/` for tabwire's pinned ID only.
+/// Accepts `chrome-extension://<id>/` for tabwire's pinned ID, and for the
+/// store build's ID when one was given at build time
+/// ([`protocol::STORE_EXTENSION_ID`]); nothing else.
 pub fn check_origin(origin: &str) -> Result<(), HostError> {
-    let want = protocol::extension_origin();
-    if origin == want || origin.trim_end_matches('/') == want.trim_end_matches('/') {
+    let wanted = protocol::extension_origins();
+    if wanted
+        .iter()
+        .any(|want| origin == want || origin.trim_end_matches('/') == want.trim_end_matches('/'))
+    {
         Ok(())
     } else {
         Err(HostError::WrongOrigin {
             got: origin.into(),
-            want,
+            want: wanted.join(" or "),
         })
     }
 }
