@@ -76,8 +76,8 @@ impl Source {
     /// For people: what kind of install this is.
     pub fn describe(self) -> &'static str {
         match self {
-            Source::Npm => "the npm package (npx tabwire)",
-            Source::Archive => "a release archive (install.sh / install.ps1)",
+            Source::Npm => "the npm package",
+            Source::Archive => "a release archive",
             Source::Cargo => "cargo install",
             Source::Build => "a cargo build directory",
             Source::Binary => "a binary installed by hand",
