@@ -495,6 +495,11 @@ mod tests {
     #[test]
     fn accepts_only_the_pinned_origin() {
         check_origin(&protocol::extension_origin()).unwrap();
+        // And the store build's, in a build given its ID.
+        for origin in protocol::extension_origins() {
+            check_origin(&origin).unwrap();
+            check_origin(origin.trim_end_matches('/')).unwrap();
+        }
         let err = check_origin("chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/")
             .unwrap_err()
             .to_string();
