@@ -399,6 +399,8 @@ async fn npm_tarballs_to_a_working_mcp_session_in_a_fresh_home_without_rust() {
         "bin/tabwire-host",
         "npx -y tabwire serve",
         "claude mcp add --scope user tabwire -- npx -y tabwire serve",
+        "npx tabwire install --client",
+        "npx tabwire doctor",
     ] {
         assert!(plan.contains(needle), "missing {needle:?} in:\n{plan}");
     }

@@ -152,6 +152,10 @@ pub async fn run(opts: &DoctorOptions, env: &Env) -> Report {
             .unwrap_or_else(|| "its own path is unknown".into()),
     ));
     checks.push(install_check(env, me.as_deref(), record.as_ref()));
+    // Fixes name the commands as this install runs them (`npx tabwire …`).
+    let source = me
+        .as_deref()
+        .map(|m| Source::detect(env.os, env.launcher.as_deref(), m, &env.cargo_bin));
     let targets = match targets(opts, env) {
         Ok(t) => t,
         Err(e) => {
@@ -175,6 +179,11 @@ pub async fn run(opts: &DoctorOptions, env: &Env) -> Report {
     // With no (safe) socket directory there are no servers to ask.
     checks.extend(server_checks(dir.as_deref()).await);
     checks.push(fallback_check());
+    if let Some(source) = source {
+        for c in &mut checks {
+            c.fix = c.fix.take().map(|f| source.commands_in(&f));
+        }
+    }
     Report::new(checks)
 }
 
@@ -326,8 +335,8 @@ fn install_check(env: &Env, me: Option<&Path>, record: Option<&Record>) -> Check
             ),
         )
         .fix(
-            "run `tabwire install` (`npx tabwire install` for npm) to put this version's host in \
-             place; the extension picks it up when it reconnects",
+            "run `tabwire install` to put this version's host in place; the extension picks it \
+             up when it reconnects",
         )
         .data(data)
     }

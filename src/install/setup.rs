@@ -280,7 +280,7 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
     }
     let ext_dir = steps?;
     let loaded_in: Vec<&Browser> = targets.iter().map(|(b, _)| *b).collect();
-    next_steps(env, &launch, &ext_dir, &loaded_in, &clients, out);
+    next_steps(env, source, &launch, &ext_dir, &loaded_in, &clients, out);
     Ok(())
 }
 
@@ -545,6 +545,7 @@ fn configure_client(
 /// The three things to do after install, each with what success looks like.
 fn next_steps(
     env: &Env,
+    source: Source,
     launch: &Launch,
     ext_dir: &Path,
     browsers: &[&Browser],
@@ -588,7 +589,8 @@ fn next_steps(
     say!(out, "   and leaves other servers alone):");
     say!(
         out,
-        "     tabwire install --client {}",
+        "     {} install --client {}",
+        source.command(),
         clients::CLIENTS
             .iter()
             .map(|c| c.id)
@@ -639,7 +641,11 @@ fn next_steps(
     );
     say!(out, "   named after the client opens in your browser.");
     say!(out);
-    say!(out, "3. Check the whole chain any time: tabwire doctor");
+    say!(
+        out,
+        "3. Check the whole chain any time: {} doctor",
+        source.command()
+    );
 }
 
 /// `tabwire uninstall`: removes what install recorded (and any tabwire host
@@ -1029,6 +1035,8 @@ mod tests {
         );
         assert!(text.contains("the npm package"), "{text}");
         assert!(text.contains("npx -y tabwire serve"), "{text}");
+        assert!(text.contains("npx tabwire install --client"), "{text}");
+        assert!(text.contains("npx tabwire doctor"), "{text}");
         let rec = Record::load(&record::path(Os::Linux, &env.data_dir))
             .unwrap()
             .unwrap();

@@ -84,6 +84,24 @@ impl Source {
         }
     }
 
+    /// How the user runs tabwire's commands: `npx tabwire` for the npm
+    /// package (which puts nothing on PATH), else `tabwire`.
+    pub fn command(self) -> &'static str {
+        match self {
+            Source::Npm => "npx tabwire",
+            _ => "tabwire",
+        }
+    }
+
+    /// Rewrites the `tabwire …` commands quoted in `text` (between
+    /// backticks) the way this install runs them.
+    pub fn commands_in(self, text: &str) -> String {
+        match self {
+            Source::Npm => text.replace("`tabwire ", "`npx tabwire "),
+            _ => text.to_string(),
+        }
+    }
+
     /// The short name (`npm`, `archive`, `cargo`, `build`, `binary`).
     pub fn name(self) -> &'static str {
         match self {
@@ -228,6 +246,14 @@ mod tests {
             "the record stores the short name"
         );
         assert_eq!(Source::Archive.name(), "archive");
+        assert_eq!(
+            Source::Npm.commands_in("run `tabwire install --browser x`, then `tabwire doctor`"),
+            "run `npx tabwire install --browser x`, then `npx tabwire doctor`"
+        );
+        assert_eq!(
+            Source::Cargo.commands_in("run `tabwire install`"),
+            "run `tabwire install`"
+        );
     }
 
     /// The Windows way (rename the running file aside first) works on any
