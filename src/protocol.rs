@@ -42,6 +42,52 @@ pub fn extension_origin() -> String {
     format!("chrome-extension://{EXTENSION_ID}/")
 }
 
+/// The ID a web store assigned to tabwire's store build, given at build
+/// time (`TABWIRE_STORE_EXTENSION_ID=… cargo build`). The store build has
+/// no `key`, so it gets the store's ID instead of [`EXTENSION_ID`]; the host
+/// accepts both and the manifest lists both. Unset: only the pinned ID.
+pub const STORE_EXTENSION_ID: Option<&str> = match option_env!("TABWIRE_STORE_EXTENSION_ID") {
+    Some(id) if !id.is_empty() => Some(id),
+    _ => None,
+};
+
+// A mistyped store ID would build a host no browser can reach: refuse it
+// at compile time.
+const _: () = {
+    if let Some(id) = STORE_EXTENSION_ID {
+        assert!(
+            is_extension_id(id),
+            "TABWIRE_STORE_EXTENSION_ID must be 32 letters a-p (a Chrome extension ID)"
+        );
+    }
+};
+
+/// True for a Chrome extension ID: 32 characters `a`–`p`.
+pub const fn is_extension_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    if b.len() != 32 {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] < b'a' || b[i] > b'p' {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Every origin the host serves, the pinned development ID first, then the
+/// store ID when one was given at build time.
+pub fn extension_origins() -> Vec<String> {
+    let mut out = vec![extension_origin()];
+    if let Some(id) = STORE_EXTENSION_ID {
+        out.push(format!("chrome-extension://{id}/"));
+    }
+    out
+}
+
 /// Extension methods a serve may call (mirrored in `extension/protocol.js`).
 pub mod method {
     pub const HELLO: &str = "hello";
@@ -456,6 +502,19 @@ mod tests {
     fn the_stop_code_matches_the_extension() {
         let js = include_str!("../extension/protocol.js");
         assert!(js.contains(&format!("STOPPED: \"{}\"", error_code::STOPPED_BY_USER)));
+    }
+
+    #[test]
+    fn extension_ids_are_32_letters_a_to_p() {
+        assert!(is_extension_id(EXTENSION_ID));
+        assert!(!is_extension_id("ebbhhpakakegkmbpbfbllokdfijmblj"));
+        assert!(!is_extension_id("ebbhhpakakegkmbpbfbllokdfijmbljz"));
+        assert!(!is_extension_id("EBBHHPAKAKEGKMBPBFBLLOKDFIJMBLJF"));
+        assert_eq!(extension_origins()[0], extension_origin());
+        assert_eq!(
+            extension_origins().len(),
+            1 + usize::from(STORE_EXTENSION_ID.is_some())
+        );
     }
 
     #[test]

@@ -204,7 +204,14 @@ fn install_writes_exact_files_is_idempotent_and_uninstall_leaves_the_home_as_it_
     want_paths.sort();
     want_paths.dedup();
     assert_eq!(manifests_under(&h.home), want_paths, "{text}");
-    let manifest = expected_manifest(&host_bin_path());
+    // They name install's copy of the host in the data dir, which outlives
+    // wherever the binary runs from (a build dir here, npx's cache, …).
+    let host_copy = h.data_dir().join("bin/tabwire-host");
+    assert_eq!(
+        std::fs::read(&host_copy).unwrap(),
+        std::fs::read(host_bin_path()).unwrap()
+    );
+    let manifest = expected_manifest(&host_copy);
     for p in &want_paths {
         assert_eq!(
             std::fs::read_to_string(h.home.join(p)).unwrap(),
@@ -382,7 +389,7 @@ fn a_stale_registration_from_elsewhere_is_updated_and_a_foreign_manifest_left_al
     assert!(stdout(&out).contains("updated"), "{}", stdout(&out));
     assert_eq!(
         std::fs::read_to_string(&old).unwrap(),
-        expected_manifest(&host_bin_path())
+        expected_manifest(&h.data_dir().join("bin/tabwire-host"))
     );
     // Uninstall removes tabwire's manifest but not another host's.
     let other = old.with_file_name("org.example.host.json");
@@ -495,16 +502,23 @@ fn install_sh_by_default_runs_cargo_install_and_registers_its_binary() {
             root.canonicalize().unwrap().display()
         )
     );
-    // cargo install puts both binaries in place; browsers start the small one.
+    // cargo install puts both binaries in place; browsers start install's
+    // copy of the small one.
     let installed = h.home.join(".cargo/bin/tabwire-host");
+    let copy = h.data_dir().join("bin/tabwire-host");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(&installed).unwrap()
+    );
     assert_eq!(
         std::fs::read_to_string(
             h.config()
                 .join("chromium/NativeMessagingHosts/com.tabwire.host.json")
         )
         .unwrap(),
-        expected_manifest(&installed)
+        expected_manifest(&copy)
     );
+    assert!(stdout(&out).contains("(cargo install)"), "{}", stdout(&out));
     assert!(
         stderr(&out).contains("not in your PATH"),
         "{}",

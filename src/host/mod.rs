@@ -58,15 +58,20 @@ pub struct HostOptions {
     pub max_frame: usize,
 }
 
-/// Accepts `chrome-extension://<id>/` for tabwire's pinned ID only.
+/// Accepts `chrome-extension://<id>/` for tabwire's pinned ID, and for the
+/// store build's ID when one was given at build time
+/// ([`protocol::STORE_EXTENSION_ID`]); nothing else.
 pub fn check_origin(origin: &str) -> Result<(), HostError> {
-    let want = protocol::extension_origin();
-    if origin == want || origin.trim_end_matches('/') == want.trim_end_matches('/') {
+    let wanted = protocol::extension_origins();
+    if wanted
+        .iter()
+        .any(|want| origin == want || origin.trim_end_matches('/') == want.trim_end_matches('/'))
+    {
         Ok(())
     } else {
         Err(HostError::WrongOrigin {
             got: origin.into(),
-            want,
+            want: wanted.join(" or "),
         })
     }
 }
@@ -490,6 +495,11 @@ mod tests {
     #[test]
     fn accepts_only_the_pinned_origin() {
         check_origin(&protocol::extension_origin()).unwrap();
+        // And the store build's, in a build given its ID.
+        for origin in protocol::extension_origins() {
+            check_origin(&origin).unwrap();
+            check_origin(origin.trim_end_matches('/')).unwrap();
+        }
         let err = check_origin("chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/")
             .unwrap_err()
             .to_string();

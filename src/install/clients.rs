@@ -116,12 +116,47 @@ pub fn config_path(c: &Client, env: &Env) -> PathBuf {
     }
 }
 
+/// How a client starts tabwire: a command and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub command: String,
+    pub args: Vec<String>,
+}
+
+impl Launch {
+    /// `<binary> serve`: a tabwire installed as a file (cargo, an archive).
+    pub fn binary(binary: &Path) -> Self {
+        Self {
+            command: binary.to_string_lossy().into_owned(),
+            args: vec!["serve".into()],
+        }
+    }
+
+    /// `npx -y tabwire serve`: a tabwire run from npm, whose binary lives in
+    /// a package cache that may move or be cleaned.
+    pub fn npx() -> Self {
+        Self {
+            command: "npx".into(),
+            args: vec!["-y".into(), "tabwire".into(), "serve".into()],
+        }
+    }
+
+    /// The command line as one would type it.
+    pub fn shell_line(&self) -> String {
+        std::iter::once(shell_quote(&self.command))
+            .chain(self.args.iter().map(|a| shell_quote(a)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 /// The server entry for `c`, as JSON.
-pub fn server_entry(c: &Client, binary: &Path) -> Value {
-    let command = binary.to_string_lossy();
+pub fn server_entry(c: &Client, launch: &Launch) -> Value {
     match c.format {
-        Format::VsCodeServers => json!({"type": "stdio", "command": command, "args": ["serve"]}),
-        _ => json!({"command": command, "args": ["serve"]}),
+        Format::VsCodeServers => {
+            json!({"type": "stdio", "command": launch.command, "args": launch.args})
+        }
+        _ => json!({"command": launch.command, "args": launch.args}),
     }
 }
 
@@ -134,8 +169,8 @@ fn servers_key(c: &Client) -> &'static str {
 
 /// The server entry's text at nesting `depth`, keys in reading order
 /// (`serde_json` would sort them).
-fn entry_text(c: &Client, binary: &Path, depth: usize) -> String {
-    let command = serde_json::to_string(&binary.to_string_lossy()).expect("string serializes");
+fn entry_text(c: &Client, launch: &Launch, depth: usize) -> String {
+    let command = serde_json::to_string(&launch.command).expect("string serializes");
     let mut entries = Vec::new();
     if c.format == Format::VsCodeServers {
         entries.push(("type".to_string(), "\"stdio\"".to_string()));
@@ -143,29 +178,42 @@ fn entry_text(c: &Client, binary: &Path, depth: usize) -> String {
     entries.push(("command".to_string(), command));
     let pad = "  ".repeat(depth + 2);
     let close = "  ".repeat(depth + 1);
-    entries.push(("args".to_string(), format!("[\n{pad}\"serve\"\n{close}]")));
+    let args: Vec<String> = launch
+        .args
+        .iter()
+        .map(|a| {
+            format!(
+                "{pad}{}",
+                serde_json::to_string(a).expect("string serializes")
+            )
+        })
+        .collect();
+    entries.push((
+        "args".to_string(),
+        format!("[\n{}\n{close}]", args.join(",\n")),
+    ));
     emit_object(&entries, depth)
 }
 
 /// The part of the config file that names tabwire, to paste by hand.
-pub fn snippet(c: &Client, binary: &Path) -> String {
+pub fn snippet(c: &Client, launch: &Launch) -> String {
     match c.format {
-        Format::CodexToml => codex_table(binary),
+        Format::CodexToml => codex_table(launch),
         _ => {
-            let servers = emit_object(&[(SERVER_NAME.to_string(), entry_text(c, binary, 2))], 1);
+            let servers = emit_object(&[(SERVER_NAME.to_string(), entry_text(c, launch, 2))], 1);
             emit_object(&[(servers_key(c).to_string(), servers)], 0)
         }
     }
 }
 
 /// A one-line command of the client's own CLI that adds tabwire, if it has one.
-pub fn cli_command(c: &Client, binary: &Path) -> Option<String> {
-    let bin = shell_quote(&binary.to_string_lossy());
+pub fn cli_command(c: &Client, launch: &Launch) -> Option<String> {
+    let line = launch.shell_line();
     match c.id {
         "claude-code" => Some(format!(
-            "claude mcp add --scope user {SERVER_NAME} -- {bin} serve"
+            "claude mcp add --scope user {SERVER_NAME} -- {line}"
         )),
-        "codex" => Some(format!("codex mcp add {SERVER_NAME} -- {bin} serve")),
+        "codex" => Some(format!("codex mcp add {SERVER_NAME} -- {line}")),
         _ => None,
     }
 }
@@ -190,10 +238,10 @@ pub enum Edit {
 }
 
 /// Adds (or updates) tabwire in `existing` (None: the file does not exist).
-pub fn add(c: &Client, existing: Option<&str>, binary: &Path) -> Result<Edit, String> {
+pub fn add(c: &Client, existing: Option<&str>, launch: &Launch) -> Result<Edit, String> {
     match c.format {
-        Format::CodexToml => toml_add(existing.unwrap_or(""), binary),
-        _ => json_add(c, existing.unwrap_or(""), binary),
+        Format::CodexToml => toml_add(existing.unwrap_or(""), launch),
+        _ => json_add(c, existing.unwrap_or(""), launch),
     }
 }
 
@@ -266,10 +314,10 @@ fn emit_object(entries: &[(String, String)], depth: usize) -> String {
     format!("{{\n{}\n{}}}", body.join(",\n"), "  ".repeat(depth))
 }
 
-fn json_add(c: &Client, text: &str, binary: &Path) -> Result<Edit, String> {
+fn json_add(c: &Client, text: &str, launch: &Launch) -> Result<Edit, String> {
     let key = servers_key(c);
     let mut top = parse_entries(text, "the config file")?;
-    let ours = server_entry(c, binary);
+    let ours = server_entry(c, launch);
     let servers_at = top.iter().position(|(k, _)| k == key);
     let mut servers = match servers_at {
         Some(i) => parse_entries(&top[i].1, &format!("\"{key}\""))?,
@@ -281,9 +329,9 @@ fn json_add(c: &Client, text: &str, binary: &Path) -> Result<Edit, String> {
             if current == ours {
                 return Ok(Edit::Unchanged);
             }
-            servers[i].1 = entry_text(c, binary, 2);
+            servers[i].1 = entry_text(c, launch, 2);
         }
-        None => servers.push((SERVER_NAME.to_string(), entry_text(c, binary, 2))),
+        None => servers.push((SERVER_NAME.to_string(), entry_text(c, launch, 2))),
     }
     let servers_text = emit_object(&servers, 1);
     match servers_at {
@@ -313,10 +361,15 @@ fn json_remove(c: &Client, text: &str) -> Result<Option<String>, String> {
 
 const TOML_HEADER: &str = "[mcp_servers.tabwire]";
 
-fn codex_table(binary: &Path) -> String {
+fn codex_table(launch: &Launch) -> String {
     // A JSON string is a valid TOML basic string.
-    let command = serde_json::to_string(&binary.to_string_lossy()).expect("string serializes");
-    format!("{TOML_HEADER}\ncommand = {command}\nargs = [\"serve\"]\n")
+    let quote = |s: &str| serde_json::to_string(s).expect("string serializes");
+    let command = quote(&launch.command);
+    let args: Vec<String> = launch.args.iter().map(|a| quote(a)).collect();
+    format!(
+        "{TOML_HEADER}\ncommand = {command}\nargs = [{}]\n",
+        args.join(", ")
+    )
 }
 
 /// Normalizes a table header line: `[ mcp_servers . "tabwire" ]` → `mcp_servers.tabwire`.
@@ -381,9 +434,9 @@ fn toml_block(lines: &[&str]) -> Result<Option<(usize, usize)>, String> {
     Ok(start.map(|s| (s, end)))
 }
 
-fn toml_add(text: &str, binary: &Path) -> Result<Edit, String> {
+fn toml_add(text: &str, launch: &Launch) -> Result<Edit, String> {
     let lines: Vec<&str> = text.lines().collect();
-    let table = codex_table(binary);
+    let table = codex_table(launch);
     match toml_block(&lines)? {
         Some((s, e)) => {
             let current = lines[s..e].join("\n");
@@ -477,6 +530,10 @@ mod tests {
 
     const BIN: &str = "/home/ada/.cargo/bin/tabwire";
 
+    fn bin() -> Launch {
+        Launch::binary(Path::new(BIN))
+    }
+
     fn client(id: &str) -> &'static Client {
         by_name(id).unwrap()
     }
@@ -537,7 +594,7 @@ mod tests {
   "after": [1, 2]
 }
 "#;
-        let after = changed(add(client("cursor"), Some(before), Path::new(BIN)).unwrap());
+        let after = changed(add(client("cursor"), Some(before), &bin()).unwrap());
         assert_eq!(
             after,
             format!(
@@ -562,7 +619,7 @@ mod tests {
         );
         // Idempotent.
         assert_eq!(
-            add(client("cursor"), Some(&after), Path::new(BIN)).unwrap(),
+            add(client("cursor"), Some(&after), &bin()).unwrap(),
             Edit::Unchanged
         );
         // Removing gives back the original text.
@@ -572,7 +629,7 @@ mod tests {
 
     #[test]
     fn json_add_creates_a_file_and_updates_a_moved_binary() {
-        let created = changed(add(client("claude-desktop"), None, Path::new(BIN)).unwrap());
+        let created = changed(add(client("claude-desktop"), None, &bin()).unwrap());
         let v: Value = serde_json::from_str(&created).unwrap();
         assert_eq!(v["mcpServers"]["tabwire"]["command"], BIN);
         assert_eq!(v["mcpServers"]["tabwire"]["args"], json!(["serve"]));
@@ -580,7 +637,7 @@ mod tests {
             add(
                 client("claude-desktop"),
                 Some(&created),
-                Path::new("/opt/tabwire"),
+                &Launch::binary(Path::new("/opt/tabwire")),
             )
             .unwrap(),
         );
@@ -591,7 +648,7 @@ mod tests {
 
     #[test]
     fn vscode_uses_servers_with_a_type() {
-        let out = changed(add(client("vscode"), Some("{}"), Path::new(BIN)).unwrap());
+        let out = changed(add(client("vscode"), Some("{}"), &bin()).unwrap());
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
             v["servers"]["tabwire"],
@@ -602,14 +659,9 @@ mod tests {
 
     #[test]
     fn broken_json_is_refused_not_clobbered() {
-        let err = add(client("cursor"), Some("{\"mcpServers\": {"), Path::new(BIN)).unwrap_err();
+        let err = add(client("cursor"), Some("{\"mcpServers\": {"), &bin()).unwrap_err();
         assert!(err.contains("by hand"), "{err}");
-        let err = add(
-            client("cursor"),
-            Some("{\"mcpServers\": []}"),
-            Path::new(BIN),
-        )
-        .unwrap_err();
+        let err = add(client("cursor"), Some("{\"mcpServers\": []}"), &bin()).unwrap_err();
         assert!(
             err.contains("\"mcpServers\" is not a plain JSON object"),
             "{err}"
@@ -619,13 +671,13 @@ mod tests {
     #[test]
     fn codex_toml_add_replace_remove() {
         let before = "model = \"o3\"\n\n[mcp_servers.other]\ncommand = \"other\"\n";
-        let after = changed(add(client("codex"), Some(before), Path::new(BIN)).unwrap());
+        let after = changed(add(client("codex"), Some(before), &bin()).unwrap());
         assert_eq!(
             after,
             format!("{before}\n[mcp_servers.tabwire]\ncommand = \"{BIN}\"\nargs = [\"serve\"]\n")
         );
         assert_eq!(
-            add(client("codex"), Some(&after), Path::new(BIN)).unwrap(),
+            add(client("codex"), Some(&after), &bin()).unwrap(),
             Edit::Unchanged
         );
         assert_eq!(remove(client("codex"), &after).unwrap().unwrap(), before);
@@ -633,7 +685,7 @@ mod tests {
         // A table in the middle is replaced in place, the rest untouched.
         let middle =
             "[mcp_servers.tabwire]\ncommand = \"/old\"\nargs = [\"serve\"]\n\n[profile]\nx = 1\n";
-        let replaced = changed(add(client("codex"), Some(middle), Path::new(BIN)).unwrap());
+        let replaced = changed(add(client("codex"), Some(middle), &bin()).unwrap());
         assert_eq!(
             replaced,
             format!("[mcp_servers.tabwire]\ncommand = \"{BIN}\"\nargs = [\"serve\"]\n\n[profile]\nx = 1\n")
@@ -644,12 +696,12 @@ mod tests {
         );
 
         // Created from nothing; removed back to nothing.
-        let fresh = changed(add(client("codex"), None, Path::new(BIN)).unwrap());
+        let fresh = changed(add(client("codex"), None, &bin()).unwrap());
         assert_eq!(remove(client("codex"), &fresh).unwrap().unwrap(), "");
 
         // Forms we do not edit are refused with a reason.
         let dotted = "[mcp_servers]\ntabwire = { command = \"x\" }\n";
-        assert!(add(client("codex"), Some(dotted), Path::new(BIN))
+        assert!(add(client("codex"), Some(dotted), &bin())
             .unwrap_err()
             .contains("by hand"));
     }
@@ -657,12 +709,12 @@ mod tests {
     #[test]
     fn windows_paths_are_escaped_in_json_and_toml() {
         let bin = Path::new(r"C:\Users\ada\.cargo\bin\tabwire.exe");
-        let toml = codex_table(bin);
+        let toml = codex_table(&Launch::binary(bin));
         assert!(
             toml.contains(r#"command = "C:\\Users\\ada\\.cargo\\bin\\tabwire.exe""#),
             "{toml}"
         );
-        let out = changed(add(client("cursor"), None, bin).unwrap());
+        let out = changed(add(client("cursor"), None, &Launch::binary(bin)).unwrap());
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(
             v["mcpServers"]["tabwire"]["command"],
@@ -673,11 +725,55 @@ mod tests {
     #[test]
     fn cli_commands_and_diff() {
         assert_eq!(
-            cli_command(client("claude-code"), Path::new("/a b/tabwire")).unwrap(),
+            cli_command(
+                client("claude-code"),
+                &Launch::binary(Path::new("/a b/tabwire"))
+            )
+            .unwrap(),
             "claude mcp add --scope user tabwire -- '/a b/tabwire' serve"
         );
-        assert!(cli_command(client("cursor"), Path::new(BIN)).is_none());
+        assert!(cli_command(client("cursor"), &bin()).is_none());
         let d = diff("a\nb\nc\n", "a\nb\nx\ny\nc\n");
         assert_eq!(d, "    b\n  + x\n  + y\n    c\n");
+    }
+
+    #[test]
+    fn npm_installs_are_configured_as_npx() {
+        let npx = Launch::npx();
+        assert_eq!(npx.shell_line(), "npx -y tabwire serve");
+        let out = changed(add(client("claude-desktop"), None, &npx).unwrap());
+        assert_eq!(
+            serde_json::from_str::<Value>(&out).unwrap(),
+            json!({"mcpServers": {"tabwire": {"command": "npx", "args": ["-y", "tabwire", "serve"]}}})
+        );
+        assert_eq!(
+            out,
+            "{\n  \"mcpServers\": {\n    \"tabwire\": {\n      \"command\": \"npx\",\n      \
+             \"args\": [\n        \"-y\",\n        \"tabwire\",\n        \"serve\"\n      ]\n    }\n  }\n}\n"
+        );
+        assert_eq!(
+            add(client("claude-desktop"), Some(&out), &npx).unwrap(),
+            Edit::Unchanged
+        );
+        // A binary entry written earlier is replaced by the npx one.
+        let earlier = changed(add(client("cursor"), None, &bin()).unwrap());
+        let now = changed(add(client("cursor"), Some(&earlier), &npx).unwrap());
+        assert_eq!(
+            serde_json::from_str::<Value>(&now).unwrap()["mcpServers"]["tabwire"]["command"],
+            "npx"
+        );
+        let vs = changed(add(client("vscode"), None, &npx).unwrap());
+        assert_eq!(
+            serde_json::from_str::<Value>(&vs).unwrap()["servers"]["tabwire"],
+            json!({"type": "stdio", "command": "npx", "args": ["-y", "tabwire", "serve"]})
+        );
+        assert_eq!(
+            codex_table(&npx),
+            "[mcp_servers.tabwire]\ncommand = \"npx\"\nargs = [\"-y\", \"tabwire\", \"serve\"]\n"
+        );
+        assert_eq!(
+            cli_command(client("claude-code"), &npx).unwrap(),
+            "claude mcp add --scope user tabwire -- npx -y tabwire serve"
+        );
     }
 }

@@ -10,6 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::browsers::{self, Browser, HostLocation};
+use super::record::{self, Record};
+use super::source::{self, Source};
 use super::{extension_files, manifest, registry, this_binary, Env, Os};
 use crate::broker;
 use crate::frame::{self, FrameReader, Framing};
@@ -138,6 +140,9 @@ impl Report {
 pub async fn run(opts: &DoctorOptions, env: &Env) -> Report {
     let mut checks = Vec::new();
     let me = this_binary().ok();
+    let record = Record::load(&record::path(env.os, &env.data_dir))
+        .ok()
+        .flatten();
     checks.push(Check::new(
         "binary",
         Status::Info,
@@ -146,6 +151,11 @@ pub async fn run(opts: &DoctorOptions, env: &Env) -> Report {
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "its own path is unknown".into()),
     ));
+    checks.push(install_check(env, me.as_deref(), record.as_ref()));
+    // Fixes name the commands as this install runs them (`npx tabwire …`).
+    let source = me
+        .as_deref()
+        .map(|m| Source::detect(env.os, env.launcher.as_deref(), m, &env.cargo_bin));
     let targets = match targets(opts, env) {
         Ok(t) => t,
         Err(e) => {
@@ -153,7 +163,15 @@ pub async fn run(opts: &DoctorOptions, env: &Env) -> Report {
             return Report::new(checks);
         }
     };
-    checks.extend(manifest_checks(&targets, env, me.as_deref()));
+    // The host `tabwire install` from this binary registers: its copy in
+    // the data directory, or (--user-data-dir) the one beside it.
+    let expected_host = if opts.user_data_dir.is_some() {
+        me.as_deref()
+            .map(|m| super::host_binary(env.os, m, Path::is_file))
+    } else {
+        Some(source::host_path(env.os, &env.data_dir))
+    };
+    checks.extend(manifest_checks(&targets, me.as_deref(), expected_host));
     checks.extend(policy_checks(&targets, env));
     checks.push(extension_files_check(env));
     let (dir_check, dir) = runtime_dir_check();
@@ -161,6 +179,11 @@ pub async fn run(opts: &DoctorOptions, env: &Env) -> Report {
     // With no (safe) socket directory there are no servers to ask.
     checks.extend(server_checks(dir.as_deref()).await);
     checks.push(fallback_check());
+    if let Some(source) = source {
+        for c in &mut checks {
+            c.fix = c.fix.take().map(|f| source.commands_in(&f));
+        }
+    }
     Report::new(checks)
 }
 
@@ -241,7 +264,89 @@ fn targets(opts: &DoctorOptions, env: &Env) -> Result<Vec<Target>, String> {
     Ok(out)
 }
 
-fn manifest_checks(targets: &[Target], env: &Env, me: Option<&Path>) -> Vec<Check> {
+/// Which install this is (npm, archive, cargo…) and where the host that
+/// browsers start comes from.
+fn install_check(env: &Env, me: Option<&Path>, record: Option<&Record>) -> Check {
+    let title = "install";
+    let Some(me) = me else {
+        return Check::new(
+            "install",
+            Status::Info,
+            title,
+            "this program's path is unknown",
+        );
+    };
+    let mut source = Source::detect(env.os, env.launcher.as_deref(), me, &env.cargo_bin);
+    // install.sh says "archive" only while it runs tabwire; the record keeps it.
+    if let Some(r) = record {
+        if r.binary.as_deref() == Some(me) && source == Source::Binary {
+            source = r.source.unwrap_or(source);
+        }
+    }
+    let host = source::host_path(env.os, &env.data_dir);
+    let mut data = serde_json::json!({
+        "source": source.name(),
+        "binary": me.display().to_string(),
+    });
+    let what = format!("{}: {}", source.describe(), me.display());
+    let placed = record.is_some_and(|r| r.files.contains(&host));
+    if !placed || !host.is_file() {
+        return Check::new(
+            "install",
+            Status::Info,
+            title,
+            format!(
+                "{what}; no host copy in {} (`tabwire install` places one and registers it)",
+                host.parent().unwrap_or(&host).display()
+            ),
+        )
+        .data(data);
+    }
+    let r = record.expect("placed implies a record");
+    data["host"] = serde_json::json!(host.display().to_string());
+    let from = match &r.host_from {
+        Some(from) => {
+            data["host_from"] = serde_json::json!(from.display().to_string());
+            let by = match r.source {
+                Some(s) if s != source => format!(" (then run from {})", s.describe()),
+                _ => String::new(),
+            };
+            format!(", copied from {} by `tabwire install`{by}", from.display())
+        }
+        None => ", copied by `tabwire install`".to_string(),
+    };
+    let detail = format!("{what}; browsers start {}{from}", host.display());
+    // Is the copy this tabwire's own host?
+    let mine = super::host_binary(env.os, me, Path::is_file);
+    let same = match (std::fs::read(&mine), std::fs::read(&host)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => true,
+    };
+    if same {
+        Check::new("install", Status::Ok, title, detail).data(data)
+    } else {
+        Check::new(
+            "install",
+            Status::Warn,
+            title,
+            format!(
+                "{detail}; it is not this tabwire's host ({}), an older or other version",
+                mine.display()
+            ),
+        )
+        .fix(
+            "run `tabwire install` to put this version's host in place; the extension picks it \
+             up when it reconnects",
+        )
+        .data(data)
+    }
+}
+
+fn manifest_checks(
+    targets: &[Target],
+    me: Option<&Path>,
+    expected_host: Option<PathBuf>,
+) -> Vec<Check> {
     let mut checks = Vec::new();
     if targets.is_empty() {
         checks.push(
@@ -365,8 +470,7 @@ fn manifest_checks(targets: &[Target], env: &Env, me: Option<&Path>) -> Vec<Chec
             );
         } else {
             // What `tabwire install` run from this binary would register.
-            let expected = me.map(|m| super::host_binary(env.os, m, Path::is_file));
-            let note = match expected {
+            let note = match &expected_host {
                 Some(e) if Path::new(&binary) != e => {
                     format!(" (not this tabwire's host, {})", e.display())
                 }
@@ -794,7 +898,7 @@ mod tests {
             user_data_dir: Some(udd.clone()),
         };
         let t = targets(&opts, &env).unwrap();
-        let c = manifest_checks(&t, &env, None);
+        let c = manifest_checks(&t, None, None);
         assert_eq!(c[0].id, "manifest.chromium");
         assert_eq!(c[0].status, Status::Fail);
         assert!(c[0].detail.contains("not registered"));
@@ -802,7 +906,7 @@ mod tests {
         let path = udd.join("NativeMessagingHosts/com.tabwire.host.json");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, manifest::render(Path::new("/nonexistent/tabwire"))).unwrap();
-        let c = manifest_checks(&t, &env, None);
+        let c = manifest_checks(&t, None, None);
         assert_eq!(c[0].status, Status::Ok);
         assert_eq!(c[1].id, "binary.chromium");
         assert_eq!(c[1].status, Status::Fail);
@@ -814,7 +918,7 @@ mod tests {
         assert!(c[1].fix.as_ref().unwrap().contains("tabwire install"));
 
         std::fs::write(&path, "{\"name\": \"com.tabwire.host\"").unwrap();
-        let c = manifest_checks(&t, &env, None);
+        let c = manifest_checks(&t, None, None);
         assert_eq!(c[0].status, Status::Fail);
         assert!(c[0].detail.contains("not valid JSON"), "{}", c[0].detail);
     }

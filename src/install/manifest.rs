@@ -5,17 +5,23 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::protocol::{extension_origin, EXTENSION_ID, HOST_NAME};
+use crate::protocol::{extension_origins, EXTENSION_ID, HOST_NAME};
 
 /// The manifest template, shipped in `nm-manifests/`.
 pub const TEMPLATE: &str = include_str!("../../nm-manifests/com.tabwire.host.json");
 
-/// Fills the template for a host binary at `binary`.
+/// Fills the template for a host binary at `binary`: `allowed_origins`
+/// lists the pinned development ID and, when the build was given one, the
+/// store build's ID ([`crate::protocol::STORE_EXTENSION_ID`]).
 pub fn render(binary: &Path) -> String {
     let path = serde_json::to_string(&binary.to_string_lossy()).expect("string serializes");
+    let origins: Vec<String> = extension_origins()
+        .iter()
+        .map(|o| serde_json::to_string(o).expect("string serializes"))
+        .collect();
     TEMPLATE
         .replace("\"@TABWIRE_BINARY@\"", &path)
-        .replace("@EXTENSION_ORIGIN@", &extension_origin())
+        .replace("\"@EXTENSION_ORIGIN@\"", &origins.join(", "))
 }
 
 /// True if `text` is a manifest for tabwire's host (whatever its other
@@ -35,7 +41,8 @@ pub enum Problem {
     WrongName(String),
     /// `type` is not `stdio`.
     WrongType(String),
-    /// `allowed_origins` does not list tabwire's extension.
+    /// `allowed_origins` does not list tabwire's extension (and, in a build
+    /// given a store ID, its store build).
     WrongOrigins(Vec<String>),
     /// `path` is missing or relative (Chrome needs an absolute path on Linux and macOS).
     PathNotAbsolute(String),
@@ -93,7 +100,10 @@ pub fn inspect(text: &str, check_binary: &dyn Fn(&Path) -> Result<(), Problem>) 
                 .collect()
         })
         .unwrap_or_default();
-    if !origins.iter().any(|o| o == &extension_origin()) {
+    if !extension_origins()
+        .iter()
+        .all(|want| origins.contains(want))
+    {
         manifest_problems.push(Problem::WrongOrigins(origins));
     }
     let binary = v["path"].as_str().map(str::to_string);
@@ -154,7 +164,11 @@ impl std::fmt::Display for Problem {
             Problem::WrongOrigins(o) => write!(
                 f,
                 "allowed_origins is {o:?}; it must list the tabwire extension \
-                 (ID {EXTENSION_ID}), or the browser refuses to start the host"
+                 ({}), or the browser refuses to start the host",
+                match crate::protocol::STORE_EXTENSION_ID {
+                    Some(store) => format!("ID {EXTENSION_ID} and the store build's {store}"),
+                    None => format!("ID {EXTENSION_ID}"),
+                }
             ),
             Problem::PathNotAbsolute(p) if p.is_empty() => {
                 write!(f, "it names no host binary (\"path\" is missing)")
@@ -180,10 +194,8 @@ mod tests {
         assert_eq!(m["name"], HOST_NAME);
         assert_eq!(m["type"], "stdio");
         assert_eq!(m["path"], "/opt/tw \"x\"/tabwire");
-        assert_eq!(
-            m["allowed_origins"],
-            serde_json::json!([extension_origin()])
-        );
+        assert_eq!(m["allowed_origins"], serde_json::json!(extension_origins()));
+        assert_eq!(m["allowed_origins"][0], crate::protocol::extension_origin());
         assert!(is_tabwire_manifest(&render(Path::new("/x"))));
         assert!(!is_tabwire_manifest(r#"{"name":"com.other.host"}"#));
         assert!(!is_tabwire_manifest("not json"));

@@ -9,6 +9,8 @@
 //! - [`clients`]   MCP client configuration snippets and safe config edits
 //! - [`registry`]  Windows registry commands (built here, run only on Windows)
 //! - [`record`]    what install created, so uninstall removes exactly that
+//! - [`source`]    how this tabwire was installed (npm, archive, cargo), and
+//!   the host copy install registers
 //! - [`setup`]     install and uninstall: plan, print, apply
 //! - [`doctor`]    the checks behind `tabwire doctor`
 //!
@@ -23,6 +25,7 @@ pub mod manifest;
 pub mod record;
 pub mod registry;
 pub mod setup;
+pub mod source;
 
 use std::path::{Path, PathBuf};
 
@@ -76,6 +79,12 @@ pub struct Env {
     pub program_dirs: Vec<PathBuf>,
     /// Codex CLI's home (`$CODEX_HOME`, else `~/.codex`).
     pub codex_home: PathBuf,
+    /// Where `cargo install` puts binaries (`$CARGO_INSTALL_ROOT/bin`,
+    /// `$CARGO_HOME/bin`, else `~/.cargo/bin`).
+    pub cargo_bin: PathBuf,
+    /// `$TABWIRE_LAUNCHER`: `npm` when the npm package's launcher runs
+    /// tabwire, `archive` when install.sh runs a release archive's binary.
+    pub launcher: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -146,6 +155,13 @@ impl Env {
             .collect();
         let codex_home =
             var_path("CODEX_HOME").unwrap_or_else(|| browsers::join(os, &home, ".codex"));
+        let cargo_bin = var_path("CARGO_INSTALL_ROOT")
+            .or_else(|| var_path("CARGO_HOME"))
+            .map(|root| browsers::join(os, &root, "bin"))
+            .unwrap_or_else(|| browsers::join(os, &home, ".cargo/bin"));
+        let launcher = std::env::var(source::LAUNCHER_VAR)
+            .ok()
+            .filter(|v| !v.is_empty());
         Ok(Self {
             os,
             home,
@@ -156,6 +172,8 @@ impl Env {
             path_dirs,
             program_dirs,
             codex_home,
+            cargo_bin,
+            launcher,
         })
     }
 
@@ -181,6 +199,8 @@ impl Env {
                 PathBuf::from(r"C:\Program Files (x86)"),
             ],
             codex_home: j(".codex"),
+            cargo_bin: j(".cargo/bin"),
+            launcher: None,
             home,
         }
     }

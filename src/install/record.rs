@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::browsers::join;
+use super::source::Source;
 use super::{InstallError, Os};
 
 pub const FILE_NAME: &str = "install-record.json";
@@ -25,6 +26,16 @@ pub struct Record {
     /// MCP client configs install edited.
     #[serde(default)]
     pub clients: Vec<ClientRecord>,
+    /// How the tabwire that last ran install was installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// The tabwire binary that last ran install.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<PathBuf>,
+    /// The host binary install copied into the data directory (and
+    /// registered) came from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_from: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -113,6 +124,20 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_from_before_the_install_source_still_load() {
+        let old = r#"{"dirs": ["/a"], "files": ["/a/f"], "registry": [], "clients": []}"#;
+        let r: Record = serde_json::from_str(old).unwrap();
+        assert_eq!(r.source, None);
+        assert_eq!(r.files, vec![PathBuf::from("/a/f")]);
+        let mut r = r;
+        r.source = Some(Source::Npm);
+        r.host_from = Some("/n/tabwire-host".into());
+        let back: Record = serde_json::from_str(&r.to_text()).unwrap();
+        assert_eq!(back, r);
+        assert!(r.to_text().contains("\"source\": \"npm\""));
+    }
 
     #[test]
     fn hash_is_stable_fnv1a() {

@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::browsers::{self, Browser, Evidence, HostLocation};
-use super::clients::{self, Client, Edit};
+use super::clients::{self, Client, Edit, Launch};
 use super::record::{self, ClientRecord, Record};
+use super::source::{self, Source};
 use super::{extension_files, manifest, registry, this_binary, Env, InstallError, Os};
 use crate::protocol::EXTENSION_ID;
 
@@ -87,6 +88,49 @@ impl Writer<'_> {
         }
         Ok(change)
     }
+
+    /// Copies the program `from` to `dest` unless it holds the same bytes:
+    /// written beside it first, then renamed into place, so a browser never
+    /// starts a half-written host and a running one is not disturbed.
+    fn copy_program(
+        &mut self,
+        os: Os,
+        from: &Path,
+        dest: &Path,
+        aside: &Path,
+    ) -> Result<Change, InstallError> {
+        let bytes = std::fs::read(from).map_err(InstallError::io("read", from))?;
+        let change = match std::fs::read(dest) {
+            Ok(old) if old == bytes => Change::Unchanged,
+            Ok(_) => Change::Updated,
+            Err(_) => Change::Created,
+        };
+        if let Some(parent) = dest.parent() {
+            self.ensure_dir(parent)?;
+        }
+        if change == Change::Unchanged || self.dry_run {
+            return Ok(change);
+        }
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let staged = dest.with_file_name(format!(".{name}.new-{}", std::process::id()));
+        let staged_result = (|| {
+            std::fs::write(&staged, &bytes)?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755))?;
+            }
+            source::replace(os, &staged, dest, aside)
+        })();
+        if let Err(e) = staged_result {
+            let _ = std::fs::remove_file(&staged);
+            return Err(InstallError::io("place", dest)(e));
+        }
+        Ok(change)
+    }
 }
 
 fn verb(change: Change, dry_run: bool) -> &'static str {
@@ -142,22 +186,37 @@ fn in_build_dir(binary: &Path) -> bool {
     s.contains("/target/debug/") || s.contains("/target/release/")
 }
 
+/// How MCP clients should start tabwire installed from `source` at `binary`:
+/// through npx for the npm package (its binary's path changes with every
+/// version and cache clean), else the binary itself.
+pub fn launch_for(source: Source, binary: &Path) -> Launch {
+    match source {
+        Source::Npm => Launch::npx(),
+        _ => Launch::binary(binary),
+    }
+}
+
 /// `tabwire install`.
 pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<(), InstallError> {
     let binary = match &opts.binary {
         Some(b) => b.clone(),
         None => this_binary()?,
     };
-    let host = super::host_binary(env.os, &binary, Path::is_file);
+    // The host program that comes with this tabwire…
+    let host_from = super::host_binary(env.os, &binary, Path::is_file);
     if let Some(udd) = &opts.user_data_dir {
-        return install_into_profile(opts, env, udd, &host, out);
+        return install_into_profile(opts, env, udd, &host_from, out);
     }
+    // …and the copy of it in the data directory that browsers start.
+    let host = source::host_path(env.os, &env.data_dir);
+    let source = Source::detect(env.os, env.launcher.as_deref(), &binary, &env.cargo_bin);
+    let launch = launch_for(source, &binary);
     let clients = named_clients(&opts.clients)?;
     // Refuse a config tabwire cannot edit before writing anything.
     for c in &clients {
         let config = clients::config_path(c, env);
         if let Ok(existing) = std::fs::read_to_string(&config) {
-            if let Err(why) = clients::add(c, Some(&existing), &binary) {
+            if let Err(why) = clients::add(c, Some(&existing), &launch) {
                 return Err(InstallError::Other(format!(
                     "not changing {}: {why}",
                     config.display()
@@ -185,24 +244,35 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
 
     say!(
         out,
-        "tabwire install{} — {}, host {}",
+        "tabwire install{} — {} ({})",
         if dry {
             " (dry run: nothing is written)"
         } else {
             ""
         },
         binary.display(),
-        host.display()
+        source.describe()
     );
     if in_build_dir(&binary) {
         say!(
             out,
-            "note: this binary is inside a cargo build directory; `cargo clean` would break the \
-             registration. Prefer installer/install.sh (it runs `cargo install`)."
+            "note: this binary is inside a cargo build directory; client configs that name it \
+             break with `cargo clean`. Prefer installer/install.sh (it runs `cargo install`)."
         );
     }
 
-    let steps = install_steps(&mut w, env, &binary, &host, &targets, &clients, out);
+    w.record.source = Some(source);
+    w.record.binary = Some(binary.clone());
+    w.record.host_from = Some(host_from.clone());
+    let steps = install_steps(
+        &mut w,
+        env,
+        &launch,
+        (&host_from, &host),
+        &targets,
+        &clients,
+        out,
+    );
     // Whatever was written is recorded, even if a later step failed.
     if !dry {
         let text = w.record.to_text();
@@ -210,22 +280,41 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
     }
     let ext_dir = steps?;
     let loaded_in: Vec<&Browser> = targets.iter().map(|(b, _)| *b).collect();
-    next_steps(env, &binary, &ext_dir, &loaded_in, &clients, out);
+    next_steps(env, source, &launch, &ext_dir, &loaded_in, &clients, out);
     Ok(())
 }
 
-/// Registers the host, places the extension and edits client configs;
-/// returns the extension folder.
+/// Copies the host into the data directory, registers that copy, places
+/// the extension and edits client configs; returns the extension folder.
 fn install_steps(
     w: &mut Writer,
     env: &Env,
-    binary: &Path,
-    host: &Path,
+    launch: &Launch,
+    (host_from, host): (&Path, &Path),
     targets: &[(&'static Browser, String)],
     clients: &[&'static Client],
     out: &mut dyn Write,
 ) -> Result<PathBuf, InstallError> {
     let dry = w.dry_run;
+    // The host first: no manifest may name a program that is not there yet.
+    let aside = source::aside_path(env.os, &env.data_dir);
+    let change = w.copy_program(env.os, host_from, host, &aside)?;
+    w.record.add_file(host);
+    say!(out);
+    say!(out, "Host binary (what browsers start):");
+    say!(
+        out,
+        "  {} {} (copied from {})",
+        match (change, dry) {
+            (Change::Created, false) => "placed",
+            (Change::Created, true) => "would place",
+            (Change::Updated, false) => "replaced",
+            (Change::Updated, true) => "would replace",
+            (Change::Unchanged, _) => "up to date:",
+        },
+        host.display(),
+        host_from.display()
+    );
     // Group browsers by where they read registrations: some share one.
     let mut by_location: BTreeMap<HostLocation, Vec<(&Browser, String)>> = BTreeMap::new();
     let mut no_location = Vec::new();
@@ -311,7 +400,7 @@ fn install_steps(
 
     // MCP clients named with --client.
     for c in clients {
-        configure_client(c, env, binary, w, out)?;
+        configure_client(c, env, launch, w, out)?;
     }
     Ok(ext_dir)
 }
@@ -380,7 +469,7 @@ fn backup_path(config: &Path) -> PathBuf {
 fn configure_client(
     c: &Client,
     env: &Env,
-    binary: &Path,
+    launch: &Launch,
     w: &mut Writer,
     out: &mut dyn Write,
 ) -> Result<(), InstallError> {
@@ -392,7 +481,7 @@ fn configure_client(
     };
     say!(out);
     say!(out, "{} ({}):", c.name, config.display());
-    let new_text = match clients::add(c, existing.as_deref(), binary) {
+    let new_text = match clients::add(c, existing.as_deref(), launch) {
         Ok(Edit::Unchanged) => {
             say!(out, "  up to date: tabwire is already configured");
             return Ok(());
@@ -456,7 +545,8 @@ fn configure_client(
 /// The three things to do after install, each with what success looks like.
 fn next_steps(
     env: &Env,
-    binary: &Path,
+    source: Source,
+    launch: &Launch,
     ext_dir: &Path,
     browsers: &[&Browser],
     configured: &[&Client],
@@ -491,7 +581,7 @@ fn next_steps(
         out,
         "2. Add tabwire to your MCP client. The server command is:"
     );
-    say!(out, "     {} serve", binary.display());
+    say!(out, "     {}", launch.shell_line());
     say!(
         out,
         "   Let tabwire edit the client's config (it shows the change, keeps a backup"
@@ -499,7 +589,8 @@ fn next_steps(
     say!(out, "   and leaves other servers alone):");
     say!(
         out,
-        "     tabwire install --client {}",
+        "     {} install --client {}",
+        source.command(),
         clients::CLIENTS
             .iter()
             .map(|c| c.id)
@@ -512,14 +603,14 @@ fn next_steps(
     }
     say!(out, "   Or by hand:");
     for c in clients::CLIENTS {
-        if let Some(cmd) = clients::cli_command(c, binary) {
+        if let Some(cmd) = clients::cli_command(c, launch) {
             say!(out, "   - {}: {cmd}", c.name);
         }
     }
     // Clients that take the same text share one listing.
     let mut groups: Vec<(String, Vec<&Client>)> = Vec::new();
     for c in clients::CLIENTS.iter().filter(|c| c.id != "claude-code") {
-        let text = clients::snippet(c, binary);
+        let text = clients::snippet(c, launch);
         match groups.iter_mut().find(|(t, _)| *t == text) {
             Some((_, members)) => members.push(c),
             None => groups.push((text, vec![c])),
@@ -550,7 +641,11 @@ fn next_steps(
     );
     say!(out, "   named after the client opens in your browser.");
     say!(out);
-    say!(out, "3. Check the whole chain any time: tabwire doctor");
+    say!(
+        out,
+        "3. Check the whole chain any time: {} doctor",
+        source.command()
+    );
 }
 
 /// `tabwire uninstall`: removes what install recorded (and any tabwire host
@@ -657,6 +752,38 @@ pub fn uninstall(
         say!(
             out,
             "  (remove tabwire from your browsers' extensions page too: it cannot run without its files)"
+        );
+    }
+
+    // The host copy (and, on Windows, one set aside by a replacement).
+    let host_dir = source::dir(env.os, &env.data_dir);
+    let aside = source::aside_path(env.os, &env.data_dir);
+    for f in record
+        .files
+        .iter()
+        .filter(|f| f.parent() == Some(host_dir.as_path()))
+        .chain(std::iter::once(&aside))
+    {
+        if !f.exists() {
+            continue;
+        }
+        if !dry {
+            if let Err(e) = std::fs::remove_file(f) {
+                say!(
+                    out,
+                    "  could not remove {}: {e} (a browser may still be running it: quit the \
+                     browser and run `tabwire uninstall` again)",
+                    f.display()
+                );
+                continue;
+            }
+        }
+        removed_any = true;
+        say!(
+            out,
+            "  {} {}",
+            would("removed", "would remove"),
+            f.display()
         );
     }
 
@@ -855,6 +982,105 @@ mod tests {
             err.contains("emacs") && err.contains("claude-desktop"),
             "{err}"
         );
+    }
+
+    /// A fake tabwire and its host in `dir`, the host holding `host_bytes`.
+    fn fake_binaries(dir: &Path, host_bytes: &str) -> PathBuf {
+        std::fs::create_dir_all(dir).unwrap();
+        let bin = dir.join("tabwire");
+        std::fs::write(&bin, "tabwire").unwrap();
+        std::fs::write(dir.join("tabwire-host"), host_bytes).unwrap();
+        bin
+    }
+
+    #[test]
+    fn install_registers_a_copy_of_the_host_that_a_later_version_replaces() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut env = env_in(&tmp.path().join("home"));
+        env.launcher = Some("npm".into());
+        let v1 = fake_binaries(&tmp.path().join("npx-cache/v1"), "host v1");
+        let opts = |bin: &Path, clients: Vec<String>| InstallOptions {
+            browsers: vec!["chromium".into()],
+            clients,
+            binary: Some(bin.to_path_buf()),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        install(&opts(&v1, vec!["cursor".into()]), &env, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let host = source::host_path(Os::Linux, &env.data_dir);
+        assert_eq!(std::fs::read_to_string(&host).unwrap(), "host v1");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&host).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o755);
+        }
+        let manifest_path = env
+            .config_home
+            .join("chromium/NativeMessagingHosts/com.tabwire.host.json");
+        assert_eq!(
+            std::fs::read_to_string(&manifest_path).unwrap(),
+            manifest::render(&host),
+            "the manifest names the copy, not the npx cache"
+        );
+        // From npm, clients start tabwire through npx.
+        let cursor: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(env.home.join(".cursor/mcp.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            cursor["mcpServers"]["tabwire"],
+            serde_json::json!({"command": "npx", "args": ["-y", "tabwire", "serve"]})
+        );
+        assert!(text.contains("the npm package"), "{text}");
+        assert!(text.contains("npx -y tabwire serve"), "{text}");
+        assert!(text.contains("npx tabwire install --client"), "{text}");
+        assert!(text.contains("npx tabwire doctor"), "{text}");
+        let rec = Record::load(&record::path(Os::Linux, &env.data_dir))
+            .unwrap()
+            .unwrap();
+        assert_eq!(rec.source, Some(Source::Npm));
+        assert_eq!(rec.host_from, Some(v1.with_file_name("tabwire-host")));
+
+        // The npx cache is cleaned; a later version is installed elsewhere.
+        std::fs::remove_dir_all(tmp.path().join("npx-cache/v1")).unwrap();
+        let v2 = fake_binaries(&tmp.path().join("npx-cache/v2"), "host v2");
+        let mut out = Vec::new();
+        install(&opts(&v2, vec![]), &env, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("replaced"), "{text}");
+        assert_eq!(std::fs::read_to_string(&host).unwrap(), "host v2");
+        let leftovers: Vec<_> = std::fs::read_dir(host.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("tabwire-host")]);
+
+        // Uninstall removes the copy and the directory install made for it.
+        let mut out = Vec::new();
+        uninstall(&UninstallOptions::default(), &env, &mut out).unwrap();
+        assert!(!host.exists());
+        assert!(!env.data_dir.exists(), "{}", String::from_utf8_lossy(&out));
+        assert!(!manifest_path.exists());
+    }
+
+    #[test]
+    fn a_dry_run_places_no_host() {
+        let tmp = tempfile::tempdir().unwrap();
+        let env = env_in(&tmp.path().join("home"));
+        let bin = fake_binaries(&tmp.path().join("opt"), "host");
+        let opts = InstallOptions {
+            browsers: vec!["chromium".into()],
+            binary: Some(bin),
+            dry_run: true,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        install(&opts, &env, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("would place"), "{text}");
+        assert!(!tmp.path().join("home").exists(), "{text}");
     }
 
     #[test]
