@@ -5,6 +5,12 @@ ignored), compare the (role, name) tabwire's in-page engine computes with
 the (role, name) of the AX tree. Prints agreement per page and the misses
 by kind; writes JSON to bench/results/fidelity-<time>.json.
 
+It also lists the interactive elements the engine leaves out because a
+person cannot see them (answers show only what a person sees), each with
+its markup, and how many blocks of page text it leaves out: those lists
+are what to audit when the visibility rules change (a visible element
+there is content lost).
+
 Needs: Chromium at /usr/lib/chromium/chromium. Pages are URLs given on the
 command line, or the default corpus (python3-doc, Django's admin) that
 bench/real-site.sh serves. CDP goes over --remote-debugging-pipe (no port,
@@ -108,7 +114,7 @@ def check_page(cdp, session, url):
                    session)["executionContextId"]
     cdp.send("Runtime.evaluate", {"expression": ENGINE, "contextId": ctx}, session)
     nodes = cdp.send("Accessibility.getFullAXTree", {}, session)["nodes"]
-    compared, misses = 0, []
+    compared, misses, unseen = 0, [], []
     for n in nodes:
         role = n.get("role", {}).get("value", "")
         if n.get("ignored") or role not in INTERACTIVE or "backendDOMNodeId" not in n:
@@ -122,8 +128,12 @@ def check_page(cdp, session, url):
         mine = cdp.send("Runtime.callFunctionOn", {
             "objectId": obj["objectId"], "returnByValue": True,
             "functionDeclaration": "function() { const t = globalThis.__tabwire, r = t.roleOf(this); "
-                                   "return [r, t.nameOf(this, r), this.outerHTML.slice(0, 120)]; }"},
+                                   "return [r, t.nameOf(this, r), this.outerHTML.slice(0, 120), "
+                                   "t.read(() => t.seen(this), null).value]; }"},
             session)["result"]["value"]
+        if not mine[3]:
+            unseen.append({"role": role, "name": clean(n.get("name", {}).get("value", ""))[:80],
+                           "html": mine[2]})
         ax_name = clean(n.get("name", {}).get("value", ""))
         compared += 1
         if mine[0] != role:
@@ -131,7 +141,10 @@ def check_page(cdp, session, url):
         elif clean(mine[1]) != ax_name:
             misses.append({"kind": f"name of {role}", "ax": ax_name[:80], "engine": clean(mine[1])[:80],
                            "html": mine[2]})
-    return compared, misses
+    hidden = cdp.send("Runtime.evaluate", {
+        "expression": "globalThis.__tabwire.read(() => globalThis.__tabwire.text(null, 1e9), null).hidden",
+        "contextId": ctx, "returnByValue": True}, session)["result"]["value"]
+    return compared, misses, unseen, hidden
 
 
 LOG_IN = """(() => { document.querySelector('#id_username').value = 'admin';
@@ -158,7 +171,7 @@ def main():
         for i, url in enumerate(pages, 1):
             print(f"fidelity: page {i}/{len(pages)} {url}", file=sys.stderr)
             try:
-                n, misses = check_page(cdp, session, url)
+                n, misses, unseen, hidden = check_page(cdp, session, url)
             except Exception as e:  # a page that cannot load is reported, not fatal
                 print(f"  skipped: {e}", file=sys.stderr)
                 results.append({"url": url, "error": str(e)})
@@ -169,9 +182,13 @@ def main():
             agree += n - len(misses)
             for m in misses:
                 kinds[m["kind"]] += 1
-            results.append({"url": url, "compared": n, "misses": misses})
+            results.append({"url": url, "compared": n, "misses": misses, "unseen": unseen,
+                            "hidden_text_blocks": hidden})
             pct = 100.0 * (n - len(misses)) / n if n else 100.0
-            print(f"| {url} | {n} | {len(misses)} | {pct:.1f} % |")
+            print(f"| {url} | {n} | {len(misses)} | {pct:.1f} % | unseen: {len(unseen)} elements, "
+                  f"{hidden} text blocks |")
+            for u in unseen[:8]:
+                print(f"    unseen {u['role']} {u['name']!r}: {u['html']}")
         pct = 100.0 * agree / total if total else 0.0
         print(f"\nAll pages: {agree} of {total} interactive elements agree ({pct:.2f} %).")
         print("\nMisses by kind:")

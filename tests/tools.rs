@@ -249,7 +249,7 @@ async fn network_log_cookies_and_storage(w: World) {
             json!({"area": "session", "action": "get", "key": "step"}),
         )
         .await;
-    assert!(got.starts_with("step = 2"), "{got}");
+    assert!(fenced(&got).starts_with("step = 2"), "{got}");
     mcp.ok(
         "browser_storage",
         json!({"area": "local", "action": "delete", "key": "cart"}),

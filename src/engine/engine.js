@@ -254,7 +254,7 @@
     const s = getComputedStyle(el);
     const pos = s.position;
     const under = pos === "fixed" ? EVERYWHERE : pb ? (pos === "absolute" ? pb.clipAbs : pb.clip) : EVERYWHERE;
-    b = { style: s, display: s.display, under, clip: under, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned };
+    b = { style: s, display: s.display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned };
     if (!b.gone && s.display !== "contents") {
       // (Nearly) transparent, clipped to nothing, or filtered to nothing.
       if (parseFloat(s.opacity) < 0.05 || clipsToNothing(s) || /opacity\(0(\.0*)?%?\)/.test(s.filter)) {
@@ -262,9 +262,18 @@
       } else {
         // overflow: hidden or clip cuts what is outside the box off for
         // good; auto and scroll let a person scroll to it (kept).
-        const cx = s.overflowX === "hidden" || s.overflowX === "clip";
-        const cy = s.overflowY === "hidden" || s.overflowY === "clip";
-        if (cx || cy) {
+        // (A list box scrolls its options, whatever its style says.)
+        const list = el.localName === "select" || el.localName === "textarea";
+        const cx = !list && (s.overflowX === "hidden" || s.overflowX === "clip");
+        const cy = !list && (s.overflowY === "hidden" || s.overflowY === "clip");
+        if (list || /auto|scroll/.test(s.overflowX + s.overflowY)) {
+          // A scroll box: a person scrolls to what is right of or below
+          // its box (not to what is left of or above it), and what an
+          // outer box would cut off comes into that one as it scrolls.
+          const r = pageRect(el.getBoundingClientRect(), el.ownerDocument.defaultView);
+          b.clip = { l: r.l, t: r.t, r: Infinity, b: Infinity };
+          b.scrolls = true;
+        } else if (cx || cy) {
           const r = pageRect(el.getBoundingClientRect(), el.ownerDocument.defaultView);
           b.clip = intersect(under, { l: cx ? r.l : -Infinity, r: cx ? r.r : Infinity, t: cy ? r.t : -Infinity, b: cy ? r.b : Infinity });
         }
@@ -389,7 +398,25 @@
     return why;
   }
 
+  // Why the last unseen() said a node cannot be seen: "covered" (decided
+  // by hit-testing, so only in the viewport), or "".
+  let lastWhy = "";
+
+  function inView(node) {
+    let r;
+    if (node.nodeType === 3) {
+      const range = node.ownerDocument.createRange();
+      range.selectNodeContents(node);
+      r = range.getBoundingClientRect();
+    } else {
+      r = node.getBoundingClientRect();
+    }
+    const win = node.ownerDocument.defaultView;
+    return r.bottom > 0 && r.right > 0 && r.top < win.innerHeight && r.left < win.innerWidth;
+  }
+
   function unseenWhy(node, el) {
+    lastWhy = "";
     const b = box(el);
     if (b.gone) return b.gone;
     const doc = el.ownerDocument;
@@ -411,13 +438,16 @@
     const r = pageRect(vr, win);
     // Outside what any scrolling reaches, or outside what clips it.
     const all = scrollArea(doc);
-    if (!b.fixed && (r.r <= all.l || r.b <= all.t || r.l >= all.r || r.t >= all.b)) return el;
+    if (!b.fixed && (r.r <= all.l || r.b <= all.t || (!b.scrolls && (r.l >= all.r || r.t >= all.b)))) return el;
     const v = view(win);
     // Fixed to the viewport and outside it: no scrolling brings it in.
     if (b.pinned && (vr.right <= 0 || vr.bottom <= 0 || vr.left >= v.w || vr.top >= v.h)) return el;
     const c = node.nodeType === 3 ? b.clip : b.under;
-    // (A window of a few pixels shows no readable text.)
-    if (Math.min(r.r, c.r) - Math.max(r.l, c.l) < 4 || Math.min(r.b, c.b) - Math.max(r.t, c.t) < 4) return el;
+    const iw = Math.min(r.r, c.r) - Math.max(r.l, c.l), ih = Math.min(r.b, c.b) - Math.max(r.t, c.t);
+    if (iw < 1 || ih < 1) return el;
+    // Cut down to a window of a few pixels, which shows no readable text
+    // (a narrow glyph that is not cut, like "i", is a few pixels wide).
+    if ((iw < r.r - r.l - 0.5 || ih < r.b - r.t - 0.5) && (iw < 4 || ih < 4)) return el;
     // Covered: hit-test what is in the viewport, in the middle and at a
     // quarter from each side (a badge over a button's middle does not
     // hide the button); once per element: hit-testing a big page costs
@@ -436,7 +466,7 @@
         covered = coveredAt((l + rr) / 2, y) && coveredAt(l + (rr - l) / 4, y) && coveredAt(rr - (rr - l) / 4, y);
         hits.set(el, covered);
       }
-      if (covered) return el;
+      if (covered) { lastWhy = "covered"; return el; }
     }
     return null;
   }
@@ -1113,7 +1143,7 @@
       gone = -1;
       if (typeof item !== "number") { out.push(item.text); continue; }
       const { node, role, name } = recs[item];
-      if (unseen(node)) { gone = depth; unseenLines.add(node); continue; }
+      if (unseen(node)) { gone = depth; unseenLines.set(node, lastWhy); continue; }
       told.add(node);
       let line = lines[item];
       if (role === "text" || role === "image") {
@@ -1191,7 +1221,7 @@
   // were left out as unseen (a change report looks at them again: a
   // drawer that slides in changes no line, only what can be seen).
   let told = new WeakSet();
-  let unseenLines = new WeakSet();
+  let unseenLines = new WeakMap();   // node -> why ("covered" or "")
 
   // ---- page text ------------------------------------------------------------------------
 
@@ -1359,6 +1389,9 @@
         if (items.has(j) || !unseenLines.has(node)) continue;
         let end = j + 1;
         while (end < r.lines.length && recs[end].depth > recs[j].depth) end++;
+        // (Covering is only seen in the viewport: what was covered stays
+        // left out while it is outside it.)
+        if (unseenLines.get(node) === "covered" && !inView(node)) { j = end - 1; continue; }
         if (!unseen(node, false)) {
           unseenLines.delete(node);
           for (let k = j; k < end; k++) items.add(k);

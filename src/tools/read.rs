@@ -80,7 +80,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_get_html",
             "Get HTML",
             Kind::ReadOnly,
-            "Raw HTML of the page or `target`, hidden text included (the answer warns).",
+            "Raw HTML of the page or `target` (hidden text included).",
             |s: Session, a: HtmlArgs| async move {
                 let tab = s.tab().await?;
                 let outer = a.outer.unwrap_or(true);

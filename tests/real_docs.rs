@@ -1,0 +1,125 @@
+//! A real documentation theme, installed from PyPI (mkdocs-material) and
+//! built here, in a 780 px window where its navigation lives in a closed
+//! drawer: a click on a link in the closed drawer is an error that says
+//! what to do, the icon-only menu button (a label holding an SVG) has a
+//! ref, opening the drawer shows its links, and the theme's instant
+//! navigation (history API) is reported with the URL it moved to.
+//! Needs `python3 -m mkdocs` (`pip install mkdocs-material`; .ci/run
+//! installs it).
+
+#[macro_use]
+mod common;
+
+use std::process::{Child, Command, Stdio};
+
+use common::world::*;
+use common::*;
+use serde_json::json;
+
+on_both_backends!(a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through);
+
+/// A Material for MkDocs site built into `dir` and served on 127.0.0.1.
+struct DocsSite {
+    server: Child,
+    base: String,
+}
+
+impl Drop for DocsSite {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+fn build_docs(dir: &std::path::Path) -> DocsSite {
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        dir.join("mkdocs.yml"),
+        "site_name: Tidepool Guide\ntheme:\n  name: material\n  features:\n    - navigation.instant\n\
+         nav:\n  - Home: index.md\n  - Field guide: guide.md\n  - About us: about.md\n",
+    )
+    .unwrap();
+    std::fs::write(docs.join("index.md"), "# Welcome\n\nTidepools hold life.\n").unwrap();
+    std::fs::write(
+        docs.join("guide.md"),
+        "# Field guide\n\nAnemones and crabs.\n",
+    )
+    .unwrap();
+    std::fs::write(docs.join("about.md"), "# About us\n\nWe count crabs.\n").unwrap();
+    let built = Command::new("python3")
+        .args(["-m", "mkdocs", "build", "-q", "-d", "site"])
+        .current_dir(dir)
+        .env("NO_MKDOCS_2_WARNING", "1")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        built.status.success(),
+        "mkdocs build failed (pip install mkdocs-material): {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    // A free port for Python's static server.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = Command::new("python3")
+        .args([
+            "-m",
+            "http.server",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+        ])
+        .current_dir(dir.join("site"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 -m http.server starts");
+    let base = format!("http://127.0.0.1:{port}");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    DocsSite { server, base }
+}
+
+async fn a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through(w: World) {
+    let site = build_docs(&w.sb.tmp.path().join("mkdocs"));
+    let mcp = client(&w, "Docs reader").await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": format!("{}/", site.base)}),
+    )
+    .await;
+    mcp.ok("browser_resize", json!({"width": 780, "height": 700}))
+        .await;
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(snap.contains("heading \"Welcome\""), "{snap}");
+    // The drawer is closed: its links are not what a person sees.
+    assert!(!snap.contains("link \"Field guide\""), "{snap}");
+    let miss = mcp
+        .text(
+            "browser_click",
+            json!({"target": ".md-nav--primary a[href*='guide']"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(miss.contains("outside the visible area"), "{miss}");
+    // The menu button is a label holding only an SVG: it has a ref.
+    let menu = find_ref(&snap, "clickable", "drawer (name guessed from its id)");
+    let opened = mcp.ok("browser_click", json!({"target": menu})).await;
+    let guide = find_ref(&opened, "link", "Field guide");
+    let went = mcp.ok("browser_click", json!({"target": guide})).await;
+    // Instant navigation moves within the document: named by where it went.
+    assert!(went.contains("/guide/"), "{went}");
+    assert!(
+        !went.contains(&format!("moved to {}/ within", site.base)),
+        "named the old URL: {went}"
+    );
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains("Anemones and crabs."), "{text}");
+}
