@@ -29,6 +29,7 @@ mod save;
 mod screenshot;
 pub mod session;
 pub mod snapshot;
+mod started_requests;
 mod status;
 mod tabs;
 mod viewport;

@@ -13,6 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::def::ToolError;
 use super::page_engine::{SnapshotMark, Worlds};
 use super::page_events::{ConsoleEntry, Dialog, PageEvents};
+use super::started_requests::{self, StartedRequests};
 use crate::backend::{Backend, BackendError, TabEvent, TabId};
 use crate::fence::Fence;
 use crate::policy::Policy;
@@ -77,6 +78,12 @@ const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 const EVENT_HOP: Duration = Duration::from_millis(5);
 /// Resolves after the tasks queued before it (a posted message is not
 /// throttled, unlike timers in background tabs).
+/// Resolves once the DOM has not changed for 50 ms (at most 1 s).
+const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.disconnect(); r(0); }; \
+  const o = new MutationObserver(() => { clearTimeout(t); t = setTimeout(done, 50); }); \
+  o.observe(document, {subtree: true, childList: true, characterData: true, attributes: true}); \
+  t = setTimeout(done, 50); setTimeout(done, 1000); })";
+
 const AFTER_QUEUED_TASKS: &str =
     "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
 
@@ -803,6 +810,7 @@ impl Session {
         let mut dialogs = self.backend().subscribe();
         let mut opened = self.backend().subscribe();
         let mut downloads = self.backend().subscribe();
+        let mut network = self.backend().subscribe();
         let console_before = self.state().events.console_len(tab);
         let chooser_before = self.state().events.file_chooser(tab);
         // Notes from before the action are not about it.
@@ -830,6 +838,12 @@ impl Session {
             }
         }
         let started = self.navigation_started(tab, &mut events).await;
+        if !started {
+            // The page has run the tasks the action queued: the requests
+            // they started are announced by now.
+            self.wait_for_started_requests(tab, &mut network, &mut outcome)
+                .await;
+        }
         let mut new_document = false;
         if started {
             // The old document still answers until the new one commits:
@@ -954,6 +968,100 @@ impl Session {
             .filter(|e| e.level == "error")
             .collect();
         Ok(outcome)
+    }
+
+    /// Waits (at most [`started_requests::CAP`]) for the requests the
+    /// action started to finish and for the DOM changes they cause to
+    /// settle; what is still loading then is named in the outcome's notes.
+    async fn wait_for_started_requests(
+        &self,
+        tab: TabId,
+        network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+        outcome: &mut Outcome,
+    ) {
+        let mut requests = StartedRequests::default();
+        let observe = |event: TabEvent, requests: &mut StartedRequests| {
+            if let TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            } = event
+            {
+                if t == tab && method.starts_with("Network.") {
+                    requests.observe(&method, &params);
+                }
+            }
+        };
+        loop {
+            match network.try_recv() {
+                Ok(event) => observe(event, &mut requests),
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            }
+        }
+        if requests.started == 0 {
+            return;
+        }
+        let started_at = std::time::Instant::now();
+        let deadline = tokio::time::Instant::now() + started_requests::CAP;
+        let mut said = false;
+        // A response's handler may start the next request (fetch, then
+        // fetch the details): after the DOM settles, look again.
+        loop {
+            while !requests.is_done() && self.dialog(tab).is_none() {
+                if !said && started_at.elapsed() > Duration::from_secs(1) {
+                    said = true;
+                    self.set_progress(Some(format!(
+                        "waiting for what the action started: {}",
+                        requests.still_loading()
+                    )));
+                }
+                let tick = tokio::time::Instant::now() + Duration::from_millis(250);
+                tokio::select! {
+                    r = network.recv() => match r {
+                        Ok(event) => observe(event, &mut requests),
+                        Err(RecvError::Lagged(_)) => {}
+                        Err(RecvError::Closed) => break,
+                    },
+                    _ = tokio::time::sleep_until(tick.min(deadline)) => {
+                        if tokio::time::Instant::now() >= deadline {
+                            break;
+                        }
+                    }
+                }
+            }
+            // The responses are in: let the page render them (the DOM
+            // quiet for 50 ms, at most 1 s; never while a dialog blocks it).
+            if self.dialog(tab).is_some() {
+                break;
+            }
+            let quiet = self.eval(tab, DOM_QUIET);
+            let _ = tokio::time::timeout(Duration::from_millis(1500), quiet).await;
+            if !requests.is_done() || tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            loop {
+                match network.try_recv() {
+                    Ok(event) => observe(event, &mut requests),
+                    Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
+                    Err(_) => break,
+                }
+            }
+            if requests.is_done() {
+                break;
+            }
+        }
+        if said {
+            self.set_progress(None);
+        }
+        if !requests.is_done() {
+            outcome.notes.push(format!(
+                "Still loading after {} s: {}. Its result is not in this answer; browser_wait_for \
+                 waits for it.",
+                started_requests::CAP.as_secs(),
+                requests.still_loading()
+            ));
+        }
     }
 
     /// Whether the action just run started a navigation. The page is asked

@@ -95,6 +95,32 @@ fn handle(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) -> std::io
             b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
         );
     }
+    if target.starts_with("/api/slow") {
+        // An API that takes `ms` (default 600) to answer.
+        let ms = target
+            .split_once("ms=")
+            .and_then(|(_, v)| v.split('&').next()?.parse().ok())
+            .unwrap_or(600);
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        let body = format!("{{\"answer\": 42, \"ms\": {ms}}}");
+        return stream.write_all(
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        );
+    }
+    if target.starts_with("/api/events") {
+        // An event stream that sends a tick a second and never ends
+        // (bounded, so the thread ends).
+        stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n")?;
+        for i in 0..60 {
+            stream.write_all(format!("data: tick {i}\n\n").as_bytes())?;
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+        return Ok(());
+    }
     if target.starts_with("/never") {
         // A server that accepts and never answers (bounded, so the thread ends).
         std::thread::sleep(std::time::Duration::from_secs(60));
@@ -201,6 +227,7 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         "/form" => ("200 OK", FORM.to_string()),
         "/hidden" => ("200 OK", include_str!("../pages/hidden.html").to_string()),
         "/actions" => ("200 OK", include_str!("../pages/actions.html").to_string()),
+        "/compute" => ("200 OK", include_str!("../pages/compute.html").to_string()),
         "/result" => {
             let get = |k: &str| {
                 query

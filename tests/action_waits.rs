@@ -1,0 +1,60 @@
+//! An action's answer shows its result, on both backends: a click that
+//! starts requests answers once they have finished and their answer is
+//! on the page (tests/pages/compute.html), while an event stream and a
+//! long poll stay open; a request slower than the cap is named, with
+//! progress reported meanwhile. Times are printed, not asserted
+//! (bench/action-waits.py measures them).
+
+#[macro_use]
+mod common;
+
+use common::world::*;
+use common::*;
+use serde_json::json;
+
+on_both_backends!(a_click_answers_with_what_its_requests_rendered);
+
+async fn a_click_answers_with_what_its_requests_rendered(w: World) {
+    let mcp = client(&w, "Waiter").await;
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/compute")}))
+        .await;
+
+    let t = std::time::Instant::now();
+    let one = mcp.ok("browser_click", json!({"target": "#compute"})).await;
+    eprintln!(
+        "click with a 600 ms request: {} ms",
+        t.elapsed().as_millis()
+    );
+    assert!(one.contains("The answer is 42"), "{one}");
+    assert!(!one.contains("Still loading"), "{one}");
+
+    // A request whose answer starts a second one: both are waited for.
+    let two = mcp.ok("browser_click", json!({"target": "#chain"})).await;
+    assert!(two.contains("Both answers are in: 42"), "{two}");
+
+    // Slower than the cap: named, with progress while waiting.
+    let t = std::time::Instant::now();
+    let r = mcp
+        .call_with_progress("browser_click", json!({"target": "#slow"}))
+        .await;
+    let slow = text_of(&r);
+    eprintln!("click with an 8 s request: {} ms", t.elapsed().as_millis());
+    assert!(
+        slow.contains("Still loading after 5 s: GET /api/slow?ms=8000"),
+        "{slow}"
+    );
+    assert!(slow.contains("browser_wait_for"), "{slow}");
+    let progress = mcp.progress.lock().unwrap().clone();
+    assert!(
+        progress.iter().any(|p| p
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("waiting for what the action started"))),
+        "{progress:?}"
+    );
+    // And then it arrives.
+    let done = mcp
+        .ok("browser_wait_for", json!({"text": "Finally done"}))
+        .await;
+    assert!(done.contains("Finally done"), "{done}");
+}
