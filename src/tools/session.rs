@@ -78,11 +78,11 @@ const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 const EVENT_HOP: Duration = Duration::from_millis(5);
 /// Resolves after the tasks queued before it (a posted message is not
 /// throttled, unlike timers in background tabs).
-/// Resolves once the DOM has not changed for 50 ms (at most 1 s).
+/// Resolves once the DOM has not changed for 25 ms (at most 1 s).
 const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.disconnect(); r(0); }; \
-  const o = new MutationObserver(() => { clearTimeout(t); t = setTimeout(done, 50); }); \
+  const o = new MutationObserver(() => { clearTimeout(t); t = setTimeout(done, 25); }); \
   o.observe(document, {subtree: true, childList: true, characterData: true, attributes: true}); \
-  t = setTimeout(done, 50); setTimeout(done, 1000); })";
+  t = setTimeout(done, 25); setTimeout(done, 1000); })";
 
 const AFTER_QUEUED_TASKS: &str =
     "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
@@ -1031,7 +1031,7 @@ impl Session {
                 }
             }
             // The responses are in: let the page render them (the DOM
-            // quiet for 50 ms, at most 1 s; never while a dialog blocks it).
+            // quiet for 25 ms, at most 1 s; never while a dialog blocks it).
             if self.dialog(tab).is_some() {
                 break;
             }
