@@ -657,8 +657,17 @@ impl Aim {
 /// would reach it. Another element on top is where a person's press
 /// lands, so that is where input goes, and the answer says so.
 async fn aim(s: &Session, tab: TabId, el: Element) -> Result<Aim, ToolError> {
-    let point = center(s, tab, el.clone()).await?;
-    let hit = s.call_on(tab, el, HIT_TEST, Value::Null).await?;
+    let mut point = center(s, tab, el.clone()).await?;
+    let mut hit = s.call_on(tab, el.clone(), HIT_TEST, json!(false)).await?;
+    if hit["moving"].as_bool() == Some(true) {
+        // A drawer still sliding in, a menu still unfolding: aim where it
+        // comes to rest (its animations end, at most 1 s).
+        let _ = s
+            .call_on(tab, el.clone(), ANIMATIONS_END, Value::Null)
+            .await;
+        point = center(s, tab, el.clone()).await?;
+        hit = s.call_on(tab, el, HIT_TEST, json!(true)).await?;
+    }
     if hit["outside"].as_bool() == Some(true) {
         return Err(ToolError(format!(
             "the element is outside the visible area even after scrolling (its middle is at x={}, y={} \
@@ -676,9 +685,13 @@ async fn aim(s: &Session, tab: TabId, el: Element) -> Result<Aim, ToolError> {
 /// Run on the target (in the snapshot engine's world): is its middle in
 /// the viewport, and which element is on top there when it is not the
 /// target, something inside it, or a label of it.
-const HIT_TEST: &str = "function() {
+const HIT_TEST: &str = "function(settled) {
   const r = this.getClientRects()[0] || this.getBoundingClientRect();
   if (!r || !(r.width > 0 && r.height > 0)) return {};
+  // Animations (CSS transitions too) running on it or an ancestor.
+  const moving = document.getAnimations().some(a => a.playState === 'running' && a.effect
+    && a.effect.target && a.effect.target.contains && a.effect.target.contains(this));
+  if (moving && !settled) return {moving: true};
   const win = this.ownerDocument.defaultView;
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   if (x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight) {
@@ -694,6 +707,15 @@ const HIT_TEST: &str = "function() {
   const role = T ? T.roleOf(hit) : 'generic';
   const name = T ? (T.nameOf(hit, role) || T.text(hit, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
   return {hit: role + (name ? ' ' + JSON.stringify(name) : '') + ' (<' + hit.localName + '>)'};
+}";
+
+/// Resolves when the animations moving the element (on it or an
+/// ancestor) have finished, or after 1 s.
+const ANIMATIONS_END: &str = "function() {
+  const mine = document.getAnimations().filter(a => a.playState === 'running' && a.effect
+    && a.effect.target && a.effect.target.contains && a.effect.target.contains(this));
+  return Promise.race([Promise.all(mine.map(a => a.finished.catch(() => 0))),
+    new Promise(r => setTimeout(r, 1000))]).then(() => true);
 }";
 
 /// The element again after an action (the same ref or selector); None

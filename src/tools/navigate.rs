@@ -122,6 +122,7 @@ pub async fn go(
     s.take_notes(tab);
     // Subscribed first, so the wait sees every event the navigation causes.
     let mut events = s.backend().subscribe();
+    let mut network = s.backend().subscribe();
     let r = s.cdp(tab, "Page.navigate", json!({"url": url})).await?;
     // A committed navigation runs in a live renderer, even if the old page
     // had crashed.
@@ -156,7 +157,12 @@ pub async fn go(
         .wait_usable(tab, &mut events, loader.is_some(), loader)
         .await?;
     s.enforce_after_navigation(tab).await?;
+    // An app that fetches its content after it loads shows it once those
+    // requests are done (the same rule as for actions).
     let mut notes = String::new();
+    for n in s.wait_for_started_requests(tab, &mut network, false).await {
+        notes.push_str(&format!("\n{n}"));
+    }
     for n in s.take_notes(tab) {
         if n.fatal {
             return Err(ToolError(n.text));

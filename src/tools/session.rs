@@ -76,16 +76,28 @@ use super::load::{LoadEnd, LOAD_TIMEOUT};
 const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 /// How long an event may trail the answer that followed it in the browser.
 const EVENT_HOP: Duration = Duration::from_millis(5);
-/// Resolves after the tasks queued before it (a posted message is not
-/// throttled, unlike timers in background tabs).
-/// Resolves once the DOM has not changed for 25 ms (at most 1 s).
+/// Resolves once the DOM has not changed for 25 ms (at most 300 ms: a
+/// spinner or a clock never stops).
 const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.disconnect(); r(0); }; \
   const o = new MutationObserver(() => { clearTimeout(t); t = setTimeout(done, 25); }); \
   o.observe(document, {subtree: true, childList: true, characterData: true, attributes: true}); \
-  t = setTimeout(done, 25); setTimeout(done, 1000); })";
+  t = setTimeout(done, 25); setTimeout(done, 300); })";
 
-const AFTER_QUEUED_TASKS: &str =
-    "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
+/// Resolves after the tasks queued before it (a posted message is not
+/// throttled, unlike timers in background tabs).
+///
+/// It then also waits (at most 400 ms) for the finite animations running
+/// by then (a drawer sliding in, a menu unfolding), so the answer reports
+/// where they come to rest. (`getAnimations` brings styles up to date
+/// first, so transitions the action caused are running by then.)
+const AFTER_QUEUED_TASKS: &str = "new Promise(r => { const c = new MessageChannel(); \
+  c.port1.onmessage = () => { \
+    const moving = document.getAnimations().filter(a => a.playState === 'running' && a.effect \
+      && Number.isFinite(a.effect.getComputedTiming().endTime)); \
+    if (!moving.length) return r(0); \
+    Promise.race([Promise.all(moving.map(a => a.finished.catch(() => 0))), \
+      new Promise(t => setTimeout(t, 400))]).then(() => r(0)); }; \
+  c.port2.postMessage(0); })";
 
 #[derive(Default)]
 struct State {
@@ -841,8 +853,10 @@ impl Session {
         if !started {
             // The page has run the tasks the action queued: the requests
             // they started are announced by now.
-            self.wait_for_started_requests(tab, &mut network, &mut outcome)
+            let notes = self
+                .wait_for_started_requests(tab, &mut network, true)
                 .await;
+            outcome.notes.extend(notes);
         }
         let mut new_document = false;
         if started {
@@ -972,14 +986,17 @@ impl Session {
 
     /// Waits (at most [`started_requests::CAP`]) for the requests the
     /// action started to finish and for the DOM changes they cause to
-    /// settle; what is still loading then is named in the outcome's notes.
-    async fn wait_for_started_requests(
+    /// settle; what is still loading then is named in the note returned.
+    /// `network` was subscribed before the action (or navigation) began.
+    /// `streams`: wait for event streams started meanwhile while they send
+    /// (after an action; a loading page's streams are its own).
+    pub(super) async fn wait_for_started_requests(
         &self,
         tab: TabId,
         network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
-        outcome: &mut Outcome,
-    ) {
-        let mut requests = StartedRequests::default();
+        streams: bool,
+    ) -> Vec<String> {
+        let mut requests = StartedRequests::new(streams);
         let observe = |event: TabEvent, requests: &mut StartedRequests| {
             if let TabEvent::Cdp {
                 tab: t,
@@ -1000,7 +1017,7 @@ impl Session {
             }
         }
         if requests.started == 0 {
-            return;
+            return Vec::new();
         }
         let started_at = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + started_requests::CAP;
@@ -1031,7 +1048,7 @@ impl Session {
                 }
             }
             // The responses are in: let the page render them (the DOM
-            // quiet for 25 ms, at most 1 s; never while a dialog blocks it).
+            // quiet for 25 ms, at most 300 ms; never while a dialog blocks it).
             if self.dialog(tab).is_some() {
                 break;
             }
@@ -1054,14 +1071,23 @@ impl Session {
         if said {
             self.set_progress(None);
         }
-        if !requests.is_done() {
-            outcome.notes.push(format!(
+        let mut notes = Vec::new();
+        if requests.requests_pending() {
+            notes.push(format!(
                 "Still loading after {} s: {}. Its result is not in this answer; browser_wait_for \
                  waits for it.",
                 started_requests::CAP.as_secs(),
                 requests.still_loading()
             ));
         }
+        let streams = requests.open_streams();
+        if !streams.is_empty() {
+            notes.push(format!(
+                "An event stream the action opened is still open ({streams}): what it sends \
+                 later is not in this answer; browser_wait_for waits for text it brings."
+            ));
+        }
+        notes
     }
 
     /// Whether the action just run started a navigation. The page is asked

@@ -5,10 +5,14 @@
 //! every request the page starts is recorded from the tab's Network
 //! events. The answer waits until those requests finish, then until the
 //! DOM changes they cause have settled, at the cost of that work and no
-//! more. What never ends is never waited for: event streams, WebSockets,
-//! media, beacons, and requests that were already pending before the
-//! action (long polls). A request that outlives [`CAP`] ends the wait and
-//! is named in the answer, so the model can decide to `browser_wait_for`.
+//! more. Never waited for: WebSockets, media, images, beacons, and
+//! requests that were already pending before the action (long polls and
+//! event streams the page keeps open). An event stream the action itself
+//! opens is waited for while it sends: apps such as Gradio deliver a
+//! job's result over a stream they open for it and close after it; a
+//! stream quiet for [`STREAM_IDLE`] no longer holds the answer. A request
+//! that outlives [`CAP`] ends the wait and is named in the answer, so the
+//! model can decide to `browser_wait_for`.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -18,12 +22,18 @@ use serde_json::Value;
 /// The longest an action's answer waits for the requests it started.
 pub const CAP: Duration = Duration::from_secs(5);
 
+/// An event stream the action opened that has sent nothing for this long
+/// no longer holds the answer (it may stay open for good).
+pub const STREAM_IDLE: Duration = Duration::from_millis(1500);
+
 /// One request the action started and that has not finished yet.
 #[derive(Debug, Clone)]
 struct Pending {
     method: String,
     url: String,
     since: Instant,
+    /// An event stream: when it last sent something.
+    stream: Option<Instant>,
 }
 
 /// The requests of one tab an action started, fed with its CDP events.
@@ -32,6 +42,9 @@ pub struct StartedRequests {
     pending: HashMap<String, Pending>,
     /// How many requests were waited for in all (for the answer).
     pub started: usize,
+    /// Event streams are waited for while they send (after an action); a
+    /// page that is loading opens streams it keeps, which are not.
+    pub streams_too: bool,
 }
 
 /// Resource types whose requests carry an action's result. Images, fonts,
@@ -40,11 +53,19 @@ pub struct StartedRequests {
 fn awaited(kind: &str) -> bool {
     matches!(
         kind,
-        "Fetch" | "XHR" | "Document" | "Script" | "Other" | "Stylesheet"
+        "Fetch" | "XHR" | "Document" | "Script" | "Other" | "Stylesheet" | "EventSource"
     )
 }
 
 impl StartedRequests {
+    /// `streams_too`: see the field.
+    pub fn new(streams_too: bool) -> Self {
+        Self {
+            streams_too,
+            ..Self::default()
+        }
+    }
+
     /// Records one Network event (`method`, `params`) of the tab.
     pub fn observe(&mut self, method: &str, params: &Value) {
         let Some(id) = params["requestId"].as_str() else {
@@ -58,10 +79,15 @@ impl StartedRequests {
                 }
                 let kind = params["type"].as_str().unwrap_or("Other");
                 let url = params["request"]["url"].as_str().unwrap_or_default();
-                if !awaited(kind) || url.starts_with("data:") || url.starts_with("blob:") {
+                if !awaited(kind)
+                    || (kind == "EventSource" && !self.streams_too)
+                    || url.starts_with("data:")
+                    || url.starts_with("blob:")
+                {
                     return;
                 }
                 self.started += 1;
+                tracing::debug!(target: "tabwire::wait", kind, url, "waiting for a request the page started");
                 self.pending.insert(
                     id.to_string(),
                     Pending {
@@ -71,32 +97,70 @@ impl StartedRequests {
                             .to_string(),
                         url: url.to_string(),
                         since: Instant::now(),
+                        stream: (kind == "EventSource").then(Instant::now),
                     },
                 );
             }
-            // A stream has started once its headers are in: its result is
-            // whatever it sends, forever.
+            // A stream is known by its headers; what it sends keeps it
+            // awaited.
             "Network.responseReceived" => {
                 let mime = params["response"]["mimeType"].as_str().unwrap_or_default();
-                if mime.starts_with("text/event-stream") || params["type"] == "EventSource" {
-                    self.pending.remove(id);
+                if mime.starts_with("text/event-stream") {
+                    if !self.streams_too {
+                        self.pending.remove(id);
+                    } else if let Some(p) = self.pending.get_mut(id) {
+                        p.stream = Some(Instant::now());
+                    }
+                }
+            }
+            "Network.dataReceived" | "Network.eventSourceMessageReceived" => {
+                if let Some(p) = self.pending.get_mut(id) {
+                    if p.stream.is_some() {
+                        p.stream = Some(Instant::now());
+                    }
                 }
             }
             "Network.loadingFinished" | "Network.loadingFailed" => {
-                self.pending.remove(id);
+                if let Some(p) = self.pending.remove(id) {
+                    tracing::debug!(target: "tabwire::wait", url = p.url, ms = p.since.elapsed().as_millis() as u64, "request done");
+                }
             }
             _ => {}
         }
     }
 
+    /// Nothing left to wait for: every request finished, and the event
+    /// streams still open have gone quiet.
     pub fn is_done(&self) -> bool {
-        self.pending.is_empty()
+        self.pending
+            .values()
+            .all(|p| p.stream.is_some_and(|last| last.elapsed() >= STREAM_IDLE))
+    }
+
+    /// Whether a request (not a stream) is still running.
+    pub fn requests_pending(&self) -> bool {
+        self.pending.values().any(|p| p.stream.is_none())
+    }
+
+    /// The event streams the action opened that are still open.
+    pub fn open_streams(&self) -> String {
+        let streams: Vec<String> = self
+            .pending
+            .values()
+            .filter(|p| p.stream.is_some())
+            .map(|p| format!("{} {}", p.method, path_of(&p.url)))
+            .collect();
+        streams.join(", ")
     }
 
     /// What is still loading, for progress and for the answer:
     /// `GET /api/slow (5.0 s)`, at most three.
     pub fn still_loading(&self) -> String {
-        let mut items: Vec<&Pending> = self.pending.values().collect();
+        let mut items: Vec<&Pending> = self
+            .pending
+            .values()
+            .filter(|p| p.stream.is_none())
+            .collect();
         items.sort_by_key(|p| p.since);
         let mut out: Vec<String> = items
             .iter()
@@ -178,15 +242,45 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_counts_as_started_once_its_headers_arrive() {
-        let mut r = StartedRequests::default();
+    fn a_stream_the_action_opened_holds_the_answer_while_it_sends() {
+        let mut r = StartedRequests {
+            streams_too: true,
+            ..Default::default()
+        };
         r.observe(
             "Network.requestWillBeSent",
-            &sent("9", "Fetch", "http://h/stream"),
+            &sent("9", "Fetch", "http://h/queue/data"),
         );
         r.observe(
             "Network.responseReceived",
             &json!({"requestId": "9", "type": "Fetch", "response": {"mimeType": "text/event-stream"}}),
+        );
+        // Open and just heard from: still awaited, but not a request.
+        assert!(!r.is_done());
+        assert!(!r.requests_pending());
+        assert_eq!(r.open_streams(), "POST /queue/data");
+        // Quiet for STREAM_IDLE: no longer holds the answer.
+        r.pending.get_mut("9").unwrap().stream = Some(Instant::now() - STREAM_IDLE);
+        assert!(r.is_done());
+        // It sends again: awaited again, until it closes.
+        r.observe("Network.dataReceived", &json!({"requestId": "9"}));
+        assert!(!r.is_done());
+        r.observe("Network.loadingFinished", &json!({"requestId": "9"}));
+        assert!(r.is_done());
+        assert_eq!(r.open_streams(), "");
+        // While a page loads, its streams are not waited for.
+        let mut r = StartedRequests::default();
+        r.observe(
+            "Network.requestWillBeSent",
+            &sent("5", "EventSource", "http://h/ev"),
+        );
+        r.observe(
+            "Network.requestWillBeSent",
+            &sent("6", "Fetch", "http://h/s"),
+        );
+        r.observe(
+            "Network.responseReceived",
+            &json!({"requestId": "6", "type": "Fetch", "response": {"mimeType": "text/event-stream"}}),
         );
         assert!(r.is_done());
     }
