@@ -192,6 +192,8 @@
     textClips = new Map();
     views = new Map();
     hits = new Map();
+    rects = new Map();
+    clickables = new Map();
     leftOut = new Set();
     area = null;
   }
@@ -336,6 +338,8 @@
     const fill = rgba(s.webkitTextFillColor) || rgba(s.color);
     if (s.visibility !== "visible") p = "invisible";
     else if (parseFloat(s.fontSize) < MIN_FONT) p = "too small";
+    // Indented out of its own box (the old image-replacement trick).
+    else if (parseFloat(s.textIndent) < 0 && -parseFloat(s.textIndent) >= rectOf(el).width) p = "indented out of its box";
     else if (fill) {
       if (fill[3] < 0.1) p = textClip(el) ? "" : "transparent";
       else {
@@ -398,9 +402,21 @@
     return why;
   }
 
+  // Set while lines left out before are looked at again (see changes()):
+  // the cheap checks only.
+  let quick = false;
+
   // Why the last unseen() said a node cannot be seen: "covered" (decided
   // by hit-testing, so only in the viewport), or "".
   let lastWhy = "";
+
+  // An element's box, once per call.
+  let rects = new Map();
+  function rectOf(el) {
+    let r = rects.get(el);
+    if (!r) rects.set(el, r = el.getBoundingClientRect());
+    return r;
+  }
 
   function inView(node) {
     let r;
@@ -422,7 +438,14 @@
     const doc = el.ownerDocument;
     const win = doc.defaultView;
     let vr;
-    if (node.nodeType === 3) {
+    if (node.nodeType === 3 && (naming || quick)) {
+      // Text inside a name whose element was checked already, or a line
+      // looked at again: its style and its parent's box (a text range and
+      // a hit test per word of every link would double a snapshot's time).
+      if (paint(el)) return el;
+      vr = rectOf(el);
+      if (vr.width < 1 || vr.height < 1) return el;
+    } else if (node.nodeType === 3) {
       const range = doc.createRange();
       range.selectNodeContents(node);
       vr = range.getBoundingClientRect();
@@ -452,6 +475,7 @@
     // quarter from each side (a badge over a button's middle does not
     // hide the button); once per element: hit-testing a big page costs
     // tens of microseconds.
+    if (naming || quick) return null;
     const l = Math.max(vr.left, 0), rr = Math.min(vr.right, v.w);
     const t = Math.max(vr.top, 0), bb = Math.min(vr.bottom, v.h);
     if (rr - l >= 1 && bb - t >= 1) {
@@ -667,7 +691,7 @@
   // pointer cursor. (Listeners added from script cannot be seen from
   // here; the cursor is how pages tell people what clicks.)
   function clickable(el, role) {
-    if (!PLAIN.has(role) || el.localName === "body" || el.localName === "html") return false;
+    if (el.localName === "body" || el.localName === "html" || !PLAIN.has(role)) return false;
     if (el.hasAttribute("onclick")) return true;
     if (el.localName === "label") {
       const c = el.control;
@@ -688,12 +712,15 @@
   // rendering made without that check belongs to: itself or one of its
   // three nearest ancestors; null when there is none, it is inside a
   // control, or an earlier line stood for it already (`done`).
+  let clickables = new Map();   // element -> clickable() (this call)
   function clickableAround(node, done) {
     let el = node.nodeType === 3 ? paintParent(node) : node;
-    if (!el || el.closest?.(CONTROLS)) return null;
     for (let i = 0; el && i < 4; i++, el = paintParent(el)) {
       if (done.has(el)) return null;
-      if (clickable(el, roleOf(el))) return el;
+      let c = clickables.get(el);
+      if (c === undefined) clickables.set(el, c = clickable(el, roleOf(el)));
+      // (Inside a link or button it is part of that control.)
+      if (c) return el.closest(CONTROLS) ? null : el;
     }
     return null;
   }
@@ -1392,7 +1419,10 @@
         // (Covering is only seen in the viewport: what was covered stays
         // left out while it is outside it.)
         if (unseenLines.get(node) === "covered" && !inView(node)) { j = end - 1; continue; }
-        if (!unseen(node, false)) {
+        quick = true;
+        let back;
+        try { back = !unseen(node, false); } finally { quick = false; }
+        if (back) {
           unseenLines.delete(node);
           for (let k = j; k < end; k++) items.add(k);
         }
