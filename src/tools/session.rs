@@ -775,12 +775,7 @@ impl Session {
     pub fn remember_snapshot(&self, mut mark: SnapshotMark) {
         let mut st = self.state();
         if let Some(prev) = st.snapshot.take() {
-            if prev.tab == mark.tab && prev.loader_id == mark.loader_id {
-                mark.refs.extend(prev.refs);
-                mark.stale_refs = prev.stale_refs;
-            } else if prev.tab == mark.tab {
-                mark.stale_refs = prev.refs;
-            }
+            mark.follow(prev);
         }
         st.snapshot = Some(mark);
     }
@@ -947,10 +942,9 @@ impl Session {
                 outcome.within_document = Some(url);
             }
         }
-        let console = self.console(tab);
-        outcome.new_errors = console
+        outcome.new_errors = self
+            .with_events(|e| e.console_since(tab, console_before))
             .into_iter()
-            .skip(console_before)
             .filter(|e| e.level == "error")
             .collect();
         Ok(outcome)
