@@ -125,7 +125,16 @@ pub struct Worlds {
     /// ref of a frame's old document cannot name an element of a new one.
     frames: HashMap<TabId, HashMap<u32, FrameWorld>>,
     next_frame: HashMap<TabId, u32>,
+    /// Target handles made per tab and session (None: the tab's own), to
+    /// put them in groups the browser can let go of (see `target_group`).
+    targets: HashMap<(TabId, Option<Arc<str>>), u64>,
 }
+
+/// Action targets (element handles) per object group. The browser keeps
+/// every handle it hands out until it is released or its document goes:
+/// each action on a long-lived page would pin its target, and the removed
+/// subtree around it, for the rest of the session.
+const TARGET_GROUP: u64 = 64;
 
 #[derive(Debug, Clone)]
 struct World {
@@ -152,35 +161,66 @@ impl Worlds {
     pub fn forget_tab(&mut self, tab: TabId) {
         self.top.remove(&tab);
         self.frames.remove(&tab);
+        self.next_frame.remove(&tab);
+        self.targets.retain(|(t, _), _| *t != tab);
+    }
+
+    /// The object group for the next action target of `tab` in `session`,
+    /// and the group to release first: groups of [`TARGET_GROUP`] handles,
+    /// the one before last released as a new one starts, so the latest 64
+    /// targets (and at most 128) are held.
+    fn target_group(&mut self, tab: TabId, session: Option<Arc<str>>) -> (String, Option<String>) {
+        let made = self.targets.entry((tab, session)).or_insert(0);
+        let group = *made / TARGET_GROUP;
+        let release = (*made % TARGET_GROUP == 0 && group >= 2)
+            .then(|| format!("tabwire-targets-{}", group - 2));
+        *made += 1;
+        (format!("tabwire-targets-{group}"), release)
     }
 
     /// The number of the frame `frame_id` whose world is `context_id`:
     /// the same number while it shows the same document, else a new one.
-    fn frame_number(&mut self, tab: TabId, found: FrameWorld) -> u32 {
+    /// Also the handles of iframe elements it no longer needs (a frame's
+    /// owner is found anew by every snapshot), for the caller to release.
+    fn frame_number(&mut self, tab: TabId, found: FrameWorld) -> (u32, Vec<(u32, Arc<str>)>) {
         let frames = self.frames.entry(tab).or_default();
         if let Some((n, w)) = frames.iter_mut().find(|(_, w)| {
             w.frame_id == found.frame_id
                 && w.context_id == found.context_id
                 && w.session == found.session
         }) {
-            w.owner = found.owner;
-            return *n;
+            let old = std::mem::replace(&mut w.owner, found.owner);
+            let unused = if old.1 == w.owner.1 {
+                vec![]
+            } else {
+                vec![old]
+            };
+            return (*n, unused);
         }
+        let mut dropped = Vec::new();
         // The frame's earlier document is gone: its world with it.
-        frames.retain(|_, w| w.frame_id != found.frame_id || w.session != found.session);
+        frames.retain(|_, w| {
+            let keep = w.frame_id != found.frame_id || w.session != found.session;
+            if !keep {
+                dropped.push(w.owner.clone());
+            }
+            keep
+        });
         // A page that keeps making frames: the oldest go (their refs are
         // refused as not part of the latest snapshot).
         while frames.len() >= MAX_FRAME_WORLDS {
             let Some(oldest) = frames.keys().copied().min() else {
                 break;
             };
-            frames.remove(&oldest);
+            if let Some(w) = frames.remove(&oldest) {
+                dropped.push(w.owner);
+            }
         }
         let next = self.next_frame.entry(tab).or_insert(1);
         let n = *next;
         *next += 1;
         frames.insert(n, found);
-        n
+        (n, dropped)
     }
 
     /// The world of frame `frame` answered that its document is gone.
@@ -220,6 +260,22 @@ impl Session {
         args: &str,
         by_value: bool,
     ) -> Result<Value, ToolError> {
+        self.engine_eval(tab, frame, method, args, by_value, false)
+            .await
+    }
+
+    /// [`Self::engine_call`]; with `target`, the handle it answers is an
+    /// action's target, which the browser lets go of once it is old (see
+    /// [`Worlds::target_group`]).
+    async fn engine_eval(
+        &self,
+        tab: TabId,
+        frame: u32,
+        method: &str,
+        args: &str,
+        by_value: bool,
+        target: bool,
+    ) -> Result<Value, ToolError> {
         for attempt in 0..2 {
             let (context_id, installed, session) = if frame == 0 {
                 let (c, i) = self.top_world(tab, attempt > 0).await?;
@@ -228,13 +284,23 @@ impl Session {
                 self.frame_world(tab, frame)?
             };
             let expression = engine::call(installed, &Ref::prefix(frame), method, args);
+            let mut params = json!({"expression": expression, "contextId": context_id, "returnByValue": by_value});
+            if target {
+                let (group, old) = self.worlds().target_group(tab, session.clone());
+                if let Some(old) = old {
+                    let _ = self
+                        .cdp_in(
+                            tab,
+                            session.as_deref(),
+                            "Runtime.releaseObjectGroup",
+                            json!({ "objectGroup": old }),
+                        )
+                        .await;
+                }
+                params["objectGroup"] = json!(group);
+            }
             let r = self
-                .cdp_in(
-                    tab,
-                    session.as_deref(),
-                    "Runtime.evaluate",
-                    json!({"expression": expression, "contextId": context_id, "returnByValue": by_value}),
-                )
+                .cdp_in(tab, session.as_deref(), "Runtime.evaluate", params)
                 .await;
             match r {
                 Ok(v) => {
@@ -420,7 +486,7 @@ impl Session {
         // A frame in the same renderer answers through its parent's
         // session; an out-of-process one through its own child session.
         let (session, context_id) = self.frame_world_for(tab, parent_session, &frame_id).await?;
-        let number = self.worlds().frame_number(
+        let (number, unused) = self.worlds().frame_number(
             tab,
             FrameWorld {
                 frame_id,
@@ -430,6 +496,17 @@ impl Session {
                 owner: (parent, object_id),
             },
         );
+        // (Handles the browser would otherwise keep for the document's life.)
+        for (parent, handle) in unused {
+            let _ = self
+                .cdp_in(
+                    tab,
+                    self.frame_session(tab, parent).as_deref(),
+                    "Runtime.releaseObject",
+                    json!({ "objectId": handle.as_ref() }),
+                )
+                .await;
+        }
         let snap = self
             .engine_value::<engine::Snapshot>(
                 tab,
@@ -580,7 +657,14 @@ impl Session {
             None => 0,
         };
         let found = self
-            .engine_call(tab, frame, "resolve", &json!(target).to_string(), false)
+            .engine_eval(
+                tab,
+                frame,
+                "resolve",
+                &json!(target).to_string(),
+                false,
+                true,
+            )
             .await;
         let found = match found {
             Ok(v) => v,

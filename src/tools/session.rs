@@ -663,6 +663,7 @@ impl Session {
         arg: Value,
     ) -> Result<Value, ToolError> {
         let session = el.session.as_deref();
+        let resolved = el.object_id.is_none();
         let object_id = match &el.object_id {
             Some(id) => id.to_string(),
             None => {
@@ -688,8 +689,20 @@ impl Session {
                     "awaitPromise": true,
                 }),
             )
-            .await?;
-        page_value(r)
+            .await;
+        // A handle made for this call only: the browser would keep it (and
+        // the element) for the document's life.
+        if resolved {
+            let _ = self
+                .cdp_in(
+                    tab,
+                    session,
+                    "Runtime.releaseObject",
+                    json!({"objectId": object_id}),
+                )
+                .await;
+        }
+        page_value(r?)
     }
 
     /// The URL of the tab's page: from the browser, or (while a dialog
