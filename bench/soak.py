@@ -271,7 +271,8 @@ def soak(label, argv, env, app, rounds, every, progress):
                      "ms_per_round": round(sum(times[-n:]) / n, 1),
                      "page_heap_kb": heap_kb(srv),
                      "serve_rss_kb": rss_kb(srv.p.pid),
-                     "host_rss_kb": host_rss_kb(),
+                     # (Only the extension backend goes through the host.)
+                     "host_rss_kb": host_rss_kb() if "extension" in label else None,
                      **counts(srv)}
                 samples.append(s)
                 line = (f"{label} {app.name}: round {i}/{rounds}  {s['ms_per_round']} ms/round  "
