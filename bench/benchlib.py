@@ -21,30 +21,32 @@ def tabwire_bin(bench):
     sys.exit(f"{bench}: build tabwire first (cargo build --release) or set TABWIRE_BIN")
 
 
-def tabwire_cdp(b):
-    """`tabwire serve` on the CDP fallback, launching its own headless Chromium."""
+def tabwire_cdp(b, chrome_args=()):
+    """`tabwire serve` on the CDP fallback, launching its own headless Chromium
+    (with `chrome_args` added to its command line)."""
     return [b, "serve", "--backend", "cdp", "--headless", "--browser-path", CHROMIUM,
-            "--browser-arg=--no-sandbox"]
+            "--browser-arg=--no-sandbox", *(f"--browser-arg={a}" for a in chrome_args)]
 
 
-def tabwire_servers(b, tmp):
+def tabwire_servers(b, tmp, chrome_args=()):
     """Both of tabwire's backends, ready for McpServer: registers the native
     host with `tabwire install` into a fresh profile under `tmp`, starts
     Chromium there with the extension (killed at exit), and returns the
-    environment the servers need and their (label, argv) pairs."""
+    environment the servers need and their (label, argv) pairs. Both
+    browsers get `chrome_args` too."""
     env = dict(os.environ, TABWIRE_RUNTIME_DIR=f"{tmp}/rt", TABWIRE_DATA_DIR=f"{tmp}/data")
     os.makedirs(f"{tmp}/udd")
     subprocess.run([b, "install", "--browser", "chromium", "--user-data-dir", f"{tmp}/udd"],
                    env=env, check=True, capture_output=True)
     ext = f"{ROOT}/extension"
-    chrome = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={tmp}/udd",
+    chrome = subprocess.Popen([CHROMIUM, *FLAGS, *chrome_args, f"--user-data-dir={tmp}/udd",
                                f"--load-extension={ext}", f"--disable-extensions-except={ext}",
                                "about:blank"], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     atexit.register(chrome.kill)
     return env, [
         ("tabwire-extension", [b, "serve", "--backend", "extension", "--connect-timeout", "30"]),
-        ("tabwire-cdp", tabwire_cdp(b)),
+        ("tabwire-cdp", tabwire_cdp(b, chrome_args)),
     ]
 
 

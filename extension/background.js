@@ -89,12 +89,15 @@ function onHostMessage(msg) {
   if (msg.gone) {
     const server = serverOfConn.get(c);
     serverOfConn.delete(c);
+    // Pieces of a message it never finished.
+    for (const key of chunks.keys()) if (key.startsWith(`${c}/`)) chunks.delete(key);
     // Its tabs' pages load without pausing for it any more.
     if (server && connsOf(server).length === 0) {
       for (const tabId of attached.keys()) {
         if (ownerOfTab.get(tabId) === server) chrome.debugger.sendCommand({ tabId }, "Fetch.disable").catch(() => {});
       }
     }
+    dropIfIdle(server);
     return;
   }
   if (msg.chunk) {
@@ -424,7 +427,20 @@ function forgetTab(tabId) {
   sharedTabs.delete(tabId);
   attached.delete(tabId);
   if (owner) servers.get(owner)?.tabs.delete(tabId);
+  dropIfIdle(owner);
   return owner;
+}
+
+// Every serve process is a client of its own (its id names the process),
+// so the worker forgets one that is gone and holds no tab: a browser that
+// runs for weeks does not keep a record per client it ever served. (A
+// client that connects again says hello again; a user's stop is kept in
+// storage, not here.)
+function dropIfIdle(server) {
+  const s = server && servers.get(server);
+  if (!s || s.tabs.size > 0 || connsOf(server).length > 0) return;
+  servers.delete(server);
+  onceSites.delete(server);
 }
 
 function connsOf(server) {

@@ -31,7 +31,11 @@ function takeClaim(item) {
 // A driven tab announced a download of `url`.
 export function claimDownload(url) {
   if (typeof url !== "string" || !url) return;
-  claims.push({ url, until: Date.now() + CLAIM_MS });
+  // (Claims no download took expire: dropped here too, not only when a
+  // download looks for one.)
+  const now = Date.now();
+  while (claims.length && claims[0].until < now) claims.shift();
+  claims.push({ url, until: now + CLAIM_MS });
   for (const w of waiting) {
     if (takeClaim(w.item)) {
       w.settle(true);

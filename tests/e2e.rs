@@ -36,7 +36,94 @@ on_both_backends!(
     a_subresource_that_never_finishes_does_not_hold_the_answer,
     actions_that_navigate_wait_the_same_way,
     a_download_a_click_starts_lands_in_the_download_dir,
+    a_page_that_replaces_its_content_keeps_the_ref_tables_flat,
 );
+
+/// The sizes browser_status reports with TABWIRE_DEBUG_COUNTS set
+/// (`engine.refs=12 serve.marks=1 …`).
+async fn debug_counts(mcp: &Mcp) -> std::collections::HashMap<String, u64> {
+    let status = mcp.ok("browser_status", json!({})).await;
+    let line = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Debug counts:"))
+        .unwrap_or_else(|| panic!("no debug counts in:\n{status}"));
+    line.split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.parse().unwrap_or(0)))
+        .collect()
+}
+
+/// A long session on a page that replaces its content (issue 24): every
+/// round renders 100 new buttons, snapshots them and clicks one by a fresh
+/// ref. The engine's ref table and serve's ref marks hold entries for what
+/// is on the page, not for every ref ever handed out; refs of removed
+/// elements still get the clear "no longer exists" error, and a ref never
+/// handed out is still "not in any snapshot".
+async fn a_page_that_replaces_its_content_keeps_the_ref_tables_flat(w: World) {
+    let mcp = client_with_env(
+        &w,
+        "Long session",
+        &[],
+        &[("TABWIRE_DEBUG_COUNTS", std::path::Path::new("1"))],
+    )
+    .await;
+    let first = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/feed")}))
+        .await;
+    let old_ref = find_ref(&first, "button", "Item 7 of round 1");
+    const ROUNDS: u64 = 40;
+    let mut sizes = Vec::new();
+    for round in 1..=ROUNDS {
+        let snap = mcp.ok("browser_snapshot", json!({})).await;
+        let target = find_ref(
+            &snap,
+            "button",
+            &format!("Item {} of round {round}", round % 100),
+        );
+        mcp.ok("browser_click", json!({"target": target})).await;
+        if round % 10 == 0 {
+            sizes.push(debug_counts(&mcp).await);
+        }
+    }
+    let last = sizes.last().unwrap();
+    // The work was done: 100 new elements, so 100 new refs, a round.
+    assert!(last["engine.made"] >= ROUNDS * 100, "{last:?}");
+    for s in &sizes {
+        // About what the page holds (100 buttons, with room before a
+        // sweep), never what all the rounds made (4,000 and more).
+        assert!(
+            s["engine.refs"] <= 400,
+            "the engine's ref table grows: {sizes:?}"
+        );
+        assert!(s["serve.marks"] <= 2, "serve's ref marks grow: {sizes:?}");
+    }
+    assert!(last["engine.sweeps"] > 0, "{last:?}");
+
+    // A ref of an element that is gone (its entry swept long ago): the
+    // clear error, telling the model to snapshot again.
+    let stale = mcp
+        .text("browser_click", json!({"target": old_ref}))
+        .await
+        .unwrap_err();
+    assert!(
+        stale.contains("no longer exists") && stale.contains("browser_snapshot"),
+        "{stale}"
+    );
+    // A ref never handed out.
+    let never = mcp
+        .text("browser_click", json!({"target": "e999999"}))
+        .await
+        .unwrap_err();
+    assert!(never.contains("not in any snapshot"), "{never}");
+    // And a fresh ref still works.
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    let target = find_ref(&snap, "button", &format!("Item 3 of round {}", ROUNDS + 1));
+    let clicked = mcp.ok("browser_click", json!({"target": target})).await;
+    assert!(
+        clicked.contains(&format!("round {}", ROUNDS + 2)),
+        "{clicked}"
+    );
+}
 
 /// A page whose head script replaces it (location.replace) before it has
 /// loaded: navigate answers with the page it landed on, without waiting

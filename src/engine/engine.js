@@ -745,18 +745,42 @@
   // ---- refs -----------------------------------------------------------------
 
   let prefix = "e";       // "f2e" in a frame reached through its own context
-  let nextRef = 1;
-  const elementOf = new Map();     // ref -> WeakRef(element)
+  let nextRef = 1;        // refs are never reused: e1, e2, … in order made
   const refOf = new WeakMap();     // element -> ref
+  // ref -> WeakRef(element), for elements that were on the page at the
+  // last sweep or got their ref since. A page that replaces its content
+  // (a feed, a dashboard) makes new elements, and refs for them, on every
+  // render: the sweep drops the entries of elements that left the page
+  // once the table has doubled since the last sweep, so it follows the
+  // page's size, not the number of snapshots taken of it. A ref with no
+  // entry whose number was handed out belongs to a removed element.
+  const elementOf = new Map();
+  const MIN_SWEEP = 256;
+  let sweepAt = MIN_SWEEP;
+  let sweeps = 0;
 
   function refFor(el) {
     let r = refOf.get(el);
     if (!r) {
       r = prefix + nextRef++;
       refOf.set(el, r);
+    }
+    // (Also for an element that was swept while out of the page and is
+    // back: it keeps its ref.)
+    if (!elementOf.has(r)) {
       elementOf.set(r, new WeakRef(el));
+      if (elementOf.size >= sweepAt) sweep();
     }
     return r;
+  }
+
+  function sweep() {
+    for (const [r, weak] of elementOf) {
+      const el = weak.deref();
+      if (!el || !el.isConnected) elementOf.delete(r);
+    }
+    sweepAt = Math.max(MIN_SWEEP, 2 * elementOf.size);
+    sweeps++;
   }
 
   const REF = /^(f\d+)?e\d+$/;
@@ -769,8 +793,9 @@
       if (!target.startsWith(prefix) || !/^\d+$/.test(target.slice(prefix.length))) {
         throw new Error(`ref ${target} belongs to another frame or page than this one. Call browser_snapshot and use a ref from it`);
       }
+      if (Number(target.slice(prefix.length)) >= nextRef) throw new Error(`ref ${target} is not in any snapshot of this page. Call browser_snapshot and use a ref from it`);
+      // (No entry: swept with its element.)
       const el = elementOf.get(target)?.deref();
-      if (!elementOf.has(target)) throw new Error(`ref ${target} is not in any snapshot of this page. Call browser_snapshot and use a ref from it`);
       if (!el || !el.isConnected) throw new Error(`ref ${target} no longer exists on the page (the element was removed). Call browser_snapshot again`);
       return el;
     }
@@ -1514,6 +1539,15 @@
     // The iframe element behind `[frame=N]` of the last rendering.
     frameOwner(n) {
       return lastFrames[n - 1] || null;
+    },
+
+    // Sizes of what the engine keeps between calls, for tests and the
+    // soak bench (serve shows them in browser_status with
+    // TABWIRE_DEBUG_COUNTS=1): entries of the ref table, refs made so
+    // far, sweeps of the table, lines of the last rendering kept for
+    // change reports.
+    stats() {
+      return { refs: elementOf.size, made: nextRef - 1, sweeps, baseline: baseline ? baseline.lines.length : 0 };
     },
 
     resolve,

@@ -405,11 +405,11 @@ async fn serve_connection(
         Ok(s) => s,
         Err(e) => {
             tracing::debug!(path = %path.display(), error = %e, "serve socket not reachable");
-            routes
-                .lock()
-                .expect("routes lock")
-                .refused
-                .insert(path.to_path_buf(), Instant::now());
+            let mut r = routes.lock().expect("routes lock");
+            // Refusals past their wait count for nothing: dropped, so
+            // sockets of long-gone serves do not pile up here.
+            r.refused.retain(|_, t| t.elapsed() < RETRY_AFTER);
+            r.refused.insert(path.to_path_buf(), Instant::now());
             return;
         }
     };

@@ -182,6 +182,14 @@ impl NetworkLog {
     pub fn forget(&mut self, tab: TabId) {
         self.tabs.remove(&tab);
     }
+
+    /// Requests and requestId mappings kept for `tab` (for the debug
+    /// counts of browser_status).
+    pub fn kept(&self, tab: TabId) -> (usize, usize) {
+        self.tabs
+            .get(&tab)
+            .map_or((0, 0), |l| (l.requests.len(), l.by_cdp.len()))
+    }
 }
 
 impl TabLog {

@@ -6,7 +6,7 @@
 //! when the page navigates, its world (and every handle it made) is gone,
 //! so a call that finds no world makes one in the frame's current document.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -20,27 +20,100 @@ use crate::engine::{self, Ref};
 /// Which document the latest snapshot's refs belong to, and which refs
 /// were handed out (the engine checks them too; this gives clearer
 /// errors: another tab, the page before the last navigation).
+///
+/// The engine numbers each frame's refs in the order it makes them and
+/// never reuses a number within a document, so the refs handed out are
+/// kept as the highest number shown per frame: one entry per frame,
+/// however many snapshots of the document were taken (a page that
+/// replaces its content hands out new refs on every snapshot). Whether a
+/// ref's element is still there is the engine's to say.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SnapshotMark {
     pub tab: TabId,
     pub loader_id: String,
-    /// Refs handed out for this document (all its snapshots so far).
-    pub refs: HashSet<String>,
-    /// Refs handed out for the document before it.
-    pub stale_refs: HashSet<String>,
+    /// Frame number (0: the top document) → highest ref number handed out
+    /// for this document (all its snapshots so far).
+    pub refs: HashMap<u32, u64>,
+    /// The same for the document before it.
+    pub stale_refs: HashMap<u32, u64>,
 }
+
+/// Most frames a mark remembers refs for (the newest numbers; frame
+/// numbers are never reused, so a page that keeps making frames would
+/// otherwise grow it). A ref of a frame left out is refused as not in any
+/// snapshot.
+const MARKED_FRAMES: usize = 64;
 
 impl SnapshotMark {
     /// A mark for a snapshot whose text is `outline`.
     pub fn new(tab: TabId, loader_id: String, outline: &str) -> Self {
+        let mut refs = HashMap::new();
+        for r in engine::refs_in(outline) {
+            raise(&mut refs, r.frame, r.id);
+        }
         Self {
             tab,
             loader_id,
-            refs: engine::refs_in(outline).map(|r| r.to_string()).collect(),
-            stale_refs: HashSet::new(),
+            refs,
+            stale_refs: HashMap::new(),
         }
     }
+
+    /// Takes in the mark of the snapshot before this one: refs of the same
+    /// document accumulate; a new document's snapshot turns the old
+    /// document's refs stale. A mark of another tab is dropped.
+    pub fn follow(&mut self, prev: SnapshotMark) {
+        if prev.tab != self.tab {
+            return;
+        }
+        if prev.loader_id == self.loader_id {
+            for (frame, id) in prev.refs {
+                raise(&mut self.refs, frame, id);
+            }
+            self.stale_refs = prev.stale_refs;
+        } else {
+            self.stale_refs = prev.refs;
+        }
+        for marks in [&mut self.refs, &mut self.stale_refs] {
+            while marks.len() > MARKED_FRAMES {
+                let oldest = marks.keys().copied().filter(|&f| f != 0).min();
+                match oldest {
+                    Some(f) => marks.remove(&f),
+                    None => break,
+                };
+            }
+        }
+    }
+
+    /// Whether `r` was handed out for this document.
+    pub fn has(&self, r: &Ref) -> bool {
+        self.refs.get(&r.frame).is_some_and(|&top| r.id <= top)
+    }
+
+    /// Whether `r` was handed out for the document before (and not for
+    /// this one).
+    pub fn had_before(&self, r: &Ref) -> bool {
+        !self.has(r)
+            && self
+                .stale_refs
+                .get(&r.frame)
+                .is_some_and(|&top| r.id <= top)
+    }
+
+    /// Entries kept (for the debug counts of browser_status).
+    pub fn entries(&self) -> usize {
+        self.refs.len() + self.stale_refs.len()
+    }
 }
+
+fn raise(marks: &mut HashMap<u32, u64>, frame: u32, id: u64) {
+    let top = marks.entry(frame).or_insert(id);
+    *top = (*top).max(id);
+}
+
+/// Most frame worlds kept per tab (MAX_FRAMES per level of a snapshot,
+/// a few levels deep, fit).
+const MAX_FRAME_WORLDS: usize = 64;
 
 /// The engine worlds of a client's tabs.
 #[derive(Default)]
@@ -52,7 +125,16 @@ pub struct Worlds {
     /// ref of a frame's old document cannot name an element of a new one.
     frames: HashMap<TabId, HashMap<u32, FrameWorld>>,
     next_frame: HashMap<TabId, u32>,
+    /// Target handles made per tab and session (None: the tab's own), to
+    /// put them in groups the browser can let go of (see `target_group`).
+    targets: HashMap<(TabId, Option<Arc<str>>), u64>,
 }
+
+/// Action targets (element handles) per object group. The browser keeps
+/// every handle it hands out until it is released or its document goes:
+/// each action on a long-lived page would pin its target, and the removed
+/// subtree around it, for the rest of the session.
+const TARGET_GROUP: u64 = 64;
 
 #[derive(Debug, Clone)]
 struct World {
@@ -79,25 +161,78 @@ impl Worlds {
     pub fn forget_tab(&mut self, tab: TabId) {
         self.top.remove(&tab);
         self.frames.remove(&tab);
+        self.next_frame.remove(&tab);
+        self.targets.retain(|(t, _), _| *t != tab);
+    }
+
+    /// The object group for the next action target of `tab` in `session`,
+    /// and the group to release first: groups of [`TARGET_GROUP`] handles,
+    /// the one before last released as a new one starts, so the latest 64
+    /// targets (and at most 128) are held.
+    fn target_group(&mut self, tab: TabId, session: Option<Arc<str>>) -> (String, Option<String>) {
+        let made = self.targets.entry((tab, session)).or_insert(0);
+        let group = *made / TARGET_GROUP;
+        let release = (*made % TARGET_GROUP == 0 && group >= 2)
+            .then(|| format!("tabwire-targets-{}", group - 2));
+        *made += 1;
+        (format!("tabwire-targets-{group}"), release)
     }
 
     /// The number of the frame `frame_id` whose world is `context_id`:
     /// the same number while it shows the same document, else a new one.
-    fn frame_number(&mut self, tab: TabId, found: FrameWorld) -> u32 {
+    /// Also the handles of iframe elements it no longer needs (a frame's
+    /// owner is found anew by every snapshot), for the caller to release.
+    fn frame_number(&mut self, tab: TabId, found: FrameWorld) -> (u32, Vec<(u32, Arc<str>)>) {
         let frames = self.frames.entry(tab).or_default();
         if let Some((n, w)) = frames.iter_mut().find(|(_, w)| {
             w.frame_id == found.frame_id
                 && w.context_id == found.context_id
                 && w.session == found.session
         }) {
-            w.owner = found.owner;
-            return *n;
+            let old = std::mem::replace(&mut w.owner, found.owner);
+            let unused = if old.1 == w.owner.1 {
+                vec![]
+            } else {
+                vec![old]
+            };
+            return (*n, unused);
+        }
+        let mut dropped = Vec::new();
+        // The frame's earlier document is gone: its world with it.
+        frames.retain(|_, w| {
+            let keep = w.frame_id != found.frame_id || w.session != found.session;
+            if !keep {
+                dropped.push(w.owner.clone());
+            }
+            keep
+        });
+        // A page that keeps making frames: the oldest go (their refs are
+        // refused as not part of the latest snapshot).
+        while frames.len() >= MAX_FRAME_WORLDS {
+            let Some(oldest) = frames.keys().copied().min() else {
+                break;
+            };
+            if let Some(w) = frames.remove(&oldest) {
+                dropped.push(w.owner);
+            }
         }
         let next = self.next_frame.entry(tab).or_insert(1);
         let n = *next;
         *next += 1;
         frames.insert(n, found);
-        n
+        (n, dropped)
+    }
+
+    /// The world of frame `frame` answered that its document is gone.
+    fn forget_frame(&mut self, tab: TabId, frame: u32) {
+        if let Some(frames) = self.frames.get_mut(&tab) {
+            frames.remove(&frame);
+        }
+    }
+
+    /// Frame worlds kept for `tab` (for the debug counts of browser_status).
+    pub fn frame_count(&self, tab: TabId) -> usize {
+        self.frames.get(&tab).map_or(0, HashMap::len)
     }
 }
 
@@ -125,6 +260,22 @@ impl Session {
         args: &str,
         by_value: bool,
     ) -> Result<Value, ToolError> {
+        self.engine_eval(tab, frame, method, args, by_value, false)
+            .await
+    }
+
+    /// [`Self::engine_call`]; with `target`, the handle it answers is an
+    /// action's target, which the browser lets go of once it is old (see
+    /// [`Worlds::target_group`]).
+    async fn engine_eval(
+        &self,
+        tab: TabId,
+        frame: u32,
+        method: &str,
+        args: &str,
+        by_value: bool,
+        target: bool,
+    ) -> Result<Value, ToolError> {
         for attempt in 0..2 {
             let (context_id, installed, session) = if frame == 0 {
                 let (c, i) = self.top_world(tab, attempt > 0).await?;
@@ -133,13 +284,23 @@ impl Session {
                 self.frame_world(tab, frame)?
             };
             let expression = engine::call(installed, &Ref::prefix(frame), method, args);
+            let mut params = json!({"expression": expression, "contextId": context_id, "returnByValue": by_value});
+            if target {
+                let (group, old) = self.worlds().target_group(tab, session.clone());
+                if let Some(old) = old {
+                    let _ = self
+                        .cdp_in(
+                            tab,
+                            session.as_deref(),
+                            "Runtime.releaseObjectGroup",
+                            json!({ "objectGroup": old }),
+                        )
+                        .await;
+                }
+                params["objectGroup"] = json!(group);
+            }
             let r = self
-                .cdp_in(
-                    tab,
-                    session.as_deref(),
-                    "Runtime.evaluate",
-                    json!({"expression": expression, "contextId": context_id, "returnByValue": by_value}),
-                )
+                .cdp_in(tab, session.as_deref(), "Runtime.evaluate", params)
                 .await;
             match r {
                 Ok(v) => {
@@ -165,6 +326,7 @@ impl Session {
                     self.worlds().top.remove(&tab);
                 }
                 Err(e) if context_gone(&e) && frame != 0 => {
+                    self.worlds().forget_frame(tab, frame);
                     return Err(ToolError(format!(
                         "frame f{frame} navigated or was removed since the snapshot, so its refs \
                          are stale. Call browser_snapshot again"
@@ -324,7 +486,7 @@ impl Session {
         // A frame in the same renderer answers through its parent's
         // session; an out-of-process one through its own child session.
         let (session, context_id) = self.frame_world_for(tab, parent_session, &frame_id).await?;
-        let number = self.worlds().frame_number(
+        let (number, unused) = self.worlds().frame_number(
             tab,
             FrameWorld {
                 frame_id,
@@ -334,6 +496,17 @@ impl Session {
                 owner: (parent, object_id),
             },
         );
+        // (Handles the browser would otherwise keep for the document's life.)
+        for (parent, handle) in unused {
+            let _ = self
+                .cdp_in(
+                    tab,
+                    self.frame_session(tab, parent).as_deref(),
+                    "Runtime.releaseObject",
+                    json!({ "objectId": handle.as_ref() }),
+                )
+                .await;
+        }
         let snap = self
             .engine_value::<engine::Snapshot>(
                 tab,
@@ -454,6 +627,11 @@ impl Session {
         Ok(at)
     }
 
+    /// Frame worlds kept for `tab` (for the debug counts of browser_status).
+    pub fn frame_count(&self, tab: TabId) -> usize {
+        self.worlds().frame_count(tab)
+    }
+
     /// Frame numbers whose worlds this tab has (for change reports).
     pub fn frame_numbers(&self, tab: TabId) -> Vec<u32> {
         let mut v: Vec<u32> = self
@@ -473,13 +651,20 @@ impl Session {
         let target = target.trim();
         let frame = match Ref::parse(target) {
             Some(r) => {
-                self.check_ref(tab, target).await?;
+                self.check_ref(tab, target, &r).await?;
                 r.frame
             }
             None => 0,
         };
         let found = self
-            .engine_call(tab, frame, "resolve", &json!(target).to_string(), false)
+            .engine_eval(
+                tab,
+                frame,
+                "resolve",
+                &json!(target).to_string(),
+                false,
+                true,
+            )
             .await;
         let found = match found {
             Ok(v) => v,
@@ -504,7 +689,7 @@ impl Session {
     }
 
     /// The checks a ref passes before the engine is asked for it.
-    async fn check_ref(&self, tab: TabId, target: &str) -> Result<(), ToolError> {
+    async fn check_ref(&self, tab: TabId, target: &str, r: &Ref) -> Result<(), ToolError> {
         let Some(mark) = self.last_snapshot() else {
             return Err(ToolError(format!(
                 "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
@@ -523,8 +708,8 @@ impl Session {
                  browser_snapshot again and use the new refs"
             )));
         }
-        if !mark.refs.contains(target) {
-            return Err(ToolError(if mark.stale_refs.contains(target) {
+        if !mark.has(r) {
+            return Err(ToolError(if mark.had_before(r) {
                 format!(
                     "ref {target} is stale: it belongs to the page before the last \
                      navigation. Use refs from the latest snapshot"
@@ -556,5 +741,61 @@ impl Session {
             .as_i64()
             .ok_or_else(|| ToolError("the element is gone from the page".into()))?;
         Ok(Element::by_node(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(s: &str) -> Ref {
+        Ref::parse(s).unwrap()
+    }
+
+    #[test]
+    fn marks_of_one_document_stay_one_entry_per_frame() {
+        let mut mark = SnapshotMark::new(1, "doc".into(), "- button \"a\" [ref=e1]\n");
+        // A page that replaces its content: new refs on every snapshot.
+        for round in 1..1000u64 {
+            let outline = format!(
+                "- button \"a\" [ref=e{}]\n- button \"b\" [ref=e{}]\n  - link \"c\" [ref=f2e{round}]\n",
+                round * 2,
+                round * 2 + 1
+            );
+            let mut next = SnapshotMark::new(1, "doc".into(), &outline);
+            next.follow(mark);
+            mark = next;
+        }
+        assert_eq!(mark.entries(), 2);
+        assert!(mark.has(&r("e1")) && mark.has(&r("e1999")) && mark.has(&r("f2e999")));
+        assert!(!mark.has(&r("e2000")) && !mark.has(&r("f3e1")));
+    }
+
+    #[test]
+    fn a_new_document_turns_the_old_refs_stale() {
+        let mut old = SnapshotMark::new(1, "a".into(), "- link [ref=e40]\n");
+        old.follow(SnapshotMark::new(1, "a".into(), "- link [ref=e12]\n"));
+        let mut new = SnapshotMark::new(1, "b".into(), "- link [ref=e3]\n");
+        new.follow(old);
+        assert!(new.has(&r("e3")) && !new.had_before(&r("e3")));
+        assert!(!new.has(&r("e20")) && new.had_before(&r("e20")));
+        assert!(!new.had_before(&r("e41")));
+        // Another tab's mark is not taken in.
+        let mut other = SnapshotMark::new(2, "c".into(), "- link [ref=e1]\n");
+        other.follow(new);
+        assert!(!other.had_before(&r("e20")));
+    }
+
+    #[test]
+    fn a_page_that_keeps_making_frames_keeps_the_newest() {
+        let mut mark = SnapshotMark::new(1, "doc".into(), "- link [ref=e1]\n");
+        for frame in 1..=200 {
+            let mut next =
+                SnapshotMark::new(1, "doc".into(), &format!("- link [ref=f{frame}e1]\n"));
+            next.follow(mark);
+            mark = next;
+        }
+        assert_eq!(mark.refs.len(), MARKED_FRAMES);
+        assert!(mark.has(&r("e1")) && mark.has(&r("f200e1")) && !mark.has(&r("f2e1")));
     }
 }

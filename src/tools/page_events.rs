@@ -10,6 +10,9 @@ use crate::backend::TabId;
 
 /// Console entries kept per tab (oldest dropped first).
 const CONSOLE_KEEP: usize = 200;
+/// Longest text kept of one console entry (bytes; the rest is cut with a
+/// marker): 200 entries of a page that logs megabytes stay small.
+const CONSOLE_TEXT_MAX: usize = 4096;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dialog {
@@ -51,7 +54,7 @@ pub struct PageEvents {
     /// Tabs whose renderer crashed (commands to the page would hang).
     crashed: std::collections::HashSet<TabId>,
     dialogs: HashMap<TabId, Dialog>,
-    console: HashMap<TabId, VecDeque<ConsoleEntry>>,
+    console: HashMap<TabId, ConsoleLog>,
     pub network: super::network_log::NetworkLog,
     /// The top frame's document as the last navigation event described it
     /// (so tools need not ask the browser on every call).
@@ -65,6 +68,14 @@ pub struct PageEvents {
     /// The URL the top frame failed to load, while it shows the browser's
     /// error page (whose own URL is `chrome-error://chromewebdata/`).
     unreachable: HashMap<TabId, String>,
+}
+
+/// A tab's latest console entries, and how many were dropped before them
+/// (so "entries since the n-th" still works once the log is full).
+#[derive(Default)]
+struct ConsoleLog {
+    entries: VecDeque<ConsoleEntry>,
+    dropped: usize,
 }
 
 /// The document in a tab's top frame.
@@ -185,12 +196,22 @@ impl PageEvents {
         }
     }
 
-    fn push(&mut self, tab: TabId, level: &str, text: String) {
-        let log = self.console.entry(tab).or_default();
-        if log.len() == CONSOLE_KEEP {
-            log.pop_front();
+    fn push(&mut self, tab: TabId, level: &str, mut text: String) {
+        if text.len() > CONSOLE_TEXT_MAX {
+            let mut at = CONSOLE_TEXT_MAX;
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let left = text.len() - at;
+            text.truncate(at);
+            text.push_str(&format!("… ({left} more bytes not kept)"));
         }
-        log.push_back(ConsoleEntry {
+        let log = self.console.entry(tab).or_default();
+        if log.entries.len() == CONSOLE_KEEP {
+            log.entries.pop_front();
+            log.dropped += 1;
+        }
+        log.entries.push_back(ConsoleEntry {
             level: level.to_string(),
             text,
         });
@@ -250,15 +271,31 @@ impl PageEvents {
     }
 
     pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
+        self.console_since(tab, 0)
+    }
+
+    /// How many entries `tab` logged so far, those dropped included (for
+    /// "new console errors" reports: see [`Self::console_since`]).
+    pub fn console_len(&self, tab: TabId) -> usize {
         self.console
             .get(&tab)
-            .map(|l| l.iter().cloned().collect())
+            .map_or(0, |l| l.dropped + l.entries.len())
+    }
+
+    /// The kept entries logged after the first `from` of [`Self::console_len`].
+    pub fn console_since(&self, tab: TabId, from: usize) -> Vec<ConsoleEntry> {
+        self.console
+            .get(&tab)
+            .map(|l| {
+                let skip = from.saturating_sub(l.dropped);
+                l.entries.iter().skip(skip).cloned().collect()
+            })
             .unwrap_or_default()
     }
 
-    /// Entries after the first `from` (for "new console errors" reports).
-    pub fn console_len(&self, tab: TabId) -> usize {
-        self.console.get(&tab).map_or(0, VecDeque::len)
+    /// Entries kept for `tab` (for the debug counts of browser_status).
+    pub fn console_kept(&self, tab: TabId) -> usize {
+        self.console.get(&tab).map_or(0, |l| l.entries.len())
     }
 
     pub fn forget(&mut self, tab: TabId) {
@@ -356,7 +393,49 @@ mod tests {
                 &json!({"type": "log", "args": [{"type": "number", "value": i}]}),
             );
         }
-        assert_eq!(ev.console_len(1), CONSOLE_KEEP);
+        assert_eq!(ev.console_kept(1), CONSOLE_KEEP);
+        assert_eq!(ev.console(1).len(), CONSOLE_KEEP);
         assert_eq!(ev.console(1).last().unwrap().text, "299");
+    }
+
+    #[test]
+    fn new_entries_are_found_after_the_log_is_full() {
+        let mut ev = PageEvents::default();
+        let log = |ev: &mut PageEvents, text: &str| {
+            ev.record(
+                1,
+                "Runtime.consoleAPICalled",
+                &json!({"type": "error", "args": [{"type": "string", "value": text}]}),
+            )
+        };
+        for i in 0..CONSOLE_KEEP + 50 {
+            log(&mut ev, &i.to_string());
+        }
+        let before = ev.console_len(1);
+        assert_eq!(before, CONSOLE_KEEP + 50);
+        assert!(ev.console_since(1, before).is_empty());
+        log(&mut ev, "new");
+        let new = ev.console_since(1, before);
+        assert_eq!(new.len(), 1);
+        assert_eq!(new[0].text, "new");
+        // From before what was dropped: everything kept.
+        assert_eq!(ev.console_since(1, 3).len(), CONSOLE_KEEP);
+    }
+
+    #[test]
+    fn a_huge_console_entry_is_cut() {
+        let mut ev = PageEvents::default();
+        let big = "é".repeat(CONSOLE_TEXT_MAX);
+        ev.record(
+            1,
+            "Runtime.consoleAPICalled",
+            &json!({"type": "log", "args": [{"type": "string", "value": big}]}),
+        );
+        let text = &ev.console(1)[0].text;
+        assert!(text.len() < CONSOLE_TEXT_MAX + 100, "{}", text.len());
+        assert!(
+            text.ends_with(&format!("({} more bytes not kept)", CONSOLE_TEXT_MAX)),
+            "{text}"
+        );
     }
 }

@@ -682,6 +682,7 @@ impl Session {
         arg: Value,
     ) -> Result<Value, ToolError> {
         let session = el.session.as_deref();
+        let resolved = el.object_id.is_none();
         let object_id = match &el.object_id {
             Some(id) => id.to_string(),
             None => {
@@ -707,8 +708,20 @@ impl Session {
                     "awaitPromise": true,
                 }),
             )
-            .await?;
-        page_value(r)
+            .await;
+        // A handle made for this call only: the browser would keep it (and
+        // the element) for the document's life.
+        if resolved {
+            let _ = self
+                .cdp_in(
+                    tab,
+                    session,
+                    "Runtime.releaseObject",
+                    json!({"objectId": object_id}),
+                )
+                .await;
+        }
+        page_value(r?)
     }
 
     /// The URL of the tab's page: from the browser, or (while a dialog
@@ -794,12 +807,7 @@ impl Session {
     pub fn remember_snapshot(&self, mut mark: SnapshotMark) {
         let mut st = self.state();
         if let Some(prev) = st.snapshot.take() {
-            if prev.tab == mark.tab && prev.loader_id == mark.loader_id {
-                mark.refs.extend(prev.refs);
-                mark.stale_refs = prev.stale_refs;
-            } else if prev.tab == mark.tab {
-                mark.stale_refs = prev.refs;
-            }
+            mark.follow(prev);
         }
         st.snapshot = Some(mark);
     }
@@ -975,10 +983,9 @@ impl Session {
                 outcome.within_document = Some(url);
             }
         }
-        let console = self.console(tab);
-        outcome.new_errors = console
+        outcome.new_errors = self
+            .with_events(|e| e.console_since(tab, console_before))
             .into_iter()
-            .skip(console_before)
             .filter(|e| e.level == "error")
             .collect();
         Ok(outcome)

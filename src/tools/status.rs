@@ -6,6 +6,12 @@ use serde::Deserialize;
 use super::def::{Kind, Response, ToolDef};
 use super::session::Session;
 
+/// With this variable set in serve's environment, browser_status ends with
+/// a `Debug counts:` line: the sizes of what tabwire keeps about the
+/// current tab's page (tests and bench/soak.py check that a long session
+/// does not grow them). Not for models: it says nothing they can use.
+pub const DEBUG_COUNTS: &str = "TABWIRE_DEBUG_COUNTS";
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct StatusArgs {}
 
@@ -27,12 +33,46 @@ pub fn tools() -> Vec<ToolDef> {
                 .and_then(|rx| rx.borrow().clone())
                 .map(|why| format!("STOPPED BY THE USER: {why}\n"))
                 .unwrap_or_default();
+            let counts = if std::env::var_os(DEBUG_COUNTS).is_some() {
+                debug_counts(&s).await
+            } else {
+                String::new()
+            };
             Ok(Response::text(format!(
-                "{stopped}{}\nCurrent tab: {current}\n{}",
+                "{stopped}{}\nCurrent tab: {current}\n{}{counts}",
                 s.backend().status().await,
                 s.policy().summary()
             )))
         },
     )
     .without_browser()]
+}
+
+/// The `Debug counts:` line: `name=count` pairs for the current tab —
+/// `engine.*` from the page's snapshot engine (`stats()`: ref table
+/// entries, refs made, sweeps, lines of the last rendering), `serve.*`
+/// from this serve (ref marks, frame worlds, console entries, requests
+/// and their id map).
+async fn debug_counts(s: &Session) -> String {
+    let Some(tab) = s.current_tab() else {
+        return String::new();
+    };
+    let mut out = String::from("\nDebug counts:");
+    if let Ok(Some(stats)) = s
+        .engine_value::<serde_json::Map<String, serde_json::Value>>(tab, 0, "stats", "")
+        .await
+    {
+        for (k, v) in stats {
+            out.push_str(&format!(" engine.{k}={v}"));
+        }
+    }
+    let marks = s.last_snapshot().map_or(0, |m| m.entries());
+    let frames = s.frame_count(tab);
+    let (console, (requests, request_ids)) =
+        s.with_events(|e| (e.console_kept(tab), e.network.kept(tab)));
+    out.push_str(&format!(
+        " serve.marks={marks} serve.frames={frames} serve.console={console} \
+         serve.requests={requests} serve.request_ids={request_ids}"
+    ));
+    out
 }

@@ -225,6 +225,7 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             "<!doctype html><title>Middle</title><p>Middle page</p><script>document.write('<iframe title=\"Innermost\" style=\"width:420px;height:200px;margin-top:25px\" src=\"http://127.0.0.1:' + location.port + '/frame-inner\"></iframe>')</script>".to_string(),
         ),
         "/form" => ("200 OK", FORM.to_string()),
+        "/feed" => ("200 OK", FEED.to_string()),
         "/hidden" => ("200 OK", include_str!("../pages/hidden.html").to_string()),
         "/actions" => ("200 OK", include_str!("../pages/actions.html").to_string()),
         "/compute" => ("200 OK", include_str!("../pages/compute.html").to_string()),
@@ -397,6 +398,29 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         ),
     }
 }
+
+/// A page that replaces its content (a feed, a dashboard): 100 buttons,
+/// each click renders all of them anew.
+const FEED: &str = r#"<!doctype html><meta charset=utf-8><title>Feed</title>
+<main><h1>Feed</h1><p id=round>round 0</p><ul id=list></ul></main>
+<script>
+let round = 0;
+function render() {
+  round++;
+  const items = [];
+  for (let i = 0; i < 100; i++) {
+    const li = document.createElement('li');
+    const b = document.createElement('button');
+    b.textContent = `Item ${i} of round ${round}`;
+    b.onclick = render;
+    li.append(b);
+    items.push(li);
+  }
+  document.getElementById('list').replaceChildren(...items);
+  document.getElementById('round').textContent = `round ${round}`;
+}
+render();
+</script>"#;
 
 const FORM: &str = r#"<!doctype html><meta charset=utf-8><title>Order form</title>
 <h1>Order</h1>

@@ -37,6 +37,16 @@ pub async fn client(w: &World, name: &str) -> Mcp {
 
 /// A client whose serve gets `extra` flags (policy, upload dirs, …).
 pub async fn client_with(w: &World, name: &str, extra: &[String]) -> Mcp {
+    client_with_env(w, name, extra, &[]).await
+}
+
+/// [`client_with`], with extra environment for serve.
+pub async fn client_with_env(
+    w: &World,
+    name: &str,
+    extra: &[String],
+    env: &[(&str, &std::path::Path)],
+) -> Mcp {
     let args: Vec<String> = match w.via {
         Via::Extension => ["--backend", "extension", "--connect-timeout", "30"]
             .map(String::from)
@@ -49,7 +59,7 @@ pub async fn client_with(w: &World, name: &str, extra: &[String]) -> Mcp {
     };
     let args = [args, extra.to_vec()].concat();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    Mcp::start(&w.sb, name, &args).await
+    Mcp::start_with_env(&w.sb, name, &args, env).await
 }
 
 /// One test per scenario and backend, sharing the scenario code.

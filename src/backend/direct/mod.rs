@@ -359,6 +359,7 @@ impl Inner {
             let mut t = self.targets.lock().expect("targets lock");
             let tab = t.tab_of.remove(target)?;
             t.target_of.remove(&tab);
+            t.tab_of_child.retain(|_, of| *of != tab);
             t.info.remove(target);
             t.order.retain(|x| x != target);
             let session = t.session_of.remove(&tab);
@@ -498,6 +499,12 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
                 {
                     if let Some(child) = msg.params["sessionId"].as_str() {
                         t.tab_of_child.insert(child.to_string(), tab);
+                    }
+                }
+                // And gone again (its frame navigated or was removed).
+                if method == "Target.detachedFromTarget" {
+                    if let Some(child) = msg.params["sessionId"].as_str() {
+                        t.tab_of_child.remove(child);
                     }
                 }
                 match (tab, child_tab) {
