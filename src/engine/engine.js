@@ -418,17 +418,12 @@
     return r;
   }
 
-  function inView(node) {
-    let r;
-    if (node.nodeType === 3) {
-      const range = node.ownerDocument.createRange();
-      range.selectNodeContents(node);
-      r = range.getBoundingClientRect();
-    } else {
-      r = node.getBoundingClientRect();
-    }
-    const win = node.ownerDocument.defaultView;
-    return r.bottom > 0 && r.right > 0 && r.top < win.innerHeight && r.left < win.innerWidth;
+  // The box of a text node (its text's) or of an element.
+  function nodeRect(node) {
+    if (node.nodeType !== 3) return node.getBoundingClientRect();
+    const range = node.ownerDocument.createRange();
+    range.selectNodeContents(node);
+    return range.getBoundingClientRect();
   }
 
   function unseenWhy(node, el) {
@@ -446,9 +441,7 @@
       vr = rectOf(el);
       if (vr.width < 1 || vr.height < 1) return el;
     } else if (node.nodeType === 3) {
-      const range = doc.createRange();
-      range.selectNodeContents(node);
-      vr = range.getBoundingClientRect();
+      vr = nodeRect(node);
       // Scaled to nothing, or a box of no size.
       if (vr.width < 1 || vr.height < 1) return el;
       if (paint(el)) return el;
@@ -1007,14 +1000,7 @@
   // or above it), VIEW_BELOW (a box wholly below it), VIEW_NO_BOX.
   const VIEW_IN = 0, VIEW_OUT = 1, VIEW_BELOW = 2, VIEW_NO_BOX = 3;
   function placeOf(node) {
-    let r;
-    if (node.nodeType === 3) {
-      const range = node.ownerDocument.createRange();
-      range.selectNodeContents(node);
-      r = range.getBoundingClientRect();
-    } else {
-      r = node.getBoundingClientRect();
-    }
+    const r = nodeRect(node);
     const win = node.ownerDocument.defaultView;
     if (!(r.width > 0 && r.height > 0)) return VIEW_NO_BOX;
     if (r.top >= win.innerHeight) return VIEW_BELOW;
@@ -1443,7 +1429,7 @@
         while (end < r.lines.length && recs[end].depth > recs[j].depth) end++;
         // (Covering is only seen in the viewport: what was covered stays
         // left out while it is outside it.)
-        if (unseenLines.get(node) === "covered" && !inView(node)) { j = end - 1; continue; }
+        if (unseenLines.get(node) === "covered" && placeOf(node) !== VIEW_IN) { j = end - 1; continue; }
         quick = true;
         let back;
         try { back = !unseen(node, false); } finally { quick = false; }
