@@ -16,8 +16,8 @@ use crate::backend::extension::{ExtensionBackend, ExtensionOptions};
 use crate::backend::Backend;
 use crate::broker;
 use crate::frame;
+use crate::page::Session;
 use crate::policy::{Policy, PolicyArgs};
-use crate::tools::Session;
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq)]
 pub enum BackendChoice {

@@ -14,6 +14,8 @@
 //! - [`policy`]   allowed domains, tools and files, enforced on every call
 //! - [`audit`]    the per-call audit log
 //! - [`engine`]   the in-page snapshot engine (outline, refs, changes)
+//! - [`error`]    the error tools and the page layer return
+//! - [`page`]     a client's tabs and pages: CDP calls, actions, waits, refs
 //! - [`tools`]    the MCP tools, one file per group, joined in one list
 //! - [`app`]      assembling a server (policy, socket, backends, session)
 //! - [`server`]   rmcp glue for `tabwire serve`
@@ -39,11 +41,13 @@ pub mod backend;
 pub mod broker;
 pub mod call;
 pub mod engine;
+pub mod error;
 pub mod fence;
 pub mod frame;
 pub mod host;
 pub mod install;
 pub mod logging;
+pub mod page;
 pub mod paths;
 pub mod policy;
 pub mod protocol;

@@ -11,7 +11,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::tools::Kind;
+/// What a tool does to the page; mapped to MCP annotations in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Only reads (snapshot, screenshot, listing).
+    ReadOnly,
+    /// Changes page or browser state (navigate, click, type, evaluate).
+    Action,
+}
 
 /// The `serve` flags that shape the policy.
 #[derive(clap::Args, Debug, Clone, Default)]

@@ -17,7 +17,8 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::audit::{self, AuditLog};
-use crate::tools::{all_tools, Session, ToolDef, ToolError};
+use crate::page::Session;
+use crate::tools::{all_tools, ToolDef, ToolError};
 
 /// How often a long call reports progress (when the client asked for it).
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);

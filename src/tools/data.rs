@@ -5,10 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
-use super::read::cut_with;
-use super::session::Session;
 use crate::backend::TabId;
+use crate::page::Session;
 
 /// Longest cookie or storage value shown in a listing.
 const LIST_VALUE: usize = 200;

@@ -12,18 +12,11 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::session::Session;
-
-use crate::backend::BackendError;
-
-/// What a tool does to the page; mapped to MCP annotations in one place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Only reads (snapshot, screenshot, listing).
-    ReadOnly,
-    /// Changes page or browser state (navigate, click, type, evaluate).
-    Action,
-}
+use crate::backend::TabId;
+pub use crate::error::ToolError;
+use crate::page::session::Outcome;
+use crate::page::Session;
+pub use crate::policy::Kind;
 
 type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, ToolError>> + Send>>;
 type Handler = Arc<dyn Fn(Session, Value) -> BoxFuture + Send + Sync>;
@@ -200,22 +193,6 @@ fn compact(v: &mut Value, defs: &Value) {
     }
 }
 
-/// A tool failure the model should read: what went wrong and what to do.
-#[derive(Debug, Clone)]
-pub struct ToolError(pub String);
-
-impl std::fmt::Display for ToolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<BackendError> for ToolError {
-    fn from(e: BackendError) -> Self {
-        ToolError(e.to_string())
-    }
-}
-
 /// Collects a tool's output: text sections, then images, in a fixed order.
 #[derive(Debug, Default)]
 pub struct Response {
@@ -249,4 +226,51 @@ impl Response {
         }
         CallToolResult::success(content)
     }
+}
+
+/// Cuts `text` at `max` bytes with a marker that says how much is left
+/// out, followed by `hint`.
+pub(super) fn cut_with(text: &str, max: usize, hint: &str) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[… cut: {} more characters{hint}]",
+        &text[..end],
+        text[end..].chars().count()
+    )
+}
+
+/// The result of an action: what was done, what changed, where we are.
+pub(super) async fn done(
+    s: &Session,
+    tab: TabId,
+    what: String,
+    outcome: &Outcome,
+) -> Result<Response, ToolError> {
+    // While a dialog blocks the page, its title and URL cannot be read.
+    let page = match outcome.dialog {
+        Some(_) => String::new(),
+        None => {
+            match crate::page::snapshot::after_action(
+                s,
+                tab,
+                outcome.navigated,
+                outcome.css_may_change,
+            )
+            .await?
+            {
+                Some(changes) => format!("\n{changes}"),
+                None => format!("\n{}", s.page_line(tab).await?),
+            }
+        }
+    };
+    Ok(Response::text(format!(
+        "{what}.{}{page}",
+        outcome.report(s.fence())
+    )))
 }

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::def::{Kind, ToolDef, ToolError};
-use super::session::Session;
+use super::def::{done, Kind, ToolDef, ToolError};
+use crate::page::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DialogArgs {
@@ -37,7 +37,7 @@ pub fn tools() -> Vec<ToolDef> {
                 })
                 .await?;
             let verb = if a.accept { "Accepted" } else { "Dismissed" };
-            super::input::done(
+            done(
                 &s,
                 tab,
                 format!("{verb} the {} dialog \"{}\"", d.kind, d.message),

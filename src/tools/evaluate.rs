@@ -5,9 +5,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use super::session::exception_text;
-use super::session::Session;
 use crate::backend::BackendError;
+use crate::page::session::exception_text;
+use crate::page::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateArgs {

@@ -5,9 +5,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef};
-use super::read::{cut_with, read_with_page_line};
-use super::session::Session;
+use crate::page::read::read_with_page_line;
+use crate::page::Session;
 
 /// Longest Markdown returned by one call (the rest is cut with a marker).
 const MAX_MARKDOWN: usize = 40_000;

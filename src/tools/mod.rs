@@ -6,37 +6,26 @@
 //! [`Response`]; failures are [`ToolError`]s, rendered as in-band `isError`
 //! results so the model can read them and recover.
 
-pub mod ax;
 mod data;
 mod def;
 mod dialog;
 mod evaluate;
-mod fetch;
 mod files;
 mod input;
-mod interrupts;
-mod keys;
-pub mod load;
 mod markdown;
 mod navigate;
 mod network;
-pub mod network_log;
-mod page_engine;
-pub mod page_events;
 mod page_tools;
 mod read;
-mod save;
 mod screenshot;
-pub mod session;
 pub mod snapshot;
-mod started_requests;
 mod status;
 mod tabs;
 mod viewport;
 mod wait;
 
+pub use crate::page::Session;
 pub use def::{Kind, Response, ToolDef, ToolError};
-pub use session::Session;
 
 /// Every tool, in the order `tools/list` shows them.
 pub fn all_tools() -> Vec<ToolDef> {

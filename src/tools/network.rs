@@ -1,13 +1,13 @@
 //! `browser_network_requests` / `browser_network_request`: what the current
-//! page loaded, from the tab's request log (see [`super::network_log`]).
+//! page loaded, from the tab's request log (see [`crate::page::network_log`]).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
-use super::read::cut_with;
-use super::session::Session;
+use crate::page::Session;
 
 /// Longest response body shown (the rest is cut with a marker).
 const MAX_BODY: usize = 20_000;
@@ -118,7 +118,7 @@ fn headers(h: &Value) -> String {
 async fn body(
     s: &Session,
     tab: crate::backend::TabId,
-    r: &super::network_log::Request,
+    r: &crate::page::network_log::Request,
 ) -> Result<String, ToolError> {
     if !r.finished {
         return Ok("Body: not available (the request has not finished or failed).\n".into());

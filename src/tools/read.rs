@@ -4,10 +4,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::def::{Kind, Response, ToolDef, ToolError};
-use super::session::Session;
-use crate::backend::TabId;
+use super::def::{cut_with, Kind, Response, ToolDef};
 use crate::engine;
+use crate::page::read::read_with_page_line;
+use crate::page::Session;
 
 /// Longest text returned by one call (the rest is cut with a marker).
 const MAX_TEXT: usize = 40_000;
@@ -189,64 +189,9 @@ fn rank(level: &str) -> u8 {
     }
 }
 
-/// Reads the page (or the `target` element) with `reader`, a JS function
-/// called with the element (null: the page) as `this` and `arg`, in the
-/// snapshot engine's world, where it may ask `globalThis.__tabwire.seen(node)`
-/// whether a person can see a node. Returns its value, how many blocks of
-/// text it left out as unseen, and the page line (read alongside).
-pub(super) async fn read_with_page_line(
-    s: &Session,
-    tab: TabId,
-    target: Option<&str>,
-    reader: &str,
-    arg: serde_json::Value,
-) -> Result<(serde_json::Value, usize, String), ToolError> {
-    let read = async {
-        let r = match target {
-            None => s
-                .engine_value::<serde_json::Value>(
-                    tab,
-                    0,
-                    "read",
-                    &format!("{reader}, {arg}, null"),
-                )
-                .await?
-                .unwrap_or_default(),
-            Some(t) => {
-                let el = s.element(tab, t).await?;
-                let call = format!(
-                    "function(a) {{ return globalThis.__tabwire.read({reader}, a, this); }}"
-                );
-                s.call_on(tab, el, &call, arg).await?
-            }
-        };
-        let hidden = r["hidden"].as_u64().unwrap_or(0) as usize;
-        Ok::<_, ToolError>((r["value"].clone(), hidden))
-    };
-    let ((value, hidden), page) = tokio::try_join!(read, s.page_line(tab))?;
-    Ok((value, hidden, page))
-}
-
 /// Cuts `text` to at most `max` bytes on a character boundary, with a marker.
 fn cut(text: &str, max: usize) -> String {
     cut_with(text, max, "; pass a target to read one part")
-}
-
-/// Cuts `text` at `max` bytes with a marker that says how much is left
-/// out, followed by `hint`.
-pub(super) fn cut_with(text: &str, max: usize, hint: &str) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}\n[… cut: {} more characters{hint}]",
-        &text[..end],
-        text[end..].chars().count()
-    )
 }
 
 /// Links a person can see, once each, filtered as asked.

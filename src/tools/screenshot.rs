@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use super::session::Session;
+use crate::page::Session;
 
 /// Chromium cannot capture taller images reliably; taller pages are cut.
 const MAX_FULL_PAGE_HEIGHT: f64 = 16_384.0;
@@ -80,7 +80,7 @@ pub fn tools() -> Vec<ToolDef> {
 async fn element_box(
     s: &Session,
     tab: crate::backend::TabId,
-    el: &super::session::Element,
+    el: &crate::page::Element,
 ) -> Result<[f64; 4], ToolError> {
     let session = el.session.as_deref();
     let target = el.dom_params(json!({}));

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef};
-use super::session::Session;
+use crate::page::Session;
 
 /// With this variable set in serve's environment, browser_status ends with
 /// a `Debug counts:` line: the sizes of what tabwire keeps about the

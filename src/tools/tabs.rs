@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use super::session::Session;
 use crate::backend::TabInfo;
+use crate::page::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -45,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
                             .await?;
                         s.set_current(Some(tab.tab_id));
                         if let Some(url) = a.url.as_deref() {
-                            super::navigate::go(&s, tab.tab_id, url).await?;
+                            crate::page::navigation::go(&s, tab.tab_id, url).await?;
                         }
                     }
                     TabAction::Select => {

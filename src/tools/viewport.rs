@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use super::session::Session;
+use crate::page::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ResizeArgs {

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use super::session::Session;
 use crate::backend::BackendError;
+use crate::page::Session;
 
 /// Longest wait one call may ask for (stays below the per-command timeout).
 const MAX_WAIT_SECS: f64 = 25.0;

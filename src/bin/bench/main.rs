@@ -15,6 +15,7 @@
 //!
 //! `cargo run --release --features bench --bin bench -- --help`
 
+mod ax;
 mod mcp;
 mod micro;
 mod procs;

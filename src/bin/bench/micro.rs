@@ -363,9 +363,9 @@ pub async fn snapshots(
     site: &crate::site::Site,
     work: &Path,
 ) -> Result<Value, String> {
+    use super::ax::AxTree;
     use tabwire::backend::Backend;
     use tabwire::engine;
-    use tabwire::tools::ax::AxTree;
 
     on_launched_tab(chromium, &work.join("snapshot-profile"), async |d, tab| {
         let mut pages = Vec::new();

@@ -10,11 +10,11 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::def::ToolError;
-use super::page_engine::{SnapshotMark, Worlds};
-use super::page_events::{ConsoleEntry, Dialog, PageEvents};
+use super::events::{ConsoleEntry, Dialog, PageEvents};
 use super::started_requests::{self, StartedRequests};
+use super::worlds::{SnapshotMark, Worlds};
 use crate::backend::{Backend, BackendError, TabEvent, TabId};
+use crate::error::ToolError;
 use crate::fence::Fence;
 use crate::policy::Policy;
 
@@ -739,7 +739,7 @@ impl Session {
     /// The top frame's document: as the latest navigation event described
     /// it, else asked from the browser once. Events and answers share one
     /// ordered stream, so an event-tracked document is as fresh as asking.
-    pub(super) async fn doc(&self, tab: TabId) -> Result<super::page_events::Doc, ToolError> {
+    pub(super) async fn doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
         // Make sure events flow before trusting them.
         self.ready(tab, "Page.getFrameTree").await?;
         if let Some(doc) = self.state().events.doc(tab) {
@@ -747,7 +747,7 @@ impl Session {
         }
         let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
         let frame = &tree["frameTree"]["frame"];
-        let doc = super::page_events::Doc {
+        let doc = super::events::Doc {
             frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
             url: frame["unreachableUrl"]
                 .as_str()
@@ -927,7 +927,7 @@ impl Session {
             let name = d["suggestedFilename"].as_str().map(String::from);
             outcome
                 .downloads
-                .push(super::files::save_page_download(self, tab, url, name).await);
+                .push(super::download::save_page_download(self, tab, url, name).await);
         }
         if !new_document && !outcome.downloads.is_empty() {
             // The navigation became a download: the page stayed.
@@ -1156,7 +1156,7 @@ impl Session {
 
 /// Waits for the first event of `tab` that `pred` accepts and returns its
 /// params; None if the tab closes or the event stream ends first.
-pub(super) async fn next_event(
+pub async fn next_event(
     events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
     tab: TabId,
     pred: fn(&str, &Value) -> bool,

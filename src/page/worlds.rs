@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::def::ToolError;
 use super::session::Session;
 use super::session::{exception_text, Element};
 use crate::backend::TabId;
 use crate::engine::{self, Ref};
+use crate::error::ToolError;
 
 /// Which document the latest snapshot's refs belong to, and which refs
 /// were handed out (the engine checks them too; this gives clearer

@@ -1,3 +1,6 @@
+//! (Kept for the micro bench that compares the engine with the browser's own
+//! accessibility tree; tabwire itself does not read that tree.)
+//!
 //! Accessibility-tree nodes as `Accessibility.getFullAXTree` sends them,
 //! read straight from the browser's JSON text into only the fields the
 //! snapshot uses. Strings borrow from that text where they can.

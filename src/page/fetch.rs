@@ -13,10 +13,10 @@
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::def::ToolError;
 use super::network_log::human_bytes;
 use super::session::Session;
 use crate::backend::TabId;
+use crate::error::ToolError;
 
 /// Raw bytes per read: well under every message limit once base64-encoded.
 const CHUNK: u64 = 4 * 1024 * 1024;

@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::def::ToolError;
+use crate::error::ToolError;
 
 /// Longest file name kept (bytes); longer names are shortened.
 const MAX_NAME: usize = 120;

@@ -20,8 +20,9 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::{error::TryRecvError, Receiver};
 use tokio::time::Instant;
 
-use super::{Session, ToolError};
+use super::session::Session;
 use crate::backend::{TabEvent, TabId};
+use crate::error::ToolError;
 
 /// How long a navigation may take before the tool returns anyway.
 pub const LOAD_TIMEOUT: Duration = Duration::from_secs(15);

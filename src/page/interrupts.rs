@@ -71,7 +71,7 @@ impl Session {
     }
 
     /// The notes recorded for `tab` since the last call, oldest first.
-    pub(super) fn take_notes(&self, tab: TabId) -> Vec<Note> {
+    pub fn take_notes(&self, tab: TabId) -> Vec<Note> {
         self.interrupts().notes.remove(&tab).unwrap_or_default()
     }
 
@@ -84,7 +84,7 @@ impl Session {
     }
 
     /// Marks `tab` as being left on purpose until the guard drops.
-    pub(super) fn leaving(&self, tab: TabId) -> Leaving {
+    pub fn leaving(&self, tab: TabId) -> Leaving {
         *self.interrupts().leaving.entry(tab).or_default() += 1;
         Leaving {
             session: self.clone(),
@@ -92,13 +92,13 @@ impl Session {
         }
     }
 
-    pub(super) fn is_leaving(&self, tab: TabId) -> bool {
+    pub fn is_leaving(&self, tab: TabId) -> bool {
         self.interrupts().leaving.contains_key(&tab)
     }
 }
 
 /// While alive, the tab's `beforeunload` questions are accepted.
-pub(super) struct Leaving {
+pub struct Leaving {
     session: Session,
     tab: TabId,
 }

@@ -1,0 +1,445 @@
+//! Input as a person gives it: aiming at an element (scrolled into view,
+//! hit-tested), mouse presses and drags, keys and typing, choosing
+//! options; and reading back what a field holds afterwards.
+
+use serde_json::{json, Value};
+
+use super::keys;
+use super::session::{next_event, Element, Session};
+use crate::backend::TabId;
+use crate::error::ToolError;
+
+/// Center of the element's first box in viewport coordinates.
+pub async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
+    let target = el.dom_params(json!({}));
+    let session = el.session.as_deref();
+    // Scroll and measure; not every node can scroll (e.g. display:
+    // contents), so on failure the quads alone decide. In the tab's own
+    // session both go in one message.
+    let both = match session {
+        None => {
+            s.cdp_batch(
+                tab,
+                vec![
+                    ("DOM.scrollIntoViewIfNeeded", target.clone()),
+                    ("DOM.getContentQuads", target.clone()),
+                ],
+            )
+            .await
+        }
+        Some(_) => {
+            let _ = s
+                .cdp_in(tab, session, "DOM.scrollIntoViewIfNeeded", target.clone())
+                .await;
+            s.cdp_in(tab, session, "DOM.getContentQuads", target.clone())
+                .await
+                .map(|q| vec![Value::Null, q])
+        }
+    };
+    let quads = match both {
+        Ok(mut r) if r.len() == 2 => r.remove(1),
+        _ => s
+            .cdp_in(tab, session, "DOM.getContentQuads", target)
+            .await
+            .map_err(|_| {
+                ToolError("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
+            })?,
+    };
+    // Points inside an out-of-process frame are the frame's own.
+    let (dx, dy) = if el.frame != 0 {
+        s.frame_offset(tab, el.frame).await?
+    } else {
+        (0.0, 0.0)
+    };
+    let q = quads["quads"][0]
+        .as_array()
+        .filter(|q| q.len() == 8)
+        .ok_or_else(|| {
+            ToolError("the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
+        })?;
+    let xs: Vec<f64> = q.iter().step_by(2).filter_map(Value::as_f64).collect();
+    let ys: Vec<f64> = q
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .filter_map(Value::as_f64)
+        .collect();
+    Ok((
+        xs.iter().sum::<f64>() / 4.0 + dx,
+        ys.iter().sum::<f64>() / 4.0 + dy,
+    ))
+}
+
+/// One `Input.dispatchMouseEvent` command. `button` comes with a click
+/// count for presses and releases; on a move it means the button is held
+/// (a drag).
+pub fn mouse_event(
+    kind: &str,
+    x: f64,
+    y: f64,
+    button: Option<(&str, i64)>,
+    modifiers: i64,
+) -> (&'static str, Value) {
+    let mut ev = json!({"type": kind, "x": x, "y": y, "modifiers": modifiers});
+    if let Some((b, clicks)) = button {
+        ev["button"] = json!(b);
+        if kind == "mouseMoved" {
+            ev["buttons"] = json!(1);
+        } else {
+            ev["clickCount"] = json!(clicks);
+        }
+    }
+    ("Input.dispatchMouseEvent", ev)
+}
+
+/// Whether a press on the element may start an HTML5 drag (then the
+/// browser's drag is intercepted and replayed as drag events: synthetic
+/// mouse input alone never finishes a native drag).
+const NATIVELY_DRAGGABLE: &str = "function() { \
+    return !!this.closest('[draggable=true], a[href], img') && this.closest('[draggable=false]') === null; }";
+
+/// How long a native drag may take to announce itself after the move.
+const DRAG_START_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+pub async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result<(), ToolError> {
+    let native = s
+        .call_on(tab, from.clone(), NATIVELY_DRAGGABLE, Value::Null)
+        .await?
+        .as_bool()
+        .unwrap_or(false);
+    let (x0, y0) = center(s, tab, from).await?;
+    let mut events = s.backend().subscribe();
+    if native {
+        s.cdp(tab, "Input.setInterceptDrags", json!({"enabled": true}))
+            .await?;
+    }
+    let result = async {
+        let left = Some(("left", 1));
+        s.cdp_batch(
+            tab,
+            vec![
+                mouse_event("mouseMoved", x0, y0, None, 0),
+                mouse_event("mousePressed", x0, y0, left, 0),
+                // A few pixels first: pages start dragging past a small threshold.
+                mouse_event("mouseMoved", x0 + 6.0, y0 + 6.0, left, 0),
+            ],
+        )
+        .await?;
+        let data = if native {
+            let wait = next_event(&mut events, tab, |m, _| m == "Input.dragIntercepted");
+            tokio::time::timeout(DRAG_START_WAIT, wait)
+                .await
+                .ok()
+                .flatten()
+                .map(|p| p["data"].clone())
+        } else {
+            None
+        };
+        let (x1, y1) = center(s, tab, to).await?;
+        let mut finish: Vec<_> = match data {
+            Some(data) => ["dragEnter", "dragOver", "drop"]
+                .into_iter()
+                .map(|kind| {
+                    (
+                        "Input.dispatchDragEvent",
+                        json!({"type": kind, "x": x1, "y": y1, "data": data}),
+                    )
+                })
+                .collect(),
+            None => vec![
+                mouse_event("mouseMoved", (x0 + x1) / 2.0, (y0 + y1) / 2.0, left, 0),
+                mouse_event("mouseMoved", x1, y1, left, 0),
+            ],
+        };
+        finish.push(mouse_event("mouseReleased", x1, y1, left, 0));
+        s.cdp_batch(tab, finish).await.map(|_| ())
+    }
+    .await;
+    if native {
+        let _ = s
+            .cdp(tab, "Input.setInterceptDrags", json!({"enabled": false}))
+            .await;
+    }
+    result
+}
+
+pub async fn click(
+    s: &Session,
+    tab: TabId,
+    el: Element,
+    button: &str,
+    clicks: i64,
+    modifiers: i64,
+) -> Result<(), ToolError> {
+    let point = center(s, tab, el).await?;
+    click_at(s, tab, point, button, clicks, modifiers).await
+}
+
+/// Where a person would press to reach an element, after scrolling it
+/// into view; and what is there when it is not the element itself.
+pub struct Aim {
+    pub point: (f64, f64),
+    /// The element that receives input at the point when something else
+    /// covers the target (role, name, tag), as the page names it.
+    pub covered_by: Option<String>,
+}
+
+impl Aim {
+    /// The clause an action's answer adds when input went elsewhere.
+    pub fn landed(&self, s: &Session) -> String {
+        match &self.covered_by {
+            Some(hit) => format!(
+                " (the pointer landed on {}, which covers it there: that element received the input)",
+                s.fence().neutralise(hit)
+            ),
+            None => String::new(),
+        }
+    }
+}
+
+/// Scrolls the element into view, finds its middle and hit-tests it.
+/// An element that no scrolling brings into the viewport (in a closed
+/// drawer or menu, off-canvas) is an error: nothing a person does there
+/// would reach it. Another element on top is where a person's press
+/// lands, so that is where input goes, and the answer says so.
+pub async fn aim(s: &Session, tab: TabId, el: Element) -> Result<Aim, ToolError> {
+    let mut point = center(s, tab, el.clone()).await?;
+    let mut hit = s.call_on(tab, el.clone(), HIT_TEST, json!(false)).await?;
+    if hit["moving"].as_bool() == Some(true) {
+        // A drawer still sliding in, a menu still unfolding: aim where it
+        // comes to rest (its animations end, at most 1 s).
+        let _ = s
+            .call_on(tab, el.clone(), ANIMATIONS_END, Value::Null)
+            .await;
+        point = center(s, tab, el.clone()).await?;
+        hit = s.call_on(tab, el, HIT_TEST, json!(true)).await?;
+    }
+    if hit["outside"].as_bool() == Some(true) {
+        return Err(ToolError(format!(
+            "the element is outside the visible area even after scrolling (its middle is at x={}, y={} \
+             in a {}x{} viewport): it is probably in a closed menu, drawer or carousel. Open that first \
+             (look in browser_snapshot for a menu or navigation button), then try again",
+            hit["x"], hit["y"], hit["w"], hit["h"]
+        )));
+    }
+    Ok(Aim {
+        point,
+        covered_by: hit["hit"].as_str().map(str::to_string),
+    })
+}
+
+/// Run on the target (in the snapshot engine's world): is its middle in
+/// the viewport, and which element is on top there when it is not the
+/// target, something inside it, or a label of it.
+const HIT_TEST: &str = "function(settled) {
+  const r = this.getClientRects()[0] || this.getBoundingClientRect();
+  if (!r || !(r.width > 0 && r.height > 0)) return {};
+  // Animations (CSS transitions too) running on it or an ancestor.
+  const moving = document.getAnimations().some(a => a.playState === 'running' && a.effect
+    && a.effect.target && a.effect.target.contains && a.effect.target.contains(this));
+  if (moving && !settled) return {moving: true};
+  const win = this.ownerDocument.defaultView;
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight) {
+    return {outside: true, x: Math.round(x), y: Math.round(y), w: win.innerWidth, h: win.innerHeight};
+  }
+  const root = this.getRootNode();
+  const hit = (root.elementFromPoint && root.elementFromPoint(x, y)) || this.ownerDocument.elementFromPoint(x, y);
+  if (!hit) return {};
+  for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return {};
+  const label = hit.closest && hit.closest('label');
+  if (label && label.control === this) return {};
+  const T = globalThis.__tabwire;
+  const role = T ? T.roleOf(hit) : 'generic';
+  const name = T ? (T.nameOf(hit, role) || T.text(hit, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
+  return {hit: role + (name ? ' ' + JSON.stringify(name) : '') + ' (<' + hit.localName + '>)'};
+}";
+
+/// Resolves when the animations moving the element (on it or an
+/// ancestor) have finished, or after 1 s.
+const ANIMATIONS_END: &str = "function() {
+  const mine = document.getAnimations().filter(a => a.playState === 'running' && a.effect
+    && a.effect.target && a.effect.target.contains && a.effect.target.contains(this));
+  return Promise.race([Promise.all(mine.map(a => a.finished.catch(() => 0))),
+    new Promise(r => setTimeout(r, 1000))]).then(() => true);
+}";
+
+/// The element again after an action (the same ref or selector); None
+/// when it is gone (the action replaced or removed it).
+pub async fn el_again(s: &Session, tab: TabId, target: &str) -> Option<Element> {
+    s.element(tab, target).await.ok()
+}
+
+/// A note when the field no longer holds what was typed (the page
+/// formatted, cut or reset it); None when it does or cannot be read.
+pub async fn typed_back(
+    s: &Session,
+    tab: TabId,
+    el: Option<Element>,
+    typed: &str,
+) -> Option<String> {
+    let now = s.call_on(tab, el?, VALUE_NOW, Value::Null).await.ok()?;
+    let value = now["value"].as_str()?;
+    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    if norm(value) == norm(typed) {
+        return None;
+    }
+    Some(if now["secret"].as_bool() == Some(true) {
+        " (but the field does not hold what was typed: the page changed it)".to_string()
+    } else {
+        format!(
+            " (but the field now holds {:?}: the page changed what was typed)",
+            s.fence().neutralise(&cut_chars(value, 200))
+        )
+    })
+}
+
+/// What a field holds now; `secret` for passwords (never echoed).
+const VALUE_NOW: &str = "function() {
+  const v = ('value' in this && typeof this.value === 'string') ? this.value : (this.innerText || '');
+  return {value: v, secret: this.type === 'password'};
+}";
+
+/// The labels of the options a <select> has selected now.
+pub const SELECTED_NOW: &str = "function() {
+  return this.options ? [...this.selectedOptions].map(o => o.label) : null;
+}";
+
+/// Presses (and releases) the mouse at a viewport point, `clicks` times.
+pub async fn click_at(
+    s: &Session,
+    tab: TabId,
+    (x, y): (f64, f64),
+    button: &str,
+    clicks: i64,
+    modifiers: i64,
+) -> Result<(), ToolError> {
+    let mut events = vec![mouse_event("mouseMoved", x, y, None, modifiers)];
+    for n in 1..=clicks {
+        for kind in ["mousePressed", "mouseReleased"] {
+            events.push(mouse_event(kind, x, y, Some((button, n)), modifiers));
+        }
+    }
+    s.cdp_batch(tab, events).await.map(|_| ())
+}
+
+/// Like [`fill_text`], but one key event per character (all in one
+/// message), so pages that listen to keydown/keyup see each key.
+pub async fn type_slowly(
+    s: &Session,
+    tab: TabId,
+    el: Element,
+    text: &str,
+) -> Result<(), ToolError> {
+    fill_text(s, tab, el, "").await?;
+    let mut events = Vec::new();
+    for c in text.chars() {
+        if c == '\n' {
+            events.extend(
+                keys::parse("Enter")
+                    .map_err(ToolError)?
+                    .events()
+                    .into_iter()
+                    .map(|e| ("Input.dispatchKeyEvent", e)),
+            );
+            continue;
+        }
+        let ch = c.to_string();
+        events.push((
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyDown", "key": ch, "text": ch, "unmodifiedText": ch}),
+        ));
+        events.push((
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyUp", "key": ch}),
+        ));
+    }
+    if events.is_empty() {
+        return Ok(());
+    }
+    s.cdp_batch(tab, events).await.map(|_| ())
+}
+
+/// Focuses the element, selects its content and replaces it with `text`.
+pub async fn fill_text(s: &Session, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
+    if s.call_on(tab, el, SELECT_FOR_TYPING, Value::Null).await? != json!(true) {
+        return Err(ToolError(
+            "the element is not editable (not a text field, text area or contenteditable); \
+             check the snapshot for the right field"
+                .into(),
+        ));
+    }
+    if text.is_empty() {
+        press(s, tab, "Delete").await
+    } else {
+        // insertText handles any Unicode, unlike per-key events.
+        s.cdp(tab, "Input.insertText", json!({"text": text}))
+            .await
+            .map(|_| ())
+    }
+}
+
+const SELECT_FOR_TYPING: &str = "function() {
+  const editable = (this.localName === 'input' || this.localName === 'textarea')
+    ? !this.readOnly && !this.disabled
+    : this.isContentEditable;
+  if (!editable) return false;
+  this.focus();
+  if (typeof this.select === 'function') this.select();
+  else { const r = document.createRange(); r.selectNodeContents(this);
+         const sel = getSelection(); sel.removeAllRanges(); sel.addRange(r); }
+  return true;
+}";
+
+/// Presses a key spec such as "Enter" or "Control+A".
+pub async fn press(s: &Session, tab: TabId, spec: &str) -> Result<(), ToolError> {
+    let key = keys::parse(spec).map_err(ToolError)?;
+    let events = key
+        .events()
+        .into_iter()
+        .map(|ev| ("Input.dispatchKeyEvent", ev))
+        .collect();
+    s.cdp_batch(tab, events).await.map(|_| ())
+}
+
+pub async fn select_options(
+    s: &Session,
+    tab: TabId,
+    el: Element,
+    values: &[String],
+) -> Result<Vec<String>, ToolError> {
+    let r = s.call_on(tab, el, SELECT_OPTIONS, json!(values)).await?;
+    if let Some(err) = r["error"].as_str() {
+        return Err(ToolError(err.to_string()));
+    }
+    Ok(r["selected"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect())
+}
+
+const SELECT_OPTIONS: &str = "function(wanted) {
+  if (this.localName !== 'select') return {error: 'the element is not a <select>; use browser_click for custom drop-downs'};
+  const opts = [...this.options];
+  const picked = [];
+  for (const w of wanted) {
+    const o = opts.find(o => o.value === w) || opts.find(o => o.label.trim() === w.trim());
+    if (!o) return {error: `no option ${JSON.stringify(w)}; available: ${opts.map(o => JSON.stringify(o.label)).join(', ')}`};
+    picked.push(o);
+  }
+  if (!this.multiple && picked.length > 1) return {error: 'this <select> allows only one option'};
+  this.focus();
+  for (const o of opts) o.selected = picked.includes(o);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: picked.map(o => o.label)};
+}";
+
+pub fn cut_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}

@@ -1,0 +1,25 @@
+//! The page layer: everything the tools share about a client's tabs and
+//! their pages, below the tool definitions and above the backends.
+//!
+//! Nothing here knows a tool: it returns [`ToolError`] sentences and plain
+//! text the tools put into their answers.
+
+pub mod download;
+pub mod events;
+pub mod fetch;
+pub mod input;
+pub mod interrupts;
+pub mod keys;
+pub mod load;
+pub mod navigation;
+pub mod network_log;
+pub mod page_tools;
+pub mod read;
+pub mod save;
+pub mod session;
+pub mod snapshot;
+pub mod started_requests;
+pub mod worlds;
+
+pub use crate::error::ToolError;
+pub use session::{Element, Outcome, Session};

@@ -1,0 +1,88 @@
+//! Navigating a tab: policy first, then the load wait, what the page
+//! fetches after it loads, and what interrupted the way there.
+
+use serde_json::json;
+
+use super::load::LoadEnd;
+use super::session::Session;
+use crate::error::ToolError;
+
+/// Longest a failed navigation's answer waits for the error page.
+const ERROR_PAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Navigates `tab` to `url` and waits until the page it ends on is usable
+/// (see [`super::load`]); also returns lines for the answer about what
+/// interrupted the way there (see [`super::interrupts`]).
+///
+/// A navigation that fails (a network error, an authentication challenge
+/// nobody could answer) is an error the model can act on; an error page
+/// the server sends (a 404) is a page, returned with its status stated.
+pub async fn go(
+    s: &Session,
+    tab: crate::backend::TabId,
+    url: &str,
+) -> Result<(LoadEnd, String), ToolError> {
+    s.policy()
+        .check_url(url)
+        .map_err(|why| ToolError(format!("not navigating: {why}")))?;
+    // Leaving the current page is the point: a leave question is accepted.
+    let _leaving = s.leaving(tab);
+    s.take_notes(tab);
+    // Subscribed first, so the wait sees every event the navigation causes.
+    let mut events = s.backend().subscribe();
+    let mut network = s.backend().subscribe();
+    let r = s.cdp(tab, "Page.navigate", json!({"url": url})).await?;
+    // A committed navigation runs in a live renderer, even if the old page
+    // had crashed.
+    s.crash_replaced(tab);
+    if let Some(err) = r["errorText"]
+        .as_str()
+        .filter(|e| !e.is_empty() && *e != "net::ERR_HTTP_RESPONSE_CODE_FAILURE")
+    {
+        // The tab goes on to show the browser's error page: the answer
+        // waits (briefly) for it, so the next tool finds it parsed, not
+        // an empty document. (An aborted load shows none.)
+        if err != "net::ERR_ABORTED" {
+            let loader = r["loaderId"].as_str().map(String::from);
+            let _ = tokio::time::timeout(
+                ERROR_PAGE_WAIT,
+                s.wait_usable(tab, &mut events, loader.is_some(), loader),
+            )
+            .await;
+        }
+        if let Some(n) = s.take_notes(tab).into_iter().find(|n| n.fatal) {
+            return Err(ToolError(n.text));
+        }
+        return Err(ToolError(format!(
+            "could not load {url}: {err} ({}). The tab shows the browser's error page",
+            super::interrupts::explain_net_error(err)
+        )));
+    }
+    // Same-document navigations return no loaderId: then only the current
+    // document's load state matters.
+    let loader = r["loaderId"].as_str().map(String::from);
+    let load = s
+        .wait_usable(tab, &mut events, loader.is_some(), loader)
+        .await?;
+    s.enforce_after_navigation(tab).await?;
+    // An app that fetches its content after it loads shows it once those
+    // requests are done (the same rule as for actions).
+    let mut notes = String::new();
+    for n in s.wait_for_started_requests(tab, &mut network, false).await {
+        notes.push_str(&format!("\n{n}"));
+    }
+    for n in s.take_notes(tab) {
+        if n.fatal {
+            return Err(ToolError(n.text));
+        }
+        notes.push_str(&format!("\nNote: {}.", n.text));
+    }
+    if let Some(failed) = super::interrupts::failed_load_note(s, tab) {
+        notes.push_str(&format!("\n{failed}"));
+    } else if let Some(status) = super::interrupts::error_status(s, tab) {
+        notes.push_str(&format!(
+            "\nNote: the server answered {status}; the page below is what it sent with it."
+        ));
+    }
+    Ok((load, notes))
+}

@@ -1,0 +1,44 @@
+//! Reading a page or an element as a person sees it, through the engine's
+//! readers (text, Markdown, links), alongside the page line.
+
+use super::session::Session;
+use crate::backend::TabId;
+use crate::error::ToolError;
+
+/// Reads the page (or the `target` element) with `reader`, a JS function
+/// called with the element (null: the page) as `this` and `arg`, in the
+/// snapshot engine's world, where it may ask `globalThis.__tabwire.seen(node)`
+/// whether a person can see a node. Returns its value, how many blocks of
+/// text it left out as unseen, and the page line (read alongside).
+pub async fn read_with_page_line(
+    s: &Session,
+    tab: TabId,
+    target: Option<&str>,
+    reader: &str,
+    arg: serde_json::Value,
+) -> Result<(serde_json::Value, usize, String), ToolError> {
+    let read = async {
+        let r = match target {
+            None => s
+                .engine_value::<serde_json::Value>(
+                    tab,
+                    0,
+                    "read",
+                    &format!("{reader}, {arg}, null"),
+                )
+                .await?
+                .unwrap_or_default(),
+            Some(t) => {
+                let el = s.element(tab, t).await?;
+                let call = format!(
+                    "function(a) {{ return globalThis.__tabwire.read({reader}, a, this); }}"
+                );
+                s.call_on(tab, el, &call, arg).await?
+            }
+        };
+        let hidden = r["hidden"].as_u64().unwrap_or(0) as usize;
+        Ok::<_, ToolError>((r["value"].clone(), hidden))
+    };
+    let ((value, hidden), page) = tokio::try_join!(read, s.page_line(tab))?;
+    Ok((value, hidden, page))
+}
