@@ -189,7 +189,7 @@ impl PageEvents {
                 self.push(tab, level, text);
             }
             "Runtime.exceptionThrown" => {
-                let text = super::session::exception_text(&params["exceptionDetails"]);
+                let text = super::tab::exception_text(&params["exceptionDetails"]);
                 self.push(tab, "error", format!("uncaught {text}"));
             }
             _ => {}

@@ -4,8 +4,10 @@
 
 use serde_json::{json, Value};
 
+use super::action::next_event;
+use super::element::Element;
 use super::keys;
-use super::session::{next_event, Element, Session};
+use super::session::Session;
 use crate::backend::TabId;
 use crate::error::ToolError;
 

@@ -4,7 +4,9 @@
 //! Nothing here knows a tool: it returns [`ToolError`] sentences and plain
 //! text the tools put into their answers.
 
+pub mod action;
 pub mod download;
+pub mod element;
 pub mod events;
 pub mod fetch;
 pub mod input;
@@ -15,11 +17,15 @@ pub mod navigation;
 pub mod network_log;
 pub mod page_tools;
 pub mod read;
+pub mod refs;
 pub mod save;
 pub mod session;
 pub mod snapshot;
 pub mod started_requests;
+pub mod tab;
 pub mod worlds;
 
 pub use crate::error::ToolError;
-pub use session::{Element, Outcome, Session};
+pub use action::Outcome;
+pub use element::Element;
+pub use session::Session;

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::load::LoadEnd;
 use super::session::Session;
+use crate::backend::TabId;
 use crate::error::ToolError;
 
 /// Longest a failed navigation's answer waits for the error page.
@@ -85,4 +86,36 @@ pub async fn go(
         ));
     }
     Ok((load, notes))
+}
+
+impl Session {
+    /// After a navigation: if the page landed on a blocked domain (a
+    /// redirect, a link), leave it for about:blank and say why.
+    pub async fn enforce_after_navigation(&self, tab: TabId) -> Result<(), ToolError> {
+        self.enforce_after_navigation_to(tab, None).await
+    }
+
+    /// [`Self::enforce_after_navigation`], also checking `committed`: the
+    /// URL of the commit event the caller saw itself. The recorded URL
+    /// comes from the event-recording task, which may not have caught up
+    /// with that event yet.
+    pub(super) async fn enforce_after_navigation_to(
+        &self,
+        tab: TabId,
+        committed: Option<&str>,
+    ) -> Result<(), ToolError> {
+        let url = self.url(tab).await?;
+        let verdict = committed
+            .map_or(Ok(()), |u| self.policy().check_url(u))
+            .and_then(|()| self.policy().check_url(&url));
+        if let Err(why) = verdict {
+            let _ = self
+                .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
+                .await;
+            return Err(ToolError(format!(
+                "the page went to a place the policy blocks ({why}); tabwire left it for about:blank"
+            )));
+        }
+        Ok(())
+    }
 }

@@ -3,8 +3,9 @@
 
 use serde_json::json;
 
-use super::session::{Element, Session};
-use super::worlds::SnapshotMark;
+use super::element::Element;
+use super::refs::SnapshotMark;
+use super::session::Session;
 use crate::backend::TabId;
 use crate::engine::{self, Changes, Detail, Snapshot, MAX_SNAPSHOT};
 use crate::error::ToolError;

@@ -11,105 +11,12 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::element::Element;
 use super::session::Session;
-use super::session::{exception_text, Element};
+use super::tab::exception_text;
 use crate::backend::TabId;
 use crate::engine::{self, Ref};
 use crate::error::ToolError;
-
-/// Which document the latest snapshot's refs belong to, and which refs
-/// were handed out (the engine checks them too; this gives clearer
-/// errors: another tab, the page before the last navigation).
-///
-/// The engine numbers each frame's refs in the order it makes them and
-/// never reuses a number within a document, so the refs handed out are
-/// kept as the highest number shown per frame: one entry per frame,
-/// however many snapshots of the document were taken (a page that
-/// replaces its content hands out new refs on every snapshot). Whether a
-/// ref's element is still there is the engine's to say.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotMark {
-    pub tab: TabId,
-    pub loader_id: String,
-    /// Frame number (0: the top document) → highest ref number handed out
-    /// for this document (all its snapshots so far).
-    pub refs: HashMap<u32, u64>,
-    /// The same for the document before it.
-    pub stale_refs: HashMap<u32, u64>,
-}
-
-/// Most frames a mark remembers refs for (the newest numbers; frame
-/// numbers are never reused, so a page that keeps making frames would
-/// otherwise grow it). A ref of a frame left out is refused as not in any
-/// snapshot.
-const MARKED_FRAMES: usize = 64;
-
-impl SnapshotMark {
-    /// A mark for a snapshot whose text is `outline`.
-    pub fn new(tab: TabId, loader_id: String, outline: &str) -> Self {
-        let mut refs = HashMap::new();
-        for r in engine::refs_in(outline) {
-            raise(&mut refs, r.frame, r.id);
-        }
-        Self {
-            tab,
-            loader_id,
-            refs,
-            stale_refs: HashMap::new(),
-        }
-    }
-
-    /// Takes in the mark of the snapshot before this one: refs of the same
-    /// document accumulate; a new document's snapshot turns the old
-    /// document's refs stale. A mark of another tab is dropped.
-    pub fn follow(&mut self, prev: SnapshotMark) {
-        if prev.tab != self.tab {
-            return;
-        }
-        if prev.loader_id == self.loader_id {
-            for (frame, id) in prev.refs {
-                raise(&mut self.refs, frame, id);
-            }
-            self.stale_refs = prev.stale_refs;
-        } else {
-            self.stale_refs = prev.refs;
-        }
-        for marks in [&mut self.refs, &mut self.stale_refs] {
-            while marks.len() > MARKED_FRAMES {
-                let oldest = marks.keys().copied().filter(|&f| f != 0).min();
-                match oldest {
-                    Some(f) => marks.remove(&f),
-                    None => break,
-                };
-            }
-        }
-    }
-
-    /// Whether `r` was handed out for this document.
-    pub fn has(&self, r: &Ref) -> bool {
-        self.refs.get(&r.frame).is_some_and(|&top| r.id <= top)
-    }
-
-    /// Whether `r` was handed out for the document before (and not for
-    /// this one).
-    pub fn had_before(&self, r: &Ref) -> bool {
-        !self.has(r)
-            && self
-                .stale_refs
-                .get(&r.frame)
-                .is_some_and(|&top| r.id <= top)
-    }
-
-    /// Entries kept (for the debug counts of browser_status).
-    pub fn entries(&self) -> usize {
-        self.refs.len() + self.stale_refs.len()
-    }
-}
-
-fn raise(marks: &mut HashMap<u32, u64>, frame: u32, id: u64) {
-    let top = marks.entry(frame).or_insert(id);
-    *top = (*top).max(id);
-}
 
 /// Most frame worlds kept per tab (MAX_FRAMES per level of a snapshot,
 /// a few levels deep, fit).
@@ -267,7 +174,7 @@ impl Session {
     /// [`Self::engine_call`]; with `target`, the handle it answers is an
     /// action's target, which the browser lets go of once it is old (see
     /// [`Worlds::target_group`]).
-    async fn engine_eval(
+    pub(super) async fn engine_eval(
         &self,
         tab: TabId,
         frame: u32,
@@ -570,7 +477,7 @@ impl Session {
     }
 
     /// The child session frame `frame` answers through (None: the tab's).
-    fn frame_session(&self, tab: TabId, frame: u32) -> Option<Arc<str>> {
+    pub(super) fn frame_session(&self, tab: TabId, frame: u32) -> Option<Arc<str>> {
         if frame == 0 {
             return None;
         }
@@ -644,52 +551,13 @@ impl Session {
         v
     }
 
-    /// Resolves `target`: a ref (`e12`, `f2e7`) from the latest snapshot,
-    /// or a CSS selector (in the top document). Stale refs say so instead
-    /// of hitting the wrong element.
-    pub async fn element(&self, tab: TabId, target: &str) -> Result<Element, ToolError> {
-        let target = target.trim();
-        let frame = match Ref::parse(target) {
-            Some(r) => {
-                self.check_ref(tab, target, &r).await?;
-                r.frame
-            }
-            None => 0,
-        };
-        let found = self
-            .engine_eval(
-                tab,
-                frame,
-                "resolve",
-                &json!(target).to_string(),
-                false,
-                true,
-            )
-            .await;
-        let found = match found {
-            Ok(v) => v,
-            Err(e) if e.0.starts_with("no element matches") => {
-                let around = super::snapshot::excerpt(self, tab, 12).await;
-                return Err(ToolError(format!(
-                    "{}. Use a ref from browser_snapshot{around}",
-                    e.0
-                )));
-            }
-            Err(e) => return Err(e),
-        };
-        let object_id = found["result"]["objectId"]
-            .as_str()
-            .ok_or_else(|| ToolError(format!("could not resolve {target:?} to an element")))?;
-        Ok(Element {
-            backend_node_id: None,
-            object_id: Some(Arc::from(object_id)),
-            frame,
-            session: self.frame_session(tab, frame),
-        })
-    }
-
     /// The checks a ref passes before the engine is asked for it.
-    async fn check_ref(&self, tab: TabId, target: &str, r: &Ref) -> Result<(), ToolError> {
+    pub(super) async fn check_ref(
+        &self,
+        tab: TabId,
+        target: &str,
+        r: &Ref,
+    ) -> Result<(), ToolError> {
         let Some(mark) = self.last_snapshot() else {
             return Err(ToolError(format!(
                 "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
@@ -722,80 +590,5 @@ impl Session {
             }));
         }
         Ok(())
-    }
-
-    /// The same element as a handle of the page's own (main) world, for
-    /// code that must see the page's globals (browser_evaluate).
-    pub async fn in_main_world(&self, tab: TabId, el: Element) -> Result<Element, ToolError> {
-        let Some(object_id) = &el.object_id else {
-            return Ok(el);
-        };
-        let desc = self
-            .cdp(
-                tab,
-                "DOM.describeNode",
-                json!({"objectId": object_id.as_ref()}),
-            )
-            .await?;
-        let id = desc["node"]["backendNodeId"]
-            .as_i64()
-            .ok_or_else(|| ToolError("the element is gone from the page".into()))?;
-        Ok(Element::by_node(id))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn r(s: &str) -> Ref {
-        Ref::parse(s).unwrap()
-    }
-
-    #[test]
-    fn marks_of_one_document_stay_one_entry_per_frame() {
-        let mut mark = SnapshotMark::new(1, "doc".into(), "- button \"a\" [ref=e1]\n");
-        // A page that replaces its content: new refs on every snapshot.
-        for round in 1..1000u64 {
-            let outline = format!(
-                "- button \"a\" [ref=e{}]\n- button \"b\" [ref=e{}]\n  - link \"c\" [ref=f2e{round}]\n",
-                round * 2,
-                round * 2 + 1
-            );
-            let mut next = SnapshotMark::new(1, "doc".into(), &outline);
-            next.follow(mark);
-            mark = next;
-        }
-        assert_eq!(mark.entries(), 2);
-        assert!(mark.has(&r("e1")) && mark.has(&r("e1999")) && mark.has(&r("f2e999")));
-        assert!(!mark.has(&r("e2000")) && !mark.has(&r("f3e1")));
-    }
-
-    #[test]
-    fn a_new_document_turns_the_old_refs_stale() {
-        let mut old = SnapshotMark::new(1, "a".into(), "- link [ref=e40]\n");
-        old.follow(SnapshotMark::new(1, "a".into(), "- link [ref=e12]\n"));
-        let mut new = SnapshotMark::new(1, "b".into(), "- link [ref=e3]\n");
-        new.follow(old);
-        assert!(new.has(&r("e3")) && !new.had_before(&r("e3")));
-        assert!(!new.has(&r("e20")) && new.had_before(&r("e20")));
-        assert!(!new.had_before(&r("e41")));
-        // Another tab's mark is not taken in.
-        let mut other = SnapshotMark::new(2, "c".into(), "- link [ref=e1]\n");
-        other.follow(new);
-        assert!(!other.had_before(&r("e20")));
-    }
-
-    #[test]
-    fn a_page_that_keeps_making_frames_keeps_the_newest() {
-        let mut mark = SnapshotMark::new(1, "doc".into(), "- link [ref=e1]\n");
-        for frame in 1..=200 {
-            let mut next =
-                SnapshotMark::new(1, "doc".into(), &format!("- link [ref=f{frame}e1]\n"));
-            next.follow(mark);
-            mark = next;
-        }
-        assert_eq!(mark.refs.len(), MARKED_FRAMES);
-        assert!(mark.has(&r("e1")) && mark.has(&r("f200e1")) && !mark.has(&r("f2e1")));
     }
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::backend::TabId;
 pub use crate::error::ToolError;
-use crate::page::session::Outcome;
+use crate::page::Outcome;
 use crate::page::Session;
 pub use crate::policy::Kind;
 

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::BackendError;
-use crate::page::session::exception_text;
+use crate::page::tab::exception_text;
 use crate::page::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]

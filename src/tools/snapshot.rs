@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::engine::{self, Detail};
-use crate::page::worlds::SnapshotMark;
+use crate::page::refs::SnapshotMark;
 use crate::page::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -1,0 +1,512 @@
+//! Running an action and reporting what it did: [`Session::settle`] waits
+//! for a navigation the action started (its commit and load), for the
+//! requests it started and the DOM changes they cause, and collects
+//! dialogs, downloads, new tabs, file choosers and console errors into an
+//! [`Outcome`].
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::events::{ConsoleEntry, Dialog};
+use super::load::{LoadEnd, LOAD_TIMEOUT};
+use super::session::Session;
+use super::started_requests::{self, StartedRequests};
+use crate::backend::{TabEvent, TabId};
+use crate::error::ToolError;
+use crate::fence::Fence;
+
+/// How long after an action a navigation may still start, when the page
+/// cannot tell sooner (see [`Session::navigation_started`]).
+const NAV_START_WINDOW: Duration = Duration::from_millis(100);
+
+/// How long an event may trail the answer that followed it in the browser.
+const EVENT_HOP: Duration = Duration::from_millis(5);
+
+/// Resolves once the DOM has not changed for 25 ms (at most 300 ms: a
+/// spinner or a clock never stops).
+const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.disconnect(); r(0); }; \
+  const o = new MutationObserver(() => { clearTimeout(t); t = setTimeout(done, 25); }); \
+  o.observe(document, {subtree: true, childList: true, characterData: true, attributes: true}); \
+  t = setTimeout(done, 25); setTimeout(done, 300); })";
+
+/// Resolves after the tasks queued before it (a posted message is not
+/// throttled, unlike timers in background tabs).
+///
+/// It then also waits (at most 400 ms) for the finite animations running
+/// by then (a drawer sliding in, a menu unfolding), so the answer reports
+/// where they come to rest. (`getAnimations` brings styles up to date
+/// first, so transitions the action caused are running by then.)
+const AFTER_QUEUED_TASKS: &str = "new Promise(r => { const c = new MessageChannel(); \
+  c.port1.onmessage = () => { \
+    const moving = document.getAnimations().filter(a => a.playState === 'running' && a.effect \
+      && Number.isFinite(a.effect.getComputedTiming().endTime)); \
+    if (!moving.length) return r(0); \
+    Promise.race([Promise.all(moving.map(a => a.finished.catch(() => 0))), \
+      new Promise(t => setTimeout(t, 400))]).then(() => r(0)); }; \
+  c.port2.postMessage(0); })";
+
+/// What an action did to the page, for the tool's report.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The top frame showed another page (a new document, or an app's
+    /// own route change within its document): the answer is its snapshot.
+    pub navigated: bool,
+    /// The navigation stayed in the same document (history API, or a
+    /// link to a part of the page): refs stay valid. Its URL.
+    pub within_document: Option<String>,
+    /// It only moved to a `#fragment` of the same page (nothing to
+    /// snapshot again).
+    pub fragment_only: bool,
+    /// How the navigation's wait ended (still loading, or not).
+    pub load: LoadEnd,
+    /// A dialog the action opened (it blocks the page until handled).
+    pub dialog: Option<Dialog>,
+    /// Console errors logged while the action ran.
+    pub new_errors: Vec<ConsoleEntry>,
+    /// Downloads the page started while the action ran: what became of
+    /// each (saved where, how large; or why not).
+    pub downloads: Vec<String>,
+    /// Tabs the page opened while the action ran (id, first URL).
+    pub opened_tabs: Vec<(TabId, String)>,
+    /// The action opened a file chooser (waiting for browser_file_upload).
+    pub file_chooser: bool,
+    /// The action may have changed what CSS alone shows (a hover), which
+    /// the snapshot engine's change tracking does not see.
+    pub css_may_change: bool,
+    /// What interrupted the page meanwhile (see `interrupts`), as sentences.
+    pub notes: Vec<String>,
+}
+
+impl Outcome {
+    /// Lines to append to an action's result, in a fixed order.
+    pub fn report(&self, fence: &Fence) -> String {
+        let mut out = String::new();
+        match (&self.within_document, self.fragment_only) {
+            (Some(url), true) => out.push_str(&format!(
+                "\nThe page scrolled to {} (the same page: refs stay valid). browser_snapshot \
+                 shows what is in view now.",
+                url.find('#').map_or(url.as_str(), |at| &url[at..])
+            )),
+            (Some(url), false) => out.push_str(&format!(
+                "\nThe page moved to {url} within the same document: refs of elements still \
+                 there stay valid; its new snapshot follows."
+            )),
+            (None, _) if self.navigated => out.push_str(
+                "\nThe page navigated: earlier refs are stale; its new snapshot follows.",
+            ),
+            (None, _) => {}
+        }
+        out.push_str(&self.load.note());
+        for n in &self.notes {
+            out.push('\n');
+            out.push_str(n);
+        }
+        if let Some(d) = &self.dialog {
+            out.push_str(&format!("\nNote: {}.", fence.neutralise(&d.describe())));
+        }
+        if self.file_chooser {
+            out.push_str(
+                "\nA file chooser opened: call browser_file_upload with `paths` (no target needed).",
+            );
+        }
+        for d in &self.downloads {
+            out.push('\n');
+            out.push_str(d);
+        }
+        for (_, url) in &self.opened_tabs {
+            out.push_str(&format!(
+                "\nThe page opened a new tab ({}); switch to it with browser_tabs.",
+                if url.is_empty() || url == "about:blank" {
+                    "still loading"
+                } else {
+                    url
+                }
+            ));
+        }
+        if !self.new_errors.is_empty() {
+            out.push_str("\nNew console errors (page output):\n");
+            let errors: String = self
+                .new_errors
+                .iter()
+                .take(5)
+                .map(|e| format!("  {}\n", e.text))
+                .collect();
+            out.push_str(fence.wrap(&errors).trim_end());
+        }
+        out
+    }
+}
+
+/// Waits for the first event of `tab` that `pred` accepts and returns its
+/// params; None if the tab closes or the event stream ends first.
+pub async fn next_event(
+    events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+    tab: TabId,
+    pred: fn(&str, &Value) -> bool,
+) -> Option<Value> {
+    loop {
+        match events.recv().await {
+            Ok(TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            }) if t == tab && pred(&method, &params) => return Some(params),
+            Ok(TabEvent::Closed { tab: t }) if t == tab => return None,
+            Err(RecvError::Closed) => return None,
+            _ => {}
+        }
+    }
+}
+
+/// A JavaScript dialog opened.
+fn is_dialog_opening(method: &str, _params: &Value) -> bool {
+    method == "Page.javascriptDialogOpening"
+}
+
+/// A JavaScript dialog other than a `beforeunload` question opened.
+fn is_dialog_but_leave_question(method: &str, params: &Value) -> bool {
+    method == "Page.javascriptDialogOpening" && params["type"] != "beforeunload"
+}
+
+/// An action asked the page to navigate.
+fn is_navigation_start(method: &str, _params: &Value) -> bool {
+    matches!(
+        method,
+        "Page.frameRequestedNavigation"
+            | "Page.frameStartedNavigating"
+            | "Page.frameStartedLoading"
+    )
+}
+
+/// The top frame committed a new document, or loading ended without one.
+fn is_navigation_commit(method: &str, params: &Value) -> bool {
+    match method {
+        "Page.frameNavigated" => params["frame"].get("parentId").is_none(),
+        "Page.navigatedWithinDocument" | "Page.frameStoppedLoading" => true,
+        _ => false,
+    }
+}
+
+impl Session {
+    /// Runs `action`, then waits for a navigation it started (if any) to
+    /// load. A dialog the action opens ends the wait at once (the page is
+    /// blocked until it is handled) and is reported in the outcome.
+    pub async fn settle<F, Fut>(&self, tab: TabId, action: F) -> Result<Outcome, ToolError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<(), ToolError>>,
+    {
+        // Subscribe before acting so no event can slip past.
+        let mut events = self.backend().subscribe();
+        let mut load_events = self.backend().subscribe();
+        let mut dialogs = self.backend().subscribe();
+        let mut opened = self.backend().subscribe();
+        let mut downloads = self.backend().subscribe();
+        let mut network = self.backend().subscribe();
+        let console_before = self.state().events.console_len(tab);
+        let chooser_before = self.state().events.file_chooser(tab);
+        // Notes from before the action are not about it.
+        self.take_notes(tab);
+        // A tool leaving on purpose has its leave question answered.
+        let dialog_opened = next_event(
+            &mut dialogs,
+            tab,
+            if self.is_leaving(tab) {
+                is_dialog_but_leave_question
+            } else {
+                is_dialog_opening
+            },
+        );
+        tokio::pin!(dialog_opened);
+        let mut outcome = Outcome::default();
+        tokio::select! {
+            r = action() => r?,
+            Some(params) = &mut dialog_opened => {
+                // Record it now: the event watcher may not have run yet.
+                let mut st = self.state();
+                st.events.record(tab, "Page.javascriptDialogOpening", &params);
+                outcome.dialog = st.events.dialog(tab);
+                return Ok(outcome);
+            }
+        }
+        let started = self.navigation_started(tab, &mut events).await;
+        if !started {
+            // The page has run the tasks the action queued: the requests
+            // they started are announced by now.
+            let notes = self
+                .wait_for_started_requests(tab, &mut network, true)
+                .await;
+            outcome.notes.extend(notes);
+        }
+        let mut new_document = false;
+        if started {
+            // The old document still answers until the new one commits:
+            // wait for the commit (or the end of a load that never commits,
+            // such as a download) before polling the new document.
+            let commit = tokio::time::timeout(
+                LOAD_TIMEOUT,
+                next_event(&mut events, tab, is_navigation_commit),
+            )
+            .await
+            .ok()
+            .flatten();
+            // A new top document's URL, as this wait saw it commit.
+            let committed_url = commit
+                .as_ref()
+                .filter(|p| p["frame"].is_object() && p["frame"].get("parentId").is_none())
+                // An error page stands for the URL that failed.
+                .and_then(|p| {
+                    p["frame"]["unreachableUrl"]
+                        .as_str()
+                        .or(p["frame"]["url"].as_str())
+                });
+            // The same document at another URL (Page.navigatedWithinDocument).
+            let within = commit
+                .as_ref()
+                .filter(|p| p.get("frame").is_none())
+                .and_then(|p| Some((p["url"].as_str()?, p["navigationType"].as_str())));
+            new_document = committed_url.is_some();
+            if let Some((url, kind)) = within {
+                outcome.within_document = Some(url.to_string());
+                outcome.fragment_only = kind == Some("fragment");
+            }
+            outcome.navigated = !outcome.fragment_only;
+            // A page the policy blocks is left at once: nothing waits on
+            // it, and the extension would refuse to read it anyway.
+            if committed_url.is_some_and(|u| self.policy().check_url(u).is_err()) {
+                self.enforce_after_navigation_to(tab, committed_url).await?;
+            }
+            outcome.load = self.wait_usable(tab, &mut load_events, true, None).await?;
+            self.enforce_after_navigation_to(tab, committed_url).await?;
+        }
+        // Downloads announce themselves before the navigation that turned
+        // into one ends, or (a download link, a script) by now.
+        let mut started_downloads = Vec::new();
+        while let Ok(event) = downloads.try_recv() {
+            if let TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            } = event
+            {
+                if t == tab && method == "Page.downloadWillBegin" {
+                    started_downloads.push(params);
+                }
+            }
+        }
+        for d in started_downloads {
+            let url = d["url"].as_str().unwrap_or_default();
+            let name = d["suggestedFilename"].as_str().map(String::from);
+            outcome
+                .downloads
+                .push(super::download::save_page_download(self, tab, url, name).await);
+        }
+        if !new_document && !outcome.downloads.is_empty() {
+            // The navigation became a download: the page stayed.
+            outcome.navigated = false;
+        }
+        outcome.dialog = self.dialog(tab);
+        let chooser_now = self.state().events.file_chooser(tab);
+        outcome.file_chooser = chooser_now.is_some() && chooser_now != chooser_before;
+        // Tabs announce themselves before the action's answer comes back,
+        // or within the navigation wait above.
+        while let Ok(event) = opened.try_recv() {
+            if let TabEvent::Opened { tab, url } = event {
+                outcome.opened_tabs.push((tab, url));
+            }
+        }
+        if !outcome.opened_tabs.is_empty() {
+            // The first URL is often about:blank; the tab list knows more.
+            if let Ok(tabs) = self.backend().list_tabs().await {
+                // A popup that closed itself already (a sign-in window
+                // that answered its opener) is no tab to switch to.
+                let opened = outcome.opened_tabs.len();
+                outcome
+                    .opened_tabs
+                    .retain(|(id, _)| tabs.iter().any(|t| t.tab_id == *id));
+                if outcome.opened_tabs.len() < opened {
+                    outcome.notes.push(
+                        "The page opened a tab (a popup) that has closed itself again.".into(),
+                    );
+                }
+                for (id, url) in &mut outcome.opened_tabs {
+                    if let Some(t) = tabs.iter().find(|t| t.tab_id == *id) {
+                        if !t.url.is_empty() {
+                            *url = t.url.clone();
+                        }
+                    }
+                }
+            }
+        }
+        let notes = self.take_notes(tab);
+        outcome
+            .notes
+            .extend(notes.into_iter().map(|n| format!("Note: {}.", n.text)));
+        if outcome.navigated {
+            outcome
+                .notes
+                .extend(super::interrupts::failed_load_note(self, tab));
+        }
+        // A same-document move can take several history steps (a theme
+        // saves its scroll position on the old URL, then moves): name
+        // where the page is now.
+        if outcome.within_document.is_some() && !outcome.fragment_only {
+            if let Ok(url) = self.url(tab).await {
+                outcome.within_document = Some(url);
+            }
+        }
+        outcome.new_errors = self
+            .with_events(|e| e.console_since(tab, console_before))
+            .into_iter()
+            .filter(|e| e.level == "error")
+            .collect();
+        Ok(outcome)
+    }
+
+    /// Waits (at most [`started_requests::CAP`]) for the requests the
+    /// action started to finish and for the DOM changes they cause to
+    /// settle; what is still loading then is named in the note returned.
+    /// `network` was subscribed before the action (or navigation) began.
+    /// `streams`: wait for event streams started meanwhile while they send
+    /// (after an action; a loading page's streams are its own).
+    pub(super) async fn wait_for_started_requests(
+        &self,
+        tab: TabId,
+        network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+        streams: bool,
+    ) -> Vec<String> {
+        let mut requests = StartedRequests::new(streams);
+        let observe = |event: TabEvent, requests: &mut StartedRequests| {
+            if let TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            } = event
+            {
+                if t == tab && method.starts_with("Network.") {
+                    requests.observe(&method, &params);
+                }
+            }
+        };
+        loop {
+            match network.try_recv() {
+                Ok(event) => observe(event, &mut requests),
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            }
+        }
+        if requests.started == 0 {
+            return Vec::new();
+        }
+        let started_at = std::time::Instant::now();
+        let deadline = tokio::time::Instant::now() + started_requests::CAP;
+        let mut said = false;
+        // A response's handler may start the next request (fetch, then
+        // fetch the details): after the DOM settles, look again.
+        loop {
+            while !requests.is_done() && self.dialog(tab).is_none() {
+                if !said && started_at.elapsed() > Duration::from_secs(1) {
+                    said = true;
+                    self.set_progress(Some(format!(
+                        "waiting for what the action started: {}",
+                        requests.still_loading()
+                    )));
+                }
+                let tick = tokio::time::Instant::now() + Duration::from_millis(250);
+                tokio::select! {
+                    r = network.recv() => match r {
+                        Ok(event) => observe(event, &mut requests),
+                        Err(RecvError::Lagged(_)) => {}
+                        Err(RecvError::Closed) => break,
+                    },
+                    _ = tokio::time::sleep_until(tick.min(deadline)) => {
+                        if tokio::time::Instant::now() >= deadline {
+                            break;
+                        }
+                    }
+                }
+            }
+            // The responses are in: let the page render them (the DOM
+            // quiet for 25 ms, at most 300 ms; never while a dialog blocks it).
+            if self.dialog(tab).is_some() {
+                break;
+            }
+            let quiet = self.eval(tab, DOM_QUIET);
+            let _ = tokio::time::timeout(Duration::from_millis(1500), quiet).await;
+            if !requests.is_done() || tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            loop {
+                match network.try_recv() {
+                    Ok(event) => observe(event, &mut requests),
+                    Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
+                    Err(_) => break,
+                }
+            }
+            if requests.is_done() {
+                break;
+            }
+        }
+        if said {
+            self.set_progress(None);
+        }
+        let mut notes = Vec::new();
+        if requests.requests_pending() {
+            notes.push(format!(
+                "Still loading after {} s: {}. Its result is not in this answer; browser_wait_for \
+                 waits for it.",
+                started_requests::CAP.as_secs(),
+                requests.still_loading()
+            ));
+        }
+        let streams = requests.open_streams();
+        if !streams.is_empty() {
+            notes.push(format!(
+                "An event stream the action opened is still open ({streams}): what it sends \
+                 later is not in this answer; browser_wait_for waits for text it brings."
+            ));
+        }
+        notes
+    }
+
+    /// Whether the action just run started a navigation. The page is asked
+    /// to run one task queued after everything the action queued (a posted
+    /// message): a navigation those tasks start announces itself before that
+    /// answer, so the wait ends as soon as the page answers instead of after
+    /// a fixed window. When the page cannot answer (busy, blocked by a
+    /// dialog, already unloading) the wait is the old [`NAV_START_WINDOW`].
+    async fn navigation_started(
+        &self,
+        tab: TabId,
+        events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+    ) -> bool {
+        use futures_util::FutureExt as _;
+        // Fused: polled again after it has ended, it stays pending.
+        let nav = next_event(events, tab, is_navigation_start).fuse();
+        let probe = self.cdp(
+            tab,
+            "Runtime.evaluate",
+            json!({"expression": AFTER_QUEUED_TASKS, "awaitPromise": true, "returnByValue": true}),
+        );
+        let window = tokio::time::sleep(NAV_START_WINDOW);
+        tokio::pin!(nav, probe, window);
+        tokio::select! {
+            Some(_) = &mut nav => true,
+            r = &mut probe => {
+                if r.is_ok_and(|v| v.get("exceptionDetails").is_none()) {
+                    // The answer can overtake the event on its way through
+                    // the backends' event fan-out: allow that hop a moment.
+                    tokio::time::timeout(EVENT_HOP, &mut nav).await.ok().flatten().is_some()
+                } else {
+                    tokio::select! {
+                        Some(_) = &mut nav => true,
+                        _ = &mut window => false,
+                    }
+                }
+            }
+            _ = &mut window => false,
+        }
+    }
+}

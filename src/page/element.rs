@@ -1,0 +1,115 @@
+//! Elements the tools act on: a ref from the latest snapshot or a CSS
+//! selector resolved to a handle in the engine's world (refs of an earlier
+//! document are refused with the reason).
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::session::Session;
+use crate::backend::TabId;
+use crate::engine::Ref;
+use crate::error::ToolError;
+
+/// An element resolved from a ref or CSS selector.
+#[derive(Debug, Clone)]
+pub struct Element {
+    /// The browser's node id, for elements known only by it (a file
+    /// chooser's input).
+    pub backend_node_id: Option<i64>,
+    /// A handle to the node from resolving it (in the snapshot engine's
+    /// world), valid until its document goes away.
+    pub object_id: Option<Arc<str>>,
+    /// The snapshot frame the element is in (0: the top document).
+    pub frame: u32,
+    /// The child session of the out-of-process frame the element is in.
+    pub session: Option<Arc<str>>,
+}
+
+impl Element {
+    /// An element known only by its backend node id.
+    pub fn by_node(backend_node_id: i64) -> Self {
+        Self {
+            backend_node_id: Some(backend_node_id),
+            object_id: None,
+            frame: 0,
+            session: None,
+        }
+    }
+
+    /// The element as `DOM.*` commands take it (`objectId` or
+    /// `backendNodeId`), merged into `params`.
+    pub fn dom_params(&self, mut params: Value) -> Value {
+        match (&self.object_id, self.backend_node_id) {
+            (Some(o), _) => params["objectId"] = json!(o.as_ref()),
+            (None, Some(id)) => params["backendNodeId"] = json!(id),
+            (None, None) => {}
+        }
+        params
+    }
+}
+
+impl Session {
+    /// Resolves `target`: a ref (`e12`, `f2e7`) from the latest snapshot,
+    /// or a CSS selector (in the top document). Stale refs say so instead
+    /// of hitting the wrong element.
+    pub async fn element(&self, tab: TabId, target: &str) -> Result<Element, ToolError> {
+        let target = target.trim();
+        let frame = match Ref::parse(target) {
+            Some(r) => {
+                self.check_ref(tab, target, &r).await?;
+                r.frame
+            }
+            None => 0,
+        };
+        let found = self
+            .engine_eval(
+                tab,
+                frame,
+                "resolve",
+                &json!(target).to_string(),
+                false,
+                true,
+            )
+            .await;
+        let found = match found {
+            Ok(v) => v,
+            Err(e) if e.0.starts_with("no element matches") => {
+                let around = super::snapshot::excerpt(self, tab, 12).await;
+                return Err(ToolError(format!(
+                    "{}. Use a ref from browser_snapshot{around}",
+                    e.0
+                )));
+            }
+            Err(e) => return Err(e),
+        };
+        let object_id = found["result"]["objectId"]
+            .as_str()
+            .ok_or_else(|| ToolError(format!("could not resolve {target:?} to an element")))?;
+        Ok(Element {
+            backend_node_id: None,
+            object_id: Some(Arc::from(object_id)),
+            frame,
+            session: self.frame_session(tab, frame),
+        })
+    }
+
+    /// The same element as a handle of the page's own (main) world, for
+    /// code that must see the page's globals (browser_evaluate).
+    pub async fn in_main_world(&self, tab: TabId, el: Element) -> Result<Element, ToolError> {
+        let Some(object_id) = &el.object_id else {
+            return Ok(el);
+        };
+        let desc = self
+            .cdp(
+                tab,
+                "DOM.describeNode",
+                json!({"objectId": object_id.as_ref()}),
+            )
+            .await?;
+        let id = desc["node"]["backendNodeId"]
+            .as_i64()
+            .ok_or_else(|| ToolError("the element is gone from the page".into()))?;
+        Ok(Element::by_node(id))
+    }
+}

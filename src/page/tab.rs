@@ -1,0 +1,356 @@
+//! One tab's calls: its CDP commands (in its top frame or a child session
+//! of an out-of-process frame), the setup every tab gets once, scripts run
+//! in the page, and what its recorded events say (URL, document, dialog,
+//! console, file chooser).
+
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::element::Element;
+use super::events::{ConsoleEntry, Dialog};
+use super::session::Session;
+use crate::backend::TabId;
+use crate::error::ToolError;
+
+/// Commands that still work (or are needed) while a dialog blocks the page;
+/// everything else (even `Page.getFrameTree`) hangs until it is handled.
+const DIALOG_SAFE: &[&str] = &[
+    "Page.handleJavaScriptDialog",
+    "Page.enable",
+    "Runtime.enable",
+    "Network.enable",
+];
+
+/// What a tab needs once before tools use it, sent as one batch (one
+/// message through the extension).
+fn tab_setup() -> Vec<(&'static str, Value)> {
+    vec![
+        // Page events drive waiting and dialogs, Runtime events the console
+        // log, Network events the request log.
+        ("Page.enable", json!({})),
+        ("Runtime.enable", json!({})),
+        ("Network.enable", json!({})),
+        // Lifecycle events (with the document they belong to) tell the
+        // navigation wait when the latest page was parsed, loaded, quiet.
+        ("Page.setLifecycleEventsEnabled", json!({"enabled": true})),
+        // File choosers the page opens are caught (a native dialog would
+        // wait for a human) and filled by browser_file_upload.
+        (
+            "Page.setInterceptFileChooserDialog",
+            json!({"enabled": true}),
+        ),
+        // Pages that declare tools for agents find a registry even where
+        // the browser has none (from the next document on).
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": super::page_tools::REGISTRY_SHIM}),
+        ),
+        // The snapshot engine is put into every new document's "tabwire"
+        // world as it is created, so a navigation's snapshot need not send
+        // the engine's source (40 KB) and wait for it to compile; a
+        // document older than this setup gets it with its first call.
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": crate::engine::SOURCE, "worldName": crate::engine::WORLD}),
+        ),
+        // Out-of-process (cross-site) frames get child sessions, so the
+        // snapshot engine can run in them and actions can reach inside.
+        (
+            "Target.setAutoAttach",
+            json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        ),
+        // HTTP authentication challenges reach tabwire (see `interrupts`).
+        super::interrupts::fetch_setup(),
+    ]
+}
+
+/// The JSON value of a `Runtime.evaluate`/`callFunctionOn` result, or the
+/// exception the page script threw.
+fn page_value(r: Value) -> Result<Value, ToolError> {
+    if let Some(ex) = r.get("exceptionDetails") {
+        return Err(ToolError(format!(
+            "page script threw: {}",
+            exception_text(ex)
+        )));
+    }
+    Ok(r["result"]["value"].clone())
+}
+
+/// The most useful line of a CDP `exceptionDetails`.
+pub fn exception_text(ex: &Value) -> String {
+    ex["exception"]["description"]
+        .as_str()
+        .or_else(|| ex["text"].as_str())
+        .unwrap_or("unknown error")
+        .lines()
+        .next()
+        .unwrap_or("unknown error")
+        .to_string()
+}
+
+impl Session {
+    /// What every page command needs first: the tab's events flowing, and
+    /// no dialog blocking `method`.
+    pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
+        let on = self.state().domains_on.contains(&tab);
+        if !on {
+            self.backend()
+                .cdp_batch(tab, tab_setup())
+                .await
+                .map_err(|e| self.tab_error(tab, e))?;
+            self.state().domains_on.insert(tab);
+        }
+        if !DIALOG_SAFE.contains(&method) {
+            if let Some(d) = self.dialog(tab) {
+                return Err(ToolError(d.describe()));
+            }
+        }
+        // A crashed page answers nothing; only a new navigation revives it.
+        if method != "Page.navigate" && self.state().events.crashed(tab) {
+            return Err(ToolError(
+                "the page in this tab crashed. Load it again with browser_navigate (its URL is \
+                 in browser_tabs), or close the tab"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sends several CDP commands in order (one message through the
+    /// extension); the first error ends the sequence.
+    pub async fn cdp_batch(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<Vec<Value>, ToolError> {
+        let first = commands.first().map_or("", |c| c.0);
+        self.ready(tab, first).await?;
+        let (n, started) = (commands.len(), std::time::Instant::now());
+        let r = self.backend().cdp_batch(tab, commands).await;
+        tracing::debug!(target: "tabwire::cdp", first, n, ms = started.elapsed().as_secs_f64() * 1e3, "cdp batch");
+        r.map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// Sends a CDP command, making sure the Page domain is on for the tab
+    /// (navigation events drive [`Self::settle`]).
+    pub async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
+        let raw = self.cdp_raw(tab, method, params).await?;
+        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// [`Self::cdp`], sent to the child session `session` of the tab (an
+    /// out-of-process frame) when given.
+    pub async fn cdp_in(
+        &self,
+        tab: TabId,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ToolError> {
+        let Some(session) = session else {
+            return self.cdp(tab, method, params).await;
+        };
+        self.ready(tab, method).await?;
+        let raw = self
+            .backend()
+            .cdp_raw_in(tab, session, method, params)
+            .await
+            .map_err(|e| self.tab_error(tab, e))?;
+        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// [`Self::cdp`] with the result left as JSON text, for answers big
+    /// enough to parse straight into their own types.
+    pub async fn cdp_raw(
+        &self,
+        tab: TabId,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, ToolError> {
+        self.ready(tab, method).await?;
+        let started = std::time::Instant::now();
+        let r = self.backend().cdp_raw(tab, method, params).await;
+        // Per-command timings, for profiling with RUST_LOG=tabwire::cdp=debug.
+        tracing::debug!(target: "tabwire::cdp", method, ms = started.elapsed().as_secs_f64() * 1e3, "cdp");
+        r.map_err(|e| self.tab_error(tab, e))
+    }
+
+    /// The child session of the out-of-process frame `frame_id`, if any.
+    pub fn child_session(&self, tab: TabId, frame_id: &str) -> Option<String> {
+        self.state().events.child_session(tab, frame_id)
+    }
+
+    /// Evaluates an expression in the page and returns its JSON value.
+    pub async fn eval(&self, tab: TabId, expression: &str) -> Result<Value, ToolError> {
+        let r = self
+            .cdp(
+                tab,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await?;
+        page_value(r)
+    }
+
+    /// Calls `function` (a JS function expression) in the page with `arg`
+    /// (JSON) as its argument; returns the JSON result, promises awaited.
+    pub async fn call_page(
+        &self,
+        tab: TabId,
+        function: &str,
+        arg: Value,
+    ) -> Result<Value, ToolError> {
+        self.eval(tab, &format!("({function})({arg})")).await
+    }
+
+    /// Calls `function` (a JS function declaration) with the element as
+    /// `this` and `arg` as its argument; returns the JSON result.
+    pub async fn call_on(
+        &self,
+        tab: TabId,
+        el: Element,
+        function: &str,
+        arg: Value,
+    ) -> Result<Value, ToolError> {
+        let session = el.session.as_deref();
+        let resolved = el.object_id.is_none();
+        let object_id = match &el.object_id {
+            Some(id) => id.to_string(),
+            None => {
+                let node = self
+                    .cdp_in(tab, session, "DOM.resolveNode", el.dom_params(json!({})))
+                    .await?;
+                node["object"]["objectId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            }
+        };
+        let r = self
+            .cdp_in(
+                tab,
+                session,
+                "Runtime.callFunctionOn",
+                json!({
+                    "objectId": object_id,
+                    "functionDeclaration": function,
+                    "arguments": [{"value": arg}],
+                    "returnByValue": true,
+                    "awaitPromise": true,
+                }),
+            )
+            .await;
+        // A handle made for this call only: the browser would keep it (and
+        // the element) for the document's life.
+        if resolved {
+            let _ = self
+                .cdp_in(
+                    tab,
+                    session,
+                    "Runtime.releaseObject",
+                    json!({"objectId": object_id}),
+                )
+                .await;
+        }
+        page_value(r?)
+    }
+
+    /// The URL of the tab's page: from the browser, or (while a dialog
+    /// blocks the page) the last one seen in navigation events.
+    pub async fn url(&self, tab: TabId) -> Result<String, ToolError> {
+        let stuck = self.dialog(tab).is_some() || self.state().events.crashed(tab);
+        if stuck {
+            if let Some(u) = self.state().events.url(tab) {
+                return Ok(u);
+            }
+        }
+        Ok(self.doc(tab).await?.url)
+    }
+
+    /// The top frame's document: as the latest navigation event described
+    /// it, else asked from the browser once. Events and answers share one
+    /// ordered stream, so an event-tracked document is as fresh as asking.
+    pub(super) async fn doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
+        // Make sure events flow before trusting them.
+        self.ready(tab, "Page.getFrameTree").await?;
+        if let Some(doc) = self.state().events.doc(tab) {
+            return Ok(doc);
+        }
+        let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
+        let frame = &tree["frameTree"]["frame"];
+        let doc = super::events::Doc {
+            frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
+            url: frame["unreachableUrl"]
+                .as_str()
+                .or(frame["url"].as_str())
+                .unwrap_or("about:blank")
+                .to_string(),
+            loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
+        };
+        self.state().events.set_doc(tab, doc.clone());
+        Ok(doc)
+    }
+
+    /// The main frame's current document id (changes on every navigation).
+    pub async fn loader_id(&self, tab: TabId) -> Result<String, ToolError> {
+        Ok(self.doc(tab).await?.loader_id)
+    }
+
+    /// The top frame's id, if navigation events told it.
+    pub(super) fn known_main_frame(&self, tab: TabId) -> Option<String> {
+        self.state().events.doc(tab).map(|d| d.frame_id)
+    }
+
+    /// Title and URL of the tab's page, for tool responses.
+    pub async fn page_line(&self, tab: TabId) -> Result<String, ToolError> {
+        let v = self
+            .eval(tab, "({url: location.href, title: document.title})")
+            .await?;
+        Ok(format!(
+            "Page: {} ({})",
+            v["title"].as_str().unwrap_or(""),
+            v["url"].as_str().unwrap_or("")
+        ))
+    }
+
+    /// The JavaScript dialog blocking `tab`, if any.
+    pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
+        self.state().events.dialog(tab)
+    }
+
+    pub fn dialog_handled(&self, tab: TabId) {
+        self.state()
+            .events
+            .record(tab, "Page.javascriptDialogClosed", &Value::Null);
+    }
+
+    /// Forgets `tab`'s dialog once a tool has handled it.
+    /// A navigation replaced a crashed page's renderer.
+    pub fn crash_replaced(&self, tab: TabId) {
+        self.state()
+            .events
+            .record(tab, "Page.frameNavigated", &json!({"frame": {}}));
+    }
+
+    /// Takes the file input of the chooser the page opened, if any.
+    pub fn take_file_chooser(&self, tab: TabId) -> Option<i64> {
+        self.state().events.take_file_chooser(tab)
+    }
+
+    /// The console output recorded for `tab`.
+    pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
+        self.state().events.console(tab)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exception_text_prefers_description_first_line() {
+        let ex = json!({"text": "Uncaught", "exception": {"description": "Error: boom\n    at x"}});
+        assert_eq!(exception_text(&ex), "Error: boom");
+        assert_eq!(exception_text(&json!({"text": "Uncaught"})), "Uncaught");
+    }
+}
