@@ -16,7 +16,7 @@ use crate::backend::extension::{ExtensionBackend, ExtensionOptions};
 use crate::backend::Backend;
 use crate::broker;
 use crate::frame;
-use crate::page::Session;
+use crate::page::Client;
 use crate::policy::{Policy, PolicyArgs};
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq)]
@@ -64,7 +64,7 @@ pub struct ServeArgs {
 
 /// A running server's parts.
 pub struct App {
-    pub session: Session,
+    pub session: Client,
     pub backend: Arc<AutoBackend>,
     pub audit: Arc<AuditLog>,
     /// The socket the native host connects to (None with `--backend cdp`).
@@ -137,7 +137,7 @@ impl App {
             Duration::from_secs_f64(args.extension_grace.max(0.0)),
             call_timeout,
         ));
-        let session = Session::new(backend.clone(), policy);
+        let session = Client::new(backend.clone(), policy);
         // Scripts stop a little before the command times out, so the tab
         // stays usable.
         session.set_script_timeout(

@@ -17,7 +17,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::audit::{self, AuditLog};
-use crate::page::Session;
+use crate::page::Client;
 use crate::tools::{all_tools, ToolDef, ToolError};
 
 /// How often a long call reports progress (when the client asked for it).
@@ -37,12 +37,12 @@ another ID is page text."
 pub struct TabwireServer {
     /// Every tool, built once; the policy decides which are offered.
     tools: Arc<Vec<ToolDef>>,
-    session: Session,
+    session: Client,
     audit: Arc<AuditLog>,
 }
 
 impl TabwireServer {
-    pub fn new(session: Session, audit: Arc<AuditLog>) -> Self {
+    pub fn new(session: Client, audit: Arc<AuditLog>) -> Self {
         Self {
             tools: Arc::new(all_tools()),
             session,
@@ -228,7 +228,7 @@ fn progress_token(
 
 /// While a call runs past the first second, tells the client every second
 /// what it is waiting for (MCP progress notifications).
-async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, session: Session) {
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, session: Client) {
     let started = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(PROGRESS_EVERY).await;

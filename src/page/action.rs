@@ -1,4 +1,4 @@
-//! Running an action and reporting what it did: [`Session::settle`] waits
+//! Running an action and reporting what it did: [`Client::settle`] waits
 //! for a navigation the action started (its commit and load), for the
 //! requests it started and the DOM changes they cause, and collects
 //! dialogs, downloads, new tabs, file choosers and console errors into an
@@ -9,16 +9,16 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
+use super::client::Client;
 use super::events::{ConsoleEntry, Dialog};
 use super::load::{LoadEnd, LOAD_TIMEOUT};
-use super::session::Session;
 use super::started_requests::{self, StartedRequests};
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
 use crate::fence::Fence;
 
 /// How long after an action a navigation may still start, when the page
-/// cannot tell sooner (see [`Session::navigation_started`]).
+/// cannot tell sooner (see [`Client::navigation_started`]).
 const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 
 /// How long an event may trail the answer that followed it in the browser.
@@ -189,7 +189,7 @@ fn is_navigation_commit(method: &str, params: &Value) -> bool {
     }
 }
 
-impl Session {
+impl Client {
     /// Runs `action`, then waits for a navigation it started (if any) to
     /// load. A dialog the action opens ends the wait at once (the page is
     /// blocked until it is handled) and is reported in the outcome.
@@ -205,8 +205,8 @@ impl Session {
         let mut opened = self.backend().subscribe();
         let mut downloads = self.backend().subscribe();
         let mut network = self.backend().subscribe();
-        let console_before = self.state().events.console_len(tab);
-        let chooser_before = self.state().events.file_chooser(tab);
+        let console_before = self.tab_state(tab).events.console_len();
+        let chooser_before = self.tab_state(tab).events.file_chooser();
         // Notes from before the action are not about it.
         self.take_notes(tab);
         // A tool leaving on purpose has its leave question answered.
@@ -225,9 +225,9 @@ impl Session {
             r = action() => r?,
             Some(params) = &mut dialog_opened => {
                 // Record it now: the event watcher may not have run yet.
-                let mut st = self.state();
-                st.events.record(tab, "Page.javascriptDialogOpening", &params);
-                outcome.dialog = st.events.dialog(tab);
+                let mut t = self.tab_state(tab);
+                t.events.record("Page.javascriptDialogOpening", &params);
+                outcome.dialog = t.events.dialog();
                 return Ok(outcome);
             }
         }
@@ -308,7 +308,7 @@ impl Session {
             outcome.navigated = false;
         }
         outcome.dialog = self.dialog(tab);
-        let chooser_now = self.state().events.file_chooser(tab);
+        let chooser_now = self.tab_state(tab).events.file_chooser();
         outcome.file_chooser = chooser_now.is_some() && chooser_now != chooser_before;
         // Tabs announce themselves before the action's answer comes back,
         // or within the navigation wait above.
@@ -358,7 +358,7 @@ impl Session {
             }
         }
         outcome.new_errors = self
-            .with_events(|e| e.console_since(tab, console_before))
+            .with_events(tab, |e| e.console_since(console_before))
             .into_iter()
             .filter(|e| e.level == "error")
             .collect();

@@ -2,16 +2,16 @@
 //! `browser_download` fetches them, named and written into the download
 //! directory (see [`super::save`]).
 
+use super::client::Client;
 use super::fetch::{first_that_works, Way};
 use super::save::{extension_for, sanitize_name, save, Saved};
-use super::session::Session;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
 /// Names the file (response's suggestion, the page's, the URL's last
 /// segment, then `fallback`) and saves it.
 pub fn store(
-    s: &Session,
+    s: &Client,
     url: &str,
     page_name: Option<String>,
     fallback: &str,
@@ -47,7 +47,7 @@ pub fn store(
 /// `<a download>`, a script) into the download directory, fetching it the
 /// way `browser_download` does; returns the line the action reports.
 pub async fn save_page_download(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     url: &str,
     suggested: Option<String>,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::session::Session;
+use super::client::Client;
 use crate::backend::TabId;
 use crate::engine::Ref;
 use crate::error::ToolError;
@@ -49,7 +49,7 @@ impl Element {
     }
 }
 
-impl Session {
+impl Client {
     /// Resolves `target`: a ref (`e12`, `f2e7`) from the latest snapshot,
     /// or a CSS selector (in the top document). Stale refs say so instead
     /// of hitting the wrong element.

@@ -13,8 +13,8 @@
 use base64::Engine as _;
 use serde_json::{json, Value};
 
+use super::client::Client;
 use super::network_log::human_bytes;
-use super::session::Session;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
@@ -61,12 +61,12 @@ fn b64(data: &str) -> Result<Vec<u8>, ToolError> {
 
 /// Way 1: the body of a response the tab already has for `url`.
 pub async fn from_network_log(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     url: &str,
     cap: u64,
 ) -> Result<Fetched, Miss> {
-    let Some(req) = s.with_events(|e| e.network.finished_for(tab, url)) else {
+    let Some(req) = s.with_events(tab, |e| e.network.finished_for(url)) else {
         return Err(Miss::Next("not in the tab's network log".into()));
     };
     if let Some(size) = req.size {
@@ -138,7 +138,7 @@ const PAGE_CHUNK: &str = r#"(a) => {
 }"#;
 
 /// Way 2: `fetch()` in the page.
-pub async fn in_page(s: &Session, tab: TabId, url: &str, cap: u64) -> Result<Fetched, Miss> {
+pub async fn in_page(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<Fetched, Miss> {
     let r = s
         .call_page(tab, PAGE_FETCH, json!({"url": url, "cap": cap}))
         .await?;
@@ -193,7 +193,7 @@ pub async fn in_page(s: &Session, tab: TabId, url: &str, cap: u64) -> Result<Fet
 }
 
 /// Way 3: the browser's resource loader (cookies included, no CORS).
-pub async fn by_browser(s: &Session, tab: TabId, url: &str, cap: u64) -> Result<Fetched, Miss> {
+pub async fn by_browser(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<Fetched, Miss> {
     let frame = s.doc(tab).await?.frame_id;
     let r = s
         .cdp(
@@ -286,7 +286,7 @@ fn disposition_name(v: Option<&str>) -> Option<String> {
 /// Runs the ladder `ways` in order: the first success wins, a fatal miss
 /// ends it, and if all pass, the error lists why each one did.
 pub async fn first_that_works(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     url: &str,
     cap: u64,

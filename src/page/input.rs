@@ -5,14 +5,14 @@
 use serde_json::{json, Value};
 
 use super::action::next_event;
+use super::client::Client;
 use super::element::Element;
 use super::keys;
-use super::session::Session;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
 /// Center of the element's first box in viewport coordinates.
-pub async fn center(s: &Session, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
+pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
     let target = el.dom_params(json!({}));
     let session = el.session.as_deref();
     // Scroll and measure; not every node can scroll (e.g. display:
@@ -103,7 +103,7 @@ const NATIVELY_DRAGGABLE: &str = "function() { \
 /// How long a native drag may take to announce itself after the move.
 const DRAG_START_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-pub async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result<(), ToolError> {
+pub async fn drag(s: &Client, tab: TabId, from: Element, to: Element) -> Result<(), ToolError> {
     let native = s
         .call_on(tab, from.clone(), NATIVELY_DRAGGABLE, Value::Null)
         .await?
@@ -166,7 +166,7 @@ pub async fn drag(s: &Session, tab: TabId, from: Element, to: Element) -> Result
 }
 
 pub async fn click(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     el: Element,
     button: &str,
@@ -188,7 +188,7 @@ pub struct Aim {
 
 impl Aim {
     /// The clause an action's answer adds when input went elsewhere.
-    pub fn landed(&self, s: &Session) -> String {
+    pub fn landed(&self, s: &Client) -> String {
         match &self.covered_by {
             Some(hit) => format!(
                 " (the pointer landed on {}, which covers it there: that element received the input)",
@@ -204,7 +204,7 @@ impl Aim {
 /// drawer or menu, off-canvas) is an error: nothing a person does there
 /// would reach it. Another element on top is where a person's press
 /// lands, so that is where input goes, and the answer says so.
-pub async fn aim(s: &Session, tab: TabId, el: Element) -> Result<Aim, ToolError> {
+pub async fn aim(s: &Client, tab: TabId, el: Element) -> Result<Aim, ToolError> {
     let mut point = center(s, tab, el.clone()).await?;
     let mut hit = s.call_on(tab, el.clone(), HIT_TEST, json!(false)).await?;
     if hit["moving"].as_bool() == Some(true) {
@@ -268,14 +268,14 @@ const ANIMATIONS_END: &str = "function() {
 
 /// The element again after an action (the same ref or selector); None
 /// when it is gone (the action replaced or removed it).
-pub async fn el_again(s: &Session, tab: TabId, target: &str) -> Option<Element> {
+pub async fn el_again(s: &Client, tab: TabId, target: &str) -> Option<Element> {
     s.element(tab, target).await.ok()
 }
 
 /// A note when the field no longer holds what was typed (the page
 /// formatted, cut or reset it); None when it does or cannot be read.
 pub async fn typed_back(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     el: Option<Element>,
     typed: &str,
@@ -309,7 +309,7 @@ pub const SELECTED_NOW: &str = "function() {
 
 /// Presses (and releases) the mouse at a viewport point, `clicks` times.
 pub async fn click_at(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     (x, y): (f64, f64),
     button: &str,
@@ -327,12 +327,7 @@ pub async fn click_at(
 
 /// Like [`fill_text`], but one key event per character (all in one
 /// message), so pages that listen to keydown/keyup see each key.
-pub async fn type_slowly(
-    s: &Session,
-    tab: TabId,
-    el: Element,
-    text: &str,
-) -> Result<(), ToolError> {
+pub async fn type_slowly(s: &Client, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
     fill_text(s, tab, el, "").await?;
     let mut events = Vec::new();
     for c in text.chars() {
@@ -363,7 +358,7 @@ pub async fn type_slowly(
 }
 
 /// Focuses the element, selects its content and replaces it with `text`.
-pub async fn fill_text(s: &Session, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
+pub async fn fill_text(s: &Client, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
     if s.call_on(tab, el, SELECT_FOR_TYPING, Value::Null).await? != json!(true) {
         return Err(ToolError(
             "the element is not editable (not a text field, text area or contenteditable); \
@@ -394,7 +389,7 @@ const SELECT_FOR_TYPING: &str = "function() {
 }";
 
 /// Presses a key spec such as "Enter" or "Control+A".
-pub async fn press(s: &Session, tab: TabId, spec: &str) -> Result<(), ToolError> {
+pub async fn press(s: &Client, tab: TabId, spec: &str) -> Result<(), ToolError> {
     let key = keys::parse(spec).map_err(ToolError)?;
     let events = key
         .events()
@@ -405,7 +400,7 @@ pub async fn press(s: &Session, tab: TabId, spec: &str) -> Result<(), ToolError>
 }
 
 pub async fn select_options(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     el: Element,
     values: &[String],

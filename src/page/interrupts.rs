@@ -21,11 +21,11 @@
 //! - **Failed navigations** are named: the network error (with what it
 //!   usually means), or the HTTP status of an error page.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::session::Session;
+use super::client::Client;
 use crate::backend::TabId;
 
 /// The pattern that pauses document requests (pages and frames), the only
@@ -40,17 +40,17 @@ pub(super) fn fetch_setup() -> (&'static str, Value) {
     )
 }
 
-/// Per-session record of what interrupted each tab's pages.
+/// What interrupted one tab's pages.
 #[derive(Default)]
-pub struct Interrupts {
+pub struct TabInterrupts {
     /// Sentences for the next answer about the tab, oldest first.
-    notes: HashMap<TabId, Vec<Note>>,
+    notes: Vec<Note>,
     /// Requests credentials were given for (a second challenge means the
     /// server refused them).
     answered: HashSet<String>,
-    /// Tabs a tool is leaving on purpose: their `beforeunload` questions
-    /// are accepted.
-    leaving: HashMap<TabId, usize>,
+    /// Tools leaving the tab on purpose now: while any is, its
+    /// `beforeunload` questions are accepted.
+    leaving: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -62,30 +62,22 @@ pub struct Note {
     pub fatal: bool,
 }
 
-impl Session {
-    /// Drops what is recorded about `tab` (it closed or went stale).
-    pub(super) fn interrupts_forget(&self, tab: TabId) {
-        let mut i = self.interrupts();
-        i.notes.remove(&tab);
-        i.leaving.remove(&tab);
-    }
-
+impl Client {
     /// The notes recorded for `tab` since the last call, oldest first.
     pub fn take_notes(&self, tab: TabId) -> Vec<Note> {
-        self.interrupts().notes.remove(&tab).unwrap_or_default()
+        std::mem::take(&mut self.tab_state(tab).interrupts.notes)
     }
 
     fn note(&self, tab: TabId, text: String, fatal: bool) {
-        self.interrupts()
+        self.tab_state(tab)
+            .interrupts
             .notes
-            .entry(tab)
-            .or_default()
             .push(Note { text, fatal });
     }
 
     /// Marks `tab` as being left on purpose until the guard drops.
     pub fn leaving(&self, tab: TabId) -> Leaving {
-        *self.interrupts().leaving.entry(tab).or_default() += 1;
+        self.tab_state(tab).interrupts.leaving += 1;
         Leaving {
             session: self.clone(),
             tab,
@@ -93,32 +85,28 @@ impl Session {
     }
 
     pub fn is_leaving(&self, tab: TabId) -> bool {
-        self.interrupts().leaving.contains_key(&tab)
+        self.tab_state(tab).interrupts.leaving > 0
     }
 }
 
 /// While alive, the tab's `beforeunload` questions are accepted.
 pub struct Leaving {
-    session: Session,
+    session: Client,
     tab: TabId,
 }
 
 impl Drop for Leaving {
     fn drop(&mut self) {
-        let mut i = self.session.interrupts();
-        if let Some(n) = i.leaving.get_mut(&self.tab) {
-            *n -= 1;
-            if *n == 0 {
-                i.leaving.remove(&self.tab);
-            }
-        }
+        self.session.if_tab_known(self.tab, |t| {
+            t.interrupts.leaving = t.interrupts.leaving.saturating_sub(1);
+        });
     }
 }
 
 /// Handles an event that needs an answer from tabwire before the page can
 /// go on. True when the event is fully handled here (not to be recorded
 /// as page state).
-pub(super) fn intercept(s: &Session, tab: TabId, method: &str, params: &Value) -> bool {
+pub(super) fn intercept(s: &Client, tab: TabId, method: &str, params: &Value) -> bool {
     match method {
         // Backends let these go themselves; this is for one that does not.
         "Fetch.requestPaused" => {
@@ -152,7 +140,7 @@ pub(super) fn intercept(s: &Session, tab: TabId, method: &str, params: &Value) -
 
 /// Sends `method` in the background; failures are logged (the request or
 /// dialog may be gone already).
-fn answer(s: &Session, tab: TabId, method: &'static str, params: Value) {
+fn answer(s: &Client, tab: TabId, method: &'static str, params: Value) {
     let s = s.clone();
     tokio::spawn(async move {
         let started = std::time::Instant::now();
@@ -167,7 +155,7 @@ fn answer(s: &Session, tab: TabId, method: &'static str, params: Value) {
     });
 }
 
-fn on_auth_required(s: &Session, tab: TabId, p: &Value) {
+fn on_auth_required(s: &Client, tab: TabId, p: &Value) {
     let id = p["requestId"].as_str().unwrap_or_default().to_string();
     let ch = &p["authChallenge"];
     let origin = ch["origin"].as_str().unwrap_or_default();
@@ -180,7 +168,7 @@ fn on_auth_required(s: &Session, tab: TabId, p: &Value) {
         "{origin} asks for a user name and password ({scheme} authentication, realm \"{realm}\")"
     );
     let frame = if top { "" } else { " (in a frame of the page)" };
-    let refuse = |s: &Session, text: String| {
+    let refuse = |s: &Client, text: String| {
         s.note(tab, text, top);
         answer(
             s,
@@ -200,7 +188,8 @@ fn on_auth_required(s: &Session, tab: TabId, p: &Value) {
         );
     }
     let first_time = {
-        let mut i = s.interrupts();
+        let mut state = s.tab_state(tab);
+        let i = &mut state.interrupts;
         if i.answered.len() >= 1000 {
             // Old requests are long over; only a fresh one can come back.
             i.answered.clear();
@@ -232,7 +221,7 @@ fn on_auth_required(s: &Session, tab: TabId, p: &Value) {
             );
         }
         Err(why) => {
-            s.interrupts().answered.remove(&id);
+            s.tab_state(tab).interrupts.answered.remove(&id);
             refuse(
                 s,
                 format!(
@@ -277,8 +266,8 @@ pub(super) fn explain_net_error(error: &str) -> &'static str {
 
 /// The HTTP status of the tab's current top document, when it is an
 /// error (400 and up): "HTTP 404 Not Found".
-pub(super) fn error_status(s: &Session, tab: TabId) -> Option<String> {
-    let req = s.with_events(|e| e.network.current_page(tab).into_iter().next())?;
+pub(super) fn error_status(s: &Client, tab: TabId) -> Option<String> {
+    let req = s.with_events(tab, |e| e.network.current_page().into_iter().next())?;
     let status = req.status.filter(|&c| c >= 400 && req.top_document)?;
     Some(
         format!("HTTP {status} {}", req.status_text)
@@ -290,12 +279,9 @@ pub(super) fn error_status(s: &Session, tab: TabId) -> Option<String> {
 /// Why the tab shows (or is about to show) the browser's own error page,
 /// if it does: the failed URL and the error (a network error, or the HTTP
 /// status of an empty error response).
-pub(super) fn failed_load(s: &Session, tab: TabId) -> Option<(String, String)> {
-    let (unreachable, req) = s.with_events(|e| {
-        (
-            e.unreachable(tab),
-            e.network.current_page(tab).into_iter().next(),
-        )
+pub(super) fn failed_load(s: &Client, tab: TabId) -> Option<(String, String)> {
+    let (unreachable, req) = s.with_events(tab, |e| {
+        (e.unreachable(), e.network.current_page().into_iter().next())
     });
     let req = req.filter(|r| r.top_document);
     let error = |r: &super::network_log::Request| match (&r.failed, r.status) {
@@ -330,7 +316,7 @@ pub(super) fn failed_load(s: &Session, tab: TabId) -> Option<(String, String)> {
 
 /// The line an action's answer adds when its navigation ended on the
 /// browser's error page.
-pub(super) fn failed_load_note(s: &Session, tab: TabId) -> Option<String> {
+pub(super) fn failed_load_note(s: &Client, tab: TabId) -> Option<String> {
     let (url, error) = failed_load(s, tab)?;
     Some(if error.starts_with("HTTP ") {
         format!("Note: {url} answered {error} with an empty page; the browser shows its own error page.")

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::{error::TryRecvError, Receiver};
 use tokio::time::Instant;
 
-use super::session::Session;
+use super::client::Client;
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
 
@@ -240,7 +240,7 @@ struct Probe {
     refresh: f64,
 }
 
-impl Session {
+impl Client {
     /// Waits until the navigation an action or `Page.navigate` started has
     /// given a usable page (see the module docs). `events` must have been
     /// subscribed before the navigation was asked for; `expect` is the

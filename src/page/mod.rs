@@ -5,6 +5,8 @@
 //! text the tools put into their answers.
 
 pub mod action;
+pub mod client;
+pub mod current;
 pub mod download;
 pub mod element;
 pub mod events;
@@ -19,7 +21,6 @@ pub mod page_tools;
 pub mod read;
 pub mod refs;
 pub mod save;
-pub mod session;
 pub mod snapshot;
 pub mod started_requests;
 pub mod tab;
@@ -27,5 +28,5 @@ pub mod worlds;
 
 pub use crate::error::ToolError;
 pub use action::Outcome;
+pub use client::Client;
 pub use element::Element;
-pub use session::Session;

@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
+use super::client::Client;
 use super::load::LoadEnd;
-use super::session::Session;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
@@ -19,7 +19,7 @@ const ERROR_PAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// nobody could answer) is an error the model can act on; an error page
 /// the server sends (a 404) is a page, returned with its status stated.
 pub async fn go(
-    s: &Session,
+    s: &Client,
     tab: crate::backend::TabId,
     url: &str,
 ) -> Result<(LoadEnd, String), ToolError> {
@@ -88,7 +88,7 @@ pub async fn go(
     Ok((load, notes))
 }
 
-impl Session {
+impl Client {
     /// After a navigation: if the page landed on a blocked domain (a
     /// redirect, a link), leave it for about:blank and say why.
     pub async fn enforce_after_navigation(&self, tab: TabId) -> Result<(), ToolError> {

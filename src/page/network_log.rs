@@ -6,8 +6,6 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use crate::backend::TabId;
-
 /// Requests kept per tab (oldest dropped first).
 const KEEP: usize = 500;
 
@@ -62,27 +60,23 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
+/// The requests one tab made, newest last.
 #[derive(Default)]
-struct TabLog {
+pub struct NetworkLog {
     next_id: u64,
     requests: VecDeque<Request>,
     /// CDP requestId → our id (a redirect reuses the CDP id: the newest wins).
     by_cdp: HashMap<String, u64>,
 }
 
-#[derive(Default)]
-pub struct NetworkLog {
-    tabs: HashMap<TabId, TabLog>,
-}
-
 impl NetworkLog {
     /// Folds one CDP event (non-Network ones are ignored). `main_frame` is
     /// the tab's top frame id, when known: only its documents start a page.
-    pub fn record(&mut self, tab: TabId, method: &str, p: &Value, main_frame: Option<&str>) {
+    pub fn record(&mut self, method: &str, p: &Value, main_frame: Option<&str>) {
         if !method.starts_with("Network.") {
             return;
         }
-        let log = self.tabs.entry(tab).or_default();
+        let log = self;
         let cdp_id = p["requestId"].as_str().unwrap_or_default();
         match method {
             "Network.requestWillBeSent" => {
@@ -147,10 +141,8 @@ impl NetworkLog {
 
     /// Requests of the current page: from its top-level document request
     /// on (everything kept, when that request is not in the log).
-    pub fn current_page(&self, tab: TabId) -> Vec<Request> {
-        let Some(log) = self.tabs.get(&tab) else {
-            return Vec::new();
-        };
+    pub fn current_page(&self) -> Vec<Request> {
+        let log = self;
         let start = log
             .requests
             .iter()
@@ -159,40 +151,25 @@ impl NetworkLog {
         log.requests.iter().skip(start).cloned().collect()
     }
 
-    pub fn get(&self, tab: TabId, id: u64) -> Option<Request> {
-        self.tabs
-            .get(&tab)?
-            .requests
-            .iter()
-            .find(|r| r.id == id)
-            .cloned()
+    pub fn get(&self, id: u64) -> Option<Request> {
+        self.requests.iter().find(|r| r.id == id).cloned()
     }
 
     /// The newest finished response for `url`.
-    pub fn finished_for(&self, tab: TabId, url: &str) -> Option<Request> {
-        self.tabs
-            .get(&tab)?
-            .requests
+    pub fn finished_for(&self, url: &str) -> Option<Request> {
+        self.requests
             .iter()
             .rev()
             .find(|r| r.url == url && r.finished && r.failed.is_none())
             .cloned()
     }
 
-    pub fn forget(&mut self, tab: TabId) {
-        self.tabs.remove(&tab);
+    /// Requests and requestId mappings kept (for the debug counts of
+    /// browser_status).
+    pub fn kept(&self) -> (usize, usize) {
+        (self.requests.len(), self.by_cdp.len())
     }
 
-    /// Requests and requestId mappings kept for `tab` (for the debug
-    /// counts of browser_status).
-    pub fn kept(&self, tab: TabId) -> (usize, usize) {
-        self.tabs
-            .get(&tab)
-            .map_or((0, 0), |l| (l.requests.len(), l.by_cdp.len()))
-    }
-}
-
-impl TabLog {
     fn find_mut(&mut self, cdp_id: &str) -> Option<&mut Request> {
         let id = *self.by_cdp.get(cdp_id)?;
         self.requests.iter_mut().rev().find(|r| r.id == id)
@@ -206,7 +183,6 @@ mod tests {
 
     fn sent(log: &mut NetworkLog, id: &str, url: &str, kind: &str, loader: &str) {
         log.record(
-            1,
             "Network.requestWillBeSent",
             &json!({"requestId": id, "loaderId": loader, "type": kind, "frameId": "F",
                     "request": {"url": url, "method": "GET", "headers": {}}}),
@@ -220,20 +196,18 @@ mod tests {
         sent(&mut log, "A", "http://x/", "Document", "A");
         sent(&mut log, "B", "http://x/a.png", "Image", "A");
         sent(&mut log, "C", "http://x/b.js", "Script", "A");
-        log.record(1, "Network.responseReceived", &json!({"requestId": "B", "response": {"status": 200, "mimeType": "image/png", "headers": {"a": "b"}}}), None);
+        log.record("Network.responseReceived", &json!({"requestId": "B", "response": {"status": 200, "mimeType": "image/png", "headers": {"a": "b"}}}), None);
         log.record(
-            1,
             "Network.loadingFinished",
             &json!({"requestId": "B", "encodedDataLength": 2048}),
             None,
         );
         log.record(
-            1,
             "Network.loadingFailed",
             &json!({"requestId": "C", "errorText": "net::ERR_ABORTED"}),
             None,
         );
-        let page = log.current_page(1);
+        let page = log.current_page();
         assert_eq!(page.len(), 3);
         assert!(
             page[1].line().contains("→ 200 Image 2.0 KiB"),
@@ -242,8 +216,8 @@ mod tests {
         );
         assert!(page[2].line().contains("FAILED net::ERR_ABORTED"));
         assert!(page[0].line().contains("pending"));
-        assert_eq!(log.finished_for(1, "http://x/a.png").unwrap().cdp_id, "B");
-        assert!(log.finished_for(1, "http://x/b.js").is_none());
+        assert_eq!(log.finished_for("http://x/a.png").unwrap().cdp_id, "B");
+        assert!(log.finished_for("http://x/b.js").is_none());
     }
 
     #[test]
@@ -253,7 +227,6 @@ mod tests {
         sent(&mut log, "B", "http://x/a.png", "Image", "A");
         // A child frame's document does not start a page.
         log.record(
-            1,
             "Network.requestWillBeSent",
             &json!({"requestId": "I", "loaderId": "I", "type": "Document", "frameId": "child",
                     "request": {"url": "http://x/frame", "method": "GET"}}),
@@ -261,9 +234,9 @@ mod tests {
         );
         sent(&mut log, "D", "http://y/", "Document", "D");
         sent(&mut log, "E", "http://y/s.css", "Stylesheet", "D");
-        let page: Vec<_> = log.current_page(1).into_iter().map(|r| r.url).collect();
+        let page: Vec<_> = log.current_page().into_iter().map(|r| r.url).collect();
         assert_eq!(page, ["http://y/", "http://y/s.css"]);
-        assert_eq!(log.get(1, 2).unwrap().url, "http://x/a.png");
+        assert_eq!(log.get(2).unwrap().url, "http://x/a.png");
     }
 
     #[test]
@@ -278,9 +251,9 @@ mod tests {
                 "L",
             );
         }
-        let page = log.current_page(1);
+        let page = log.current_page();
         assert_eq!(page.len(), KEEP);
         assert_eq!(page[0].id, 21);
-        assert!(log.get(1, 1).is_none());
+        assert!(log.get(1).is_none());
     }
 }

@@ -1,7 +1,7 @@
 //! Reading a page or an element as a person sees it, through the engine's
 //! readers (text, Markdown, links), alongside the page line.
 
-use super::session::Session;
+use super::client::Client;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
@@ -11,7 +11,7 @@ use crate::error::ToolError;
 /// whether a person can see a node. Returns its value, how many blocks of
 /// text it left out as unseen, and the page line (read alongside).
 pub async fn read_with_page_line(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     target: Option<&str>,
     reader: &str,

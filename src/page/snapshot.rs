@@ -3,9 +3,9 @@
 
 use serde_json::json;
 
+use super::client::Client;
 use super::element::Element;
 use super::refs::SnapshotMark;
-use super::session::Session;
 use crate::backend::TabId;
 use crate::engine::{self, Changes, Detail, Snapshot, MAX_SNAPSHOT};
 use crate::error::ToolError;
@@ -13,7 +13,7 @@ use crate::fence::Fence;
 
 /// Takes a snapshot of `tab`, remembers its document for ref checks, and
 /// returns the rendered text (page line + outline).
-pub async fn take(s: &Session, tab: TabId) -> Result<String, ToolError> {
+pub async fn take(s: &Client, tab: TabId) -> Result<String, ToolError> {
     Ok(capture(s, tab, None, Detail::Skeleton)
         .await?
         .render(s.fence()))
@@ -45,7 +45,7 @@ impl Captured {
 /// the documents of frames the engine could not enter spliced in,
 /// remembered for refs.
 pub async fn capture(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     root: Option<Element>,
     detail: Detail,
@@ -60,7 +60,7 @@ pub async fn capture(
             let failed = snap
                 .url
                 .starts_with("chrome-error://")
-                .then(|| s.with_events(|e| e.unreachable(tab)))
+                .then(|| s.with_events(tab, |e| e.unreachable()))
                 .flatten();
             let page = match failed {
                 Some(url) => engine::page_line(&snap.title, &format!("{url}, not loaded")),
@@ -91,7 +91,7 @@ pub async fn capture(
     })
 }
 
-pub async fn top_snapshot(s: &Session, tab: TabId, detail: Detail) -> Result<Snapshot, ToolError> {
+pub async fn top_snapshot(s: &Client, tab: TabId, detail: Detail) -> Result<Snapshot, ToolError> {
     s.engine_value(
         tab,
         0,
@@ -102,7 +102,7 @@ pub async fn top_snapshot(s: &Session, tab: TabId, detail: Detail) -> Result<Sna
     .ok_or_else(|| ToolError("the page's snapshot engine answered nothing; try again".into()))
 }
 
-pub async fn subtree_snapshot(s: &Session, tab: TabId, el: Element) -> Result<Snapshot, ToolError> {
+pub async fn subtree_snapshot(s: &Client, tab: TabId, el: Element) -> Result<Snapshot, ToolError> {
     let v = s
         .call_on(
             tab,
@@ -128,7 +128,7 @@ const MAX_FRAME_DEPTH: usize = 3;
 /// line, rendered by the engine in that frame's own world (its refs are
 /// `f{number}e{id}`). Frames whose content cannot be reached say why.
 pub async fn fill_frames(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     parent: u32,
     mut outline: String,
@@ -181,7 +181,7 @@ pub async fn fill_frames(
 /// A few addressable lines of the page (and the page line), to help a
 /// model recover from a target that matched nothing. Takes a snapshot, so
 /// the refs shown are valid.
-pub async fn excerpt(s: &Session, tab: TabId, lines: usize) -> String {
+pub async fn excerpt(s: &Client, tab: TabId, lines: usize) -> String {
     let Ok(c) = capture(s, tab, None, Detail::Skeleton).await else {
         return String::new();
     };
@@ -216,7 +216,7 @@ pub async fn excerpt(s: &Session, tab: TabId, lines: usize) -> String {
 /// when it saw the DOM or a control change, or `css_may_change` (a hover:
 /// CSS alone may show a menu).
 pub async fn after_action(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     navigated: bool,
     css_may_change: bool,

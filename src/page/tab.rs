@@ -6,11 +6,35 @@
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::client::Client;
 use super::element::Element;
-use super::events::{ConsoleEntry, Dialog};
-use super::session::Session;
+use super::events::{ConsoleEntry, Dialog, TabEvents};
+use super::interrupts::TabInterrupts;
+use super::worlds::TabWorlds;
 use crate::backend::TabId;
 use crate::error::ToolError;
+
+/// What tabwire keeps about one tab: whether it is set up, what its
+/// events said, its engine worlds, and what interrupted it.
+#[derive(Default)]
+pub struct TabState {
+    /// The tab got [`tab_setup`] (its Page and Runtime events flow).
+    set_up: bool,
+    pub events: TabEvents,
+    pub worlds: TabWorlds,
+    pub interrupts: TabInterrupts,
+}
+
+impl TabState {
+    /// The debugger let go of the tab: events may have been missed, its
+    /// worlds are gone, and it needs setting up again.
+    pub(super) fn detached(&mut self) {
+        self.set_up = false;
+        self.events.forget_doc();
+        self.worlds = TabWorlds::default();
+        self.interrupts = TabInterrupts::default();
+    }
+}
 
 /// Commands that still work (or are needed) while a dialog blocks the page;
 /// everything else (even `Page.getFrameTree`) hangs until it is handled.
@@ -88,17 +112,17 @@ pub fn exception_text(ex: &Value) -> String {
         .to_string()
 }
 
-impl Session {
+impl Client {
     /// What every page command needs first: the tab's events flowing, and
     /// no dialog blocking `method`.
     pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
-        let on = self.state().domains_on.contains(&tab);
+        let on = self.tab_state(tab).set_up;
         if !on {
             self.backend()
                 .cdp_batch(tab, tab_setup())
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
-            self.state().domains_on.insert(tab);
+            self.tab_state(tab).set_up = true;
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {
@@ -106,7 +130,7 @@ impl Session {
             }
         }
         // A crashed page answers nothing; only a new navigation revives it.
-        if method != "Page.navigate" && self.state().events.crashed(tab) {
+        if method != "Page.navigate" && self.tab_state(tab).events.crashed() {
             return Err(ToolError(
                 "the page in this tab crashed. Load it again with browser_navigate (its URL is \
                  in browser_tabs), or close the tab"
@@ -177,7 +201,7 @@ impl Session {
 
     /// The child session of the out-of-process frame `frame_id`, if any.
     pub fn child_session(&self, tab: TabId, frame_id: &str) -> Option<String> {
-        self.state().events.child_session(tab, frame_id)
+        self.tab_state(tab).events.child_session(frame_id)
     }
 
     /// Evaluates an expression in the page and returns its JSON value.
@@ -258,9 +282,9 @@ impl Session {
     /// The URL of the tab's page: from the browser, or (while a dialog
     /// blocks the page) the last one seen in navigation events.
     pub async fn url(&self, tab: TabId) -> Result<String, ToolError> {
-        let stuck = self.dialog(tab).is_some() || self.state().events.crashed(tab);
+        let stuck = self.dialog(tab).is_some() || self.tab_state(tab).events.crashed();
         if stuck {
-            if let Some(u) = self.state().events.url(tab) {
+            if let Some(u) = self.tab_state(tab).events.url() {
                 return Ok(u);
             }
         }
@@ -273,7 +297,7 @@ impl Session {
     pub(super) async fn doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
         // Make sure events flow before trusting them.
         self.ready(tab, "Page.getFrameTree").await?;
-        if let Some(doc) = self.state().events.doc(tab) {
+        if let Some(doc) = self.tab_state(tab).events.doc() {
             return Ok(doc);
         }
         let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
@@ -287,7 +311,7 @@ impl Session {
                 .to_string(),
             loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
         };
-        self.state().events.set_doc(tab, doc.clone());
+        self.tab_state(tab).events.set_doc(doc.clone());
         Ok(doc)
     }
 
@@ -298,7 +322,7 @@ impl Session {
 
     /// The top frame's id, if navigation events told it.
     pub(super) fn known_main_frame(&self, tab: TabId) -> Option<String> {
-        self.state().events.doc(tab).map(|d| d.frame_id)
+        self.tab_state(tab).events.doc().map(|d| d.frame_id)
     }
 
     /// Title and URL of the tab's page, for tool responses.
@@ -315,31 +339,31 @@ impl Session {
 
     /// The JavaScript dialog blocking `tab`, if any.
     pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
-        self.state().events.dialog(tab)
-    }
-
-    pub fn dialog_handled(&self, tab: TabId) {
-        self.state()
-            .events
-            .record(tab, "Page.javascriptDialogClosed", &Value::Null);
+        self.tab_state(tab).events.dialog()
     }
 
     /// Forgets `tab`'s dialog once a tool has handled it.
+    pub fn dialog_handled(&self, tab: TabId) {
+        self.tab_state(tab)
+            .events
+            .record("Page.javascriptDialogClosed", &Value::Null);
+    }
+
     /// A navigation replaced a crashed page's renderer.
     pub fn crash_replaced(&self, tab: TabId) {
-        self.state()
+        self.tab_state(tab)
             .events
-            .record(tab, "Page.frameNavigated", &json!({"frame": {}}));
+            .record("Page.frameNavigated", &json!({"frame": {}}));
     }
 
     /// Takes the file input of the chooser the page opened, if any.
     pub fn take_file_chooser(&self, tab: TabId) -> Option<i64> {
-        self.state().events.take_file_chooser(tab)
+        self.tab_state(tab).events.take_file_chooser()
     }
 
     /// The console output recorded for `tab`.
     pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
-        self.state().events.console(tab)
+        self.tab_state(tab).events.console()
     }
 }
 

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::client::Client;
 use super::element::Element;
-use super::session::Session;
 use super::tab::exception_text;
 use crate::backend::TabId;
 use crate::engine::{self, Ref};
@@ -22,19 +22,20 @@ use crate::error::ToolError;
 /// a few levels deep, fit).
 const MAX_FRAME_WORLDS: usize = 64;
 
-/// The engine worlds of a client's tabs.
+/// The engine worlds of one tab.
 #[derive(Default)]
-pub struct Worlds {
-    /// The top document's world per tab.
-    top: HashMap<TabId, World>,
+pub struct TabWorlds {
+    /// The top document's world.
+    top: Option<World>,
     /// Worlds of frames rendered through their own context, by number
     /// (the `f2` of `f2e7`). Numbers are never reused within a tab, so a
     /// ref of a frame's old document cannot name an element of a new one.
-    frames: HashMap<TabId, HashMap<u32, FrameWorld>>,
-    next_frame: HashMap<TabId, u32>,
-    /// Target handles made per tab and session (None: the tab's own), to
-    /// put them in groups the browser can let go of (see `target_group`).
-    targets: HashMap<(TabId, Option<Arc<str>>), u64>,
+    frames: HashMap<u32, FrameWorld>,
+    /// The last frame number given (the first is 1; 0 is the top).
+    last_frame: u32,
+    /// Target handles made per session (None: the tab's own), to put them
+    /// in groups the browser can let go of (see `target_group`).
+    targets: HashMap<Option<Arc<str>>, u64>,
 }
 
 /// Action targets (element handles) per object group. The browser keeps
@@ -64,20 +65,13 @@ struct FrameWorld {
     owner: (u32, Arc<str>),
 }
 
-impl Worlds {
-    pub fn forget_tab(&mut self, tab: TabId) {
-        self.top.remove(&tab);
-        self.frames.remove(&tab);
-        self.next_frame.remove(&tab);
-        self.targets.retain(|(t, _), _| *t != tab);
-    }
-
-    /// The object group for the next action target of `tab` in `session`,
+impl TabWorlds {
+    /// The object group for the next action target in `session`,
     /// and the group to release first: groups of [`TARGET_GROUP`] handles,
     /// the one before last released as a new one starts, so the latest 64
     /// targets (and at most 128) are held.
-    fn target_group(&mut self, tab: TabId, session: Option<Arc<str>>) -> (String, Option<String>) {
-        let made = self.targets.entry((tab, session)).or_insert(0);
+    fn target_group(&mut self, session: Option<Arc<str>>) -> (String, Option<String>) {
+        let made = self.targets.entry(session).or_insert(0);
         let group = *made / TARGET_GROUP;
         let release = (*made % TARGET_GROUP == 0 && group >= 2)
             .then(|| format!("tabwire-targets-{}", group - 2));
@@ -89,8 +83,8 @@ impl Worlds {
     /// the same number while it shows the same document, else a new one.
     /// Also the handles of iframe elements it no longer needs (a frame's
     /// owner is found anew by every snapshot), for the caller to release.
-    fn frame_number(&mut self, tab: TabId, found: FrameWorld) -> (u32, Vec<(u32, Arc<str>)>) {
-        let frames = self.frames.entry(tab).or_default();
+    fn frame_number(&mut self, found: FrameWorld) -> (u32, Vec<(u32, Arc<str>)>) {
+        let frames = &mut self.frames;
         if let Some((n, w)) = frames.iter_mut().find(|(_, w)| {
             w.frame_id == found.frame_id
                 && w.context_id == found.context_id
@@ -123,23 +117,20 @@ impl Worlds {
                 dropped.push(w.owner);
             }
         }
-        let next = self.next_frame.entry(tab).or_insert(1);
-        let n = *next;
-        *next += 1;
+        self.last_frame += 1;
+        let n = self.last_frame;
         frames.insert(n, found);
         (n, dropped)
     }
 
     /// The world of frame `frame` answered that its document is gone.
-    fn forget_frame(&mut self, tab: TabId, frame: u32) {
-        if let Some(frames) = self.frames.get_mut(&tab) {
-            frames.remove(&frame);
-        }
+    fn forget_frame(&mut self, frame: u32) {
+        self.frames.remove(&frame);
     }
 
-    /// Frame worlds kept for `tab` (for the debug counts of browser_status).
-    pub fn frame_count(&self, tab: TabId) -> usize {
-        self.frames.get(&tab).map_or(0, HashMap::len)
+    /// Frame worlds kept (for the debug counts of browser_status).
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
     }
 }
 
@@ -154,7 +145,7 @@ fn engine_error(ex: &Value) -> String {
     text.strip_prefix("Error: ").unwrap_or(&text).to_string()
 }
 
-impl Session {
+impl Client {
     /// Calls `method(args)` on the engine of `tab`'s top document (frame
     /// 0) or of frame `frame`; the CDP answer of `Runtime.evaluate`, by
     /// value or as a handle. An error the engine throws is a ToolError
@@ -193,7 +184,7 @@ impl Session {
             let expression = engine::call(installed, &Ref::prefix(frame), method, args);
             let mut params = json!({"expression": expression, "contextId": context_id, "returnByValue": by_value});
             if target {
-                let (group, old) = self.worlds().target_group(tab, session.clone());
+                let (group, old) = self.tab_state(tab).worlds.target_group(session.clone());
                 if let Some(old) = old {
                     let _ = self
                         .cdp_in(
@@ -230,10 +221,10 @@ impl Session {
                     };
                 }
                 Err(e) if context_gone(&e) && frame == 0 && attempt == 0 => {
-                    self.worlds().top.remove(&tab);
+                    self.tab_state(tab).worlds.top = None;
                 }
                 Err(e) if context_gone(&e) && frame != 0 => {
-                    self.worlds().forget_frame(tab, frame);
+                    self.tab_state(tab).worlds.forget_frame(frame);
                     return Err(ToolError(format!(
                         "frame f{frame} navigated or was removed since the snapshot, so its refs \
                          are stale. Call browser_snapshot again"
@@ -272,38 +263,36 @@ impl Session {
     async fn top_world(&self, tab: TabId, fresh: bool) -> Result<(i64, bool), ToolError> {
         let doc = self.doc(tab).await?;
         if !fresh {
-            if let Some(w) = self.worlds().top.get(&tab) {
+            if let Some(w) = &self.tab_state(tab).worlds.top {
                 if w.loader_id == doc.loader_id {
                     return Ok((w.context_id, w.installed));
                 }
             }
         }
         let context_id = self.make_world(tab, None, &doc.frame_id).await?;
-        let mut worlds = self.worlds();
+        let mut state = self.tab_state(tab);
+        let worlds = &mut state.worlds;
         // A new top document: the frames of the old one are gone (their
         // numbers are not reused, so their refs stay refused).
         if worlds
             .top
-            .get(&tab)
+            .as_ref()
             .is_some_and(|w| w.loader_id != doc.loader_id)
         {
-            worlds.frames.remove(&tab);
+            worlds.frames.clear();
         }
         // A new document's world has the engine already (the tab setup
         // registers it for new documents; engine_call installs it where
         // that was too late). The same document's world again keeps what
         // it had.
-        let installed = worlds.top.get(&tab).is_none_or(|w| {
+        let installed = worlds.top.as_ref().is_none_or(|w| {
             w.loader_id != doc.loader_id || (w.context_id == context_id && w.installed)
         });
-        worlds.top.insert(
-            tab,
-            World {
-                loader_id: doc.loader_id,
-                context_id,
-                installed,
-            },
-        );
+        worlds.top = Some(World {
+            loader_id: doc.loader_id,
+            context_id,
+            installed,
+        });
         Ok((context_id, installed))
     }
 
@@ -312,10 +301,10 @@ impl Session {
         tab: TabId,
         frame: u32,
     ) -> Result<(i64, bool, Option<Arc<str>>), ToolError> {
-        self.worlds()
+        self.tab_state(tab)
+            .worlds
             .frames
-            .get(&tab)
-            .and_then(|f| f.get(&frame))
+            .get(&frame)
             .map(|w| (w.context_id, w.installed, w.session.clone()))
             .ok_or_else(|| {
                 ToolError(format!(
@@ -326,12 +315,13 @@ impl Session {
     }
 
     fn set_installed(&self, tab: TabId, frame: u32, installed: bool) {
-        let mut worlds = self.worlds();
+        let mut state = self.tab_state(tab);
+        let worlds = &mut state.worlds;
         if frame == 0 {
-            if let Some(w) = worlds.top.get_mut(&tab) {
+            if let Some(w) = worlds.top.as_mut() {
                 w.installed = installed;
             }
-        } else if let Some(w) = worlds.frames.get_mut(&tab).and_then(|f| f.get_mut(&frame)) {
+        } else if let Some(w) = worlds.frames.get_mut(&frame) {
             w.installed = installed;
         }
     }
@@ -393,16 +383,13 @@ impl Session {
         // A frame in the same renderer answers through its parent's
         // session; an out-of-process one through its own child session.
         let (session, context_id) = self.frame_world_for(tab, parent_session, &frame_id).await?;
-        let (number, unused) = self.worlds().frame_number(
-            tab,
-            FrameWorld {
-                frame_id,
-                context_id,
-                installed: false,
-                session,
-                owner: (parent, object_id),
-            },
-        );
+        let (number, unused) = self.tab_state(tab).worlds.frame_number(FrameWorld {
+            frame_id,
+            context_id,
+            installed: false,
+            session,
+            owner: (parent, object_id),
+        });
         // (Handles the browser would otherwise keep for the document's life.)
         for (parent, handle) in unused {
             let _ = self
@@ -481,10 +468,10 @@ impl Session {
         if frame == 0 {
             return None;
         }
-        self.worlds()
+        self.tab_state(tab)
+            .worlds
             .frames
-            .get(&tab)
-            .and_then(|f| f.get(&frame))
+            .get(&frame)
             .and_then(|w| w.session.clone())
     }
 
@@ -498,10 +485,10 @@ impl Session {
         let mut frame = frame;
         while frame != 0 {
             let Some((session, (parent, owner))) = self
-                .worlds()
+                .tab_state(tab)
+                .worlds
                 .frames
-                .get(&tab)
-                .and_then(|f| f.get(&frame))
+                .get(&frame)
                 .map(|w| (w.session.clone(), w.owner.clone()))
             else {
                 break;
@@ -536,17 +523,12 @@ impl Session {
 
     /// Frame worlds kept for `tab` (for the debug counts of browser_status).
     pub fn frame_count(&self, tab: TabId) -> usize {
-        self.worlds().frame_count(tab)
+        self.tab_state(tab).worlds.frame_count()
     }
 
     /// Frame numbers whose worlds this tab has (for change reports).
     pub fn frame_numbers(&self, tab: TabId) -> Vec<u32> {
-        let mut v: Vec<u32> = self
-            .worlds()
-            .frames
-            .get(&tab)
-            .map(|f| f.keys().copied().collect())
-            .unwrap_or_default();
+        let mut v: Vec<u32> = self.tab_state(tab).worlds.frames.keys().copied().collect();
         v.sort_unstable();
         v
     }

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
-use crate::page::Session;
+use crate::page::Client;
 
 /// Longest cookie or storage value shown in a listing.
 const LIST_VALUE: usize = 200;
@@ -46,7 +46,7 @@ pub struct CookieArgs {
 #[serde(rename_all = "lowercase")]
 pub enum Area {
     Local,
-    Session,
+    Client,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -76,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Cookies",
             Kind::Action,
             "Cookies of the page (or `url`): list, get, set, delete, clear.",
-            |s: Session, a: CookieArgs| async move {
+            |s: Client, a: CookieArgs| async move {
                 let tab = s.tab().await?;
                 let url = match &a.url {
                     Some(u) => {
@@ -100,11 +100,11 @@ pub fn tools() -> Vec<ToolDef> {
             "Web storage",
             Kind::Action,
             "The page's localStorage/sessionStorage: list, get, set, delete, clear.",
-            |s: Session, a: StorageArgs| async move {
+            |s: Client, a: StorageArgs| async move {
                 let tab = s.tab().await?;
                 let area = match a.area {
                     Area::Local => "local",
-                    Area::Session => "session",
+                    Area::Client => "session",
                 };
                 let action = match a.action {
                     DataAction::List => "list",
@@ -173,7 +173,7 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-async fn cookies(s: &Session, tab: TabId, url: &str, a: CookieArgs) -> Result<String, ToolError> {
+async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<String, ToolError> {
     let need_name = || {
         a.name
             .clone()
@@ -263,7 +263,7 @@ async fn cookies(s: &Session, tab: TabId, url: &str, a: CookieArgs) -> Result<St
 }
 
 /// Deletes exactly this cookie (name, domain and path).
-async fn delete(s: &Session, tab: TabId, c: &Value) -> Result<(), ToolError> {
+async fn delete(s: &Client, tab: TabId, c: &Value) -> Result<(), ToolError> {
     s.cdp(
         tab,
         "Network.deleteCookies",

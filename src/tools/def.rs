@@ -14,12 +14,12 @@ use serde_json::Value;
 
 use crate::backend::TabId;
 pub use crate::error::ToolError;
+use crate::page::Client;
 use crate::page::Outcome;
-use crate::page::Session;
 pub use crate::policy::Kind;
 
 type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, ToolError>> + Send>>;
-type Handler = Arc<dyn Fn(Session, Value) -> BoxFuture + Send + Sync>;
+type Handler = Arc<dyn Fn(Client, Value) -> BoxFuture + Send + Sync>;
 
 pub struct ToolDef {
     pub name: &'static str,
@@ -43,7 +43,7 @@ impl ToolDef {
     ) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
-        F: Fn(Session, A) -> Fut + Send + Sync + 'static,
+        F: Fn(Client, A) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Response, ToolError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
@@ -84,7 +84,7 @@ impl ToolDef {
         }
     }
 
-    pub async fn call(&self, session: Session, args: Value) -> Result<Response, ToolError> {
+    pub async fn call(&self, session: Client, args: Value) -> Result<Response, ToolError> {
         (self.handler)(session, args).await
     }
 }
@@ -247,7 +247,7 @@ pub(super) fn cut_with(text: &str, max: usize, hint: &str) -> String {
 
 /// The result of an action: what was done, what changed, where we are.
 pub(super) async fn done(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     what: String,
     outcome: &Outcome,

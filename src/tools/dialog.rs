@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{done, Kind, ToolDef, ToolError};
-use crate::page::Session;
+use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DialogArgs {
@@ -20,7 +20,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Handle a dialog",
         Kind::Action,
         "Accept or dismiss the alert/confirm/prompt blocking the page.",
-        |s: Session, a: DialogArgs| async move {
+        |s: Client, a: DialogArgs| async move {
             let tab = s.tab().await?;
             let Some(d) = s.dialog(tab) else {
                 return Err(ToolError("no dialog is open on the current page".into()));

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::BackendError;
 use crate::page::tab::exception_text;
-use crate::page::Session;
+use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateArgs {
@@ -25,7 +25,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Evaluate JavaScript",
         Kind::Action,
         "Run a JS function in the page, e.g. `() => document.title` (`(el) => …` with `target`); returns its JSON.",
-        |s: Session, a: EvaluateArgs| async move {
+        |s: Client, a: EvaluateArgs| async move {
             let tab = s.tab().await?;
             if let Some(t) = &a.target {
                 let el = s.element(tab, t).await?;

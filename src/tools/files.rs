@@ -12,7 +12,7 @@ use crate::backend::TabId;
 use crate::page::download::store;
 use crate::page::fetch::{first_that_works, Fetched, Way};
 use crate::page::save::{sanitize_name, save};
-use crate::page::Session;
+use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DownloadArgs {
@@ -53,7 +53,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Download a file",
             Kind::Action,
             "Save `url` or the file `target` links to or shows (with the page's cookies) in the download dir; returns path, size, type.",
-            |s: Session, a: DownloadArgs| async move {
+            |s: Client, a: DownloadArgs| async move {
                 let tab = s.tab().await?;
                 let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
                 let cap = s.policy().max_download_bytes();
@@ -67,7 +67,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Capture media",
             Kind::ReadOnly,
             "Save the image/video/audio/canvas `target` shows (or `url`) from loaded bytes; returns path, size, type.",
-            |s: Session, a: DownloadArgs| async move {
+            |s: Client, a: DownloadArgs| async move {
                 let tab = s.tab().await?;
                 let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
                 let cap = s.policy().max_download_bytes();
@@ -90,7 +90,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Save as PDF",
             Kind::ReadOnly,
             "Print the page to a PDF in the download dir.",
-            |s: Session, a: PdfArgs| async move {
+            |s: Client, a: PdfArgs| async move {
                 let tab = s.tab().await?;
                 s.set_progress(Some("printing the page to PDF".into()));
                 let r = s
@@ -120,7 +120,7 @@ pub fn tools() -> Vec<ToolDef> {
 /// The absolute URL to fetch (and a name the page suggests), from `url`
 /// or from what the element at `target` points to. Checked by the policy.
 async fn source(
-    s: &Session,
+    s: &Client,
     tab: TabId,
     url: Option<&str>,
     target: Option<&str>,

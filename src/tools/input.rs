@@ -12,8 +12,8 @@ use crate::page::input::{
     type_slowly, typed_back, SELECTED_NOW,
 };
 use crate::page::keys;
+use crate::page::Client;
 use crate::page::Element;
-use crate::page::Session;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -155,7 +155,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Click",
             Kind::Action,
             "Click `target` (trusted input). Actions report snapshot changes (or the new page), dialogs and console errors.",
-            |s: Session, a: ClickArgs| async move {
+            |s: Client, a: ClickArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
                 let button = match a.button {
@@ -188,7 +188,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Drag and drop",
             Kind::Action,
             "Drag `startTarget` onto `endTarget` (HTML5 or mouse-driven).",
-            |s: Session, a: DragArgs| async move {
+            |s: Client, a: DragArgs| async move {
                 let tab = s.tab().await?;
                 let from = s.element(tab, &a.start_target).await?;
                 let to = s.element(tab, &a.end_target).await?;
@@ -209,7 +209,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Hover",
             Kind::Action,
             "Move the mouse over `target` (menus, tooltips).",
-            |s: Session, a: HoverArgs| async move {
+            |s: Client, a: HoverArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
                 let aim = aim(&s, tab, el).await?;
@@ -235,7 +235,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Type text",
             Kind::Action,
             "Replace the text of a field; submit presses Enter after; slowly types key by key.",
-            |s: Session, a: TypeArgs| async move {
+            |s: Client, a: TypeArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
                 let outcome = s
@@ -271,7 +271,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Press a key",
             Kind::Action,
             "Press a key in the focused element: Enter, Escape, ArrowDown, Control+A…",
-            |s: Session, a: PressKeyArgs| async move {
+            |s: Client, a: PressKeyArgs| async move {
                 let tab = s.tab().await?;
                 keys::parse(&a.key).map_err(ToolError)?;
                 let outcome = s.settle(tab, || press(&s, tab, &a.key)).await?;
@@ -283,7 +283,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Select option",
             Kind::Action,
             "Choose options of a <select> by value or label.",
-            |s: Session, a: SelectArgs| async move {
+            |s: Client, a: SelectArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
                 let mut chosen = Vec::new();
@@ -320,7 +320,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Fill form",
             Kind::Action,
             "Fill several fields in order; does not submit.",
-            |s: Session, a: FillFormArgs| async move {
+            |s: Client, a: FillFormArgs| async move {
                 let tab = s.tab().await?;
                 let mut filled = Vec::new();
                 let outcome = s
@@ -354,7 +354,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Scroll",
             Kind::Action,
             "Scroll the page or `target` by deltaX/deltaY px (default: a screen down).",
-            |s: Session, a: ScrollArgs| async move {
+            |s: Client, a: ScrollArgs| async move {
                 let tab = s.tab().await?;
                 let (x, y) = match &a.target {
                     Some(t) => center(&s, tab, s.element(tab, t).await?).await?,
@@ -389,7 +389,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Upload files",
             Kind::Action,
             "Set files of file input `target`, or of the chooser a click opened; --upload-dir only.",
-            |s: Session, a: UploadArgs| async move {
+            |s: Client, a: UploadArgs| async move {
                 let tab = s.tab().await?;
                 let files = a
                     .paths
@@ -443,7 +443,7 @@ fn describe(target: &str, element: &Option<String>) -> String {
 }
 
 /// The same check for one field of a filled form.
-async fn field_back(s: &Session, tab: TabId, f: &FormField) -> Option<String> {
+async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
     let el = el_again(s, tab, &f.target).await;
     let name = f.name.as_deref().unwrap_or(&f.target);
     match f.kind {
@@ -486,7 +486,7 @@ fn quote_list(items: &[&str]) -> String {
         .join(", ")
 }
 
-async fn fill_field(s: &Session, tab: TabId, f: &FormField) -> Result<(), ToolError> {
+async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolError> {
     let el = s.element(tab, &f.target).await?;
     match f.kind {
         FieldType::Textbox => fill_text(s, tab, el, &f.value).await,

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef};
 use crate::page::read::read_with_page_line;
-use crate::page::Session;
+use crate::page::Client;
 
 /// Longest Markdown returned by one call (the rest is cut with a marker).
 const MAX_MARKDOWN: usize = 40_000;
@@ -122,7 +122,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Read as Markdown",
         Kind::ReadOnly,
         "Main content (or `target`) as Markdown without menus: best for articles and docs.",
-        |s: Session, a: MarkdownArgs| async move {
+        |s: Client, a: MarkdownArgs| async move {
             let tab = s.tab().await?;
             let (md, hidden, page) = read_with_page_line(
                 &s,

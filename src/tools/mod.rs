@@ -2,7 +2,7 @@
 //! description, argument schema, kind, handler), grouped one file per area
 //! and joined in [`all_tools`].
 //!
-//! Handlers take the per-client [`Session`] and typed arguments and return a
+//! Handlers take the per-client [`Client`] and typed arguments and return a
 //! [`Response`]; failures are [`ToolError`]s, rendered as in-band `isError`
 //! results so the model can read them and recover.
 
@@ -24,7 +24,7 @@ mod tabs;
 mod viewport;
 mod wait;
 
-pub use crate::page::Session;
+pub use crate::page::Client;
 pub use def::{Kind, Response, ToolDef, ToolError};
 
 /// Every tool, in the order `tools/list` shows them.

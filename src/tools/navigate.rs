@@ -7,7 +7,7 @@ use serde_json::json;
 use super::def::done;
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
-use crate::page::Session;
+use crate::page::Client;
 use crate::page::{navigation::go, snapshot};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -22,7 +22,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Navigate to a URL",
             Kind::Action,
             "Open a URL in the current tab and wait for the load; returns a snapshot.",
-            |s: Session, a: NavigateArgs| async move {
+            |s: Client, a: NavigateArgs| async move {
                 let tab = s.tab_to_navigate().await?;
                 let (load, notes) = go(&s, tab, &a.url).await?;
                 let mut page = snapshot::take(&s, tab).await?;
@@ -36,21 +36,21 @@ pub fn tools() -> Vec<ToolDef> {
             "Go back",
             Kind::Action,
             "Go back in history; returns a snapshot.",
-            |s: Session, _: NoArgs| async move { history_step(s, -1).await },
+            |s: Client, _: NoArgs| async move { history_step(s, -1).await },
         ),
         ToolDef::new(
             "browser_navigate_forward",
             "Go forward",
             Kind::Action,
             "Go forward in history; returns a snapshot.",
-            |s: Session, _: NoArgs| async move { history_step(s, 1).await },
+            |s: Client, _: NoArgs| async move { history_step(s, 1).await },
         ),
         ToolDef::new(
             "browser_reload",
             "Reload",
             Kind::Action,
             "Reload the page; returns a snapshot.",
-            |s: Session, _: NoArgs| async move {
+            |s: Client, _: NoArgs| async move {
                 let tab = s.tab().await?;
                 let _leaving = s.leaving(tab);
                 let outcome = s
@@ -68,7 +68,7 @@ pub fn tools() -> Vec<ToolDef> {
 pub struct NoArgs {}
 
 /// Moves `delta` entries through the tab's session history.
-async fn history_step(s: Session, delta: i64) -> Result<Response, ToolError> {
+async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
     let tab: TabId = s.tab_to_navigate().await?;
     let h = s.cdp(tab, "Page.getNavigationHistory", json!({})).await?;
     let index = h["currentIndex"].as_i64().unwrap_or(0) + delta;

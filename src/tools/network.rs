@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::Session;
+use crate::page::Client;
 
 /// Longest response body shown (the rest is cut with a marker).
 const MAX_BODY: usize = 20_000;
@@ -34,9 +34,9 @@ pub fn tools() -> Vec<ToolDef> {
             "Network requests",
             Kind::ReadOnly,
             "Requests since the page loaded: `[id] METHOD url → status type size`.",
-            |s: Session, a: RequestsArgs| async move {
+            |s: Client, a: RequestsArgs| async move {
                 let tab = s.tab().await?;
-                let all = s.with_events(|e| e.network.current_page(tab));
+                let all = s.with_events(tab, |e| e.network.current_page());
                 let matching: Vec<_> = all
                     .iter()
                     .filter(|r| a.filter.as_deref().is_none_or(|f| r.url.contains(f)))
@@ -66,9 +66,9 @@ pub fn tools() -> Vec<ToolDef> {
             "Network request details",
             Kind::ReadOnly,
             "Headers, status and post data of request `id`; body=true adds the body.",
-            |s: Session, a: RequestArgs| async move {
+            |s: Client, a: RequestArgs| async move {
                 let tab = s.tab().await?;
-                let Some(r) = s.with_events(|e| e.network.get(tab, a.id)) else {
+                let Some(r) = s.with_events(tab, |e| e.network.get(a.id)) else {
                     return Err(ToolError(format!(
                         "no request [{}] in this tab's log. Call browser_network_requests for current ids",
                         a.id
@@ -116,7 +116,7 @@ fn headers(h: &Value) -> String {
 }
 
 async fn body(
-    s: &Session,
+    s: &Client,
     tab: crate::backend::TabId,
     r: &crate::page::network_log::Request,
 ) -> Result<String, ToolError> {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::page::page_tools::{CALL, LIST};
-use crate::page::Session;
+use crate::page::Client;
 
 /// Longest tool result returned.
 const MAX_RESULT: usize = 20_000;
@@ -35,7 +35,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Page tools",
             Kind::ReadOnly,
             "Tools the page declares (WebMCP); run one with browser_page_tool_call.",
-            |s: Session, _: NoArgs| async move {
+            |s: Client, _: NoArgs| async move {
                 let tab = s.tab().await?;
                 let r = s.call_page(tab, LIST, Value::Null).await?;
                 if let Some(e) = r["error"].as_str() {
@@ -68,7 +68,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Call a page tool",
             Kind::Action,
             "Run a page-declared tool by name with `arguments`.",
-            |s: Session, a: PageToolCallArgs| async move {
+            |s: Client, a: PageToolCallArgs| async move {
                 let tab = s.tab().await?;
                 let r = s
                     .call_page(tab, CALL, json!({"name": a.name, "args": a.arguments}))

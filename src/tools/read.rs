@@ -7,7 +7,7 @@ use serde_json::json;
 use super::def::{cut_with, Kind, Response, ToolDef};
 use crate::engine;
 use crate::page::read::read_with_page_line;
-use crate::page::Session;
+use crate::page::Client;
 
 /// Longest text returned by one call (the rest is cut with a marker).
 const MAX_TEXT: usize = 40_000;
@@ -58,7 +58,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Get text",
             Kind::ReadOnly,
             "Visible text of the page or `target`.",
-            |s: Session, a: TextArgs| async move {
+            |s: Client, a: TextArgs| async move {
                 let tab = s.tab().await?;
                 let (text, hidden, page) = read_with_page_line(
                     &s,
@@ -81,7 +81,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Get HTML",
             Kind::ReadOnly,
             "Raw HTML of the page or `target` (hidden text included).",
-            |s: Session, a: HtmlArgs| async move {
+            |s: Client, a: HtmlArgs| async move {
                 let tab = s.tab().await?;
                 let outer = a.outer.unwrap_or(true);
                 let (html, hidden, page) = read_with_page_line(
@@ -112,7 +112,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Extract links",
             Kind::ReadOnly,
             "Links in the page or `target` as `- [text](url)` lines, once each.",
-            |s: Session, a: LinksArgs| async move {
+            |s: Client, a: LinksArgs| async move {
                 let tab = s.tab().await?;
                 let filter = json!({
                     "sameOrigin": a.same_origin,
@@ -144,7 +144,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Console messages",
             Kind::ReadOnly,
             "Console messages and uncaught errors (last 200).",
-            |s: Session, a: ConsoleArgs| async move {
+            |s: Client, a: ConsoleArgs| async move {
                 let tab = s.tab().await?;
                 // Make sure the tab is watched (the first command turns events on).
                 s.cdp(tab, "Runtime.evaluate", json!({"expression": "0"}))

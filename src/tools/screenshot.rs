@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::Session;
+use crate::page::Client;
 
 /// Chromium cannot capture taller images reliably; taller pages are cut.
 const MAX_FULL_PAGE_HEIGHT: f64 = 16_384.0;
@@ -34,7 +34,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Take a screenshot",
         Kind::ReadOnly,
         "PNG/JPEG of the viewport, full page or `target` (a snapshot is cheaper to read).",
-        |s: Session, a: ScreenshotArgs| async move {
+        |s: Client, a: ScreenshotArgs| async move {
             let tab = s.tab().await?;
             let (format, mime) = match a.kind {
                 Some(ImageType::Jpeg) => ("jpeg", "image/jpeg"),
@@ -78,7 +78,7 @@ pub fn tools() -> Vec<ToolDef> {
 /// (same-origin frames included); an out-of-process frame's are its own
 /// and are shifted by where the frame sits.
 async fn element_box(
-    s: &Session,
+    s: &Client,
     tab: crate::backend::TabId,
     el: &crate::page::Element,
 ) -> Result<[f64; 4], ToolError> {

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef};
-use crate::page::Session;
+use crate::page::Client;
 
 /// With this variable set in serve's environment, browser_status ends with
 /// a `Debug counts:` line: the sizes of what tabwire keeps about the
@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Browser status",
         Kind::ReadOnly,
         "Which browser serves you and why; extension state; policy.",
-        |s: Session, _: StatusArgs| async move {
+        |s: Client, _: StatusArgs| async move {
             let current = match s.current_tab() {
                 Some(_) => "yes",
                 None => "none yet",
@@ -53,7 +53,7 @@ pub fn tools() -> Vec<ToolDef> {
 /// entries, refs made, sweeps, lines of the last rendering), `serve.*`
 /// from this serve (ref marks, frame worlds, console entries, requests
 /// and their id map).
-async fn debug_counts(s: &Session) -> String {
+async fn debug_counts(s: &Client) -> String {
     let Some(tab) = s.current_tab() else {
         return String::new();
     };
@@ -69,7 +69,7 @@ async fn debug_counts(s: &Session) -> String {
     let marks = s.last_snapshot().map_or(0, |m| m.entries());
     let frames = s.frame_count(tab);
     let (console, (requests, request_ids)) =
-        s.with_events(|e| (e.console_kept(tab), e.network.kept(tab)));
+        s.with_events(tab, |e| (e.console_kept(), e.network.kept()));
     out.push_str(&format!(
         " serve.marks={marks} serve.frames={frames} serve.console={console} \
          serve.requests={requests} serve.request_ids={request_ids}"

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabInfo;
-use crate::page::Session;
+use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -35,7 +35,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Manage tabs",
             Kind::Action,
             "List, open (new), select or close your tabs; page tools use the current one.",
-            |s: Session, a: TabsArgs| async move {
+            |s: Client, a: TabsArgs| async move {
                 match a.action {
                     TabAction::List => {}
                     TabAction::New => {
@@ -81,7 +81,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Close tab",
             Kind::Action,
             "Close the current tab; returns your other tabs.",
-            |s: Session, _: CloseArgs| async move {
+            |s: Client, _: CloseArgs| async move {
                 let Some(tab) = s.current_tab() else {
                     return Err(ToolError("there is no current tab to close".into()));
                 };
@@ -101,7 +101,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CloseArgs {}
 
-async fn nth(s: &Session, index: usize) -> Result<TabInfo, ToolError> {
+async fn nth(s: &Client, index: usize) -> Result<TabInfo, ToolError> {
     let tabs = s.backend().list_tabs().await?;
     let count = tabs.len();
     tabs.into_iter().nth(index).ok_or_else(|| {
@@ -112,7 +112,7 @@ async fn nth(s: &Session, index: usize) -> Result<TabInfo, ToolError> {
     })
 }
 
-async fn render_list(s: &Session) -> Result<String, ToolError> {
+async fn render_list(s: &Client) -> Result<String, ToolError> {
     let tabs = s.backend().list_tabs().await?;
     // With several browsers (or profiles) connected, say which they are
     // and where each tab is.

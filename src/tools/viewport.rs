@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::Session;
+use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ResizeArgs {
@@ -19,7 +19,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Resize viewport",
         Kind::Action,
         "Set the viewport in CSS px (e.g. 390x844 for a phone).",
-        |s: Session, a: ResizeArgs| async move {
+        |s: Client, a: ResizeArgs| async move {
             for (what, v) in [("width", a.width), ("height", a.height)] {
                 if !(100..=4000).contains(&v) {
                     return Err(ToolError(format!("{what} {v} is out of range (100–4000)")));

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::BackendError;
-use crate::page::Session;
+use crate::page::Client;
 
 /// Longest wait one call may ask for (stays below the per-command timeout).
 const MAX_WAIT_SECS: f64 = 25.0;
@@ -31,7 +31,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Wait for",
         Kind::ReadOnly,
         "Wait until `text` appears, `textGone` vanishes or `selector` matches, or `time` seconds.",
-        |s: Session, a: WaitArgs| async move {
+        |s: Client, a: WaitArgs| async move {
             let tab = s.tab().await?;
             if let Some(t) = a.time {
                 let secs = t.clamp(0.0, MAX_WAIT_SECS);

@@ -1,0 +1,249 @@
+//! One MCP client's view of the browser: its backend and policy, its name
+//! and progress, the fence for its answers, its current tab and last
+//! snapshot, and the state of each tab ([`TabState`]), kept current from
+//! the backend's events. What the client does with a tab lives beside it:
+//! `tab.rs` (its calls), `current.rs` (which tab), `action.rs` (acting and
+//! what changed), `worlds.rs` and `element.rs` (the engine and refs).
+
+use std::collections::HashMap;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::broadcast::error::RecvError;
+
+use super::events::TabEvents;
+use super::refs::SnapshotMark;
+use super::tab::TabState;
+use crate::backend::{Backend, TabEvent, TabId};
+use crate::fence::Fence;
+use crate::policy::Policy;
+
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) current: Option<TabId>,
+    /// Set when the current tab was closed behind the client's back; the next
+    /// call that needs a tab reports it once instead of silently moving on.
+    pub(super) closed_notice: Option<TabId>,
+    /// The notice is about a restart (every handle became void), not a close.
+    pub(super) notice_is_restart: bool,
+    pub(super) snapshot: Option<SnapshotMark>,
+    /// What is known of each tab (dropped when it closes).
+    pub(super) tabs: HashMap<TabId, TabState>,
+    /// The backend generation our handles belong to.
+    pub(super) generation: u64,
+}
+
+struct Inner {
+    backend: Arc<dyn Backend>,
+    policy: Arc<Policy>,
+    /// How long a page script may run before the browser stops it (kept
+    /// below the per-command timeout, so the tab stays usable).
+    script_timeout: Mutex<Duration>,
+    client_name: Mutex<String>,
+    /// What a long tool is doing now (for progress notifications).
+    progress: Mutex<Option<String>>,
+    state: Mutex<State>,
+    /// Marks page content in this client's answers (see `crate::fence`).
+    fence: Fence,
+}
+
+/// One MCP client's view of the browser: its tabs, the current one, its
+/// name and progress. Cheap to clone.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+/// One tab's state, borrowed from the client's (the client's lock is held
+/// while it lives: keep it for a statement, never across an `await`).
+pub(super) struct TabGuard<'a> {
+    state: MutexGuard<'a, State>,
+    tab: TabId,
+}
+
+impl Deref for TabGuard<'_> {
+    type Target = TabState;
+    fn deref(&self) -> &TabState {
+        &self.state.tabs[&self.tab]
+    }
+}
+
+impl DerefMut for TabGuard<'_> {
+    fn deref_mut(&mut self) -> &mut TabState {
+        self.state
+            .tabs
+            .get_mut(&self.tab)
+            .expect("entry made with the guard")
+    }
+}
+
+impl Client {
+    pub fn new(backend: Arc<dyn Backend>, policy: Arc<Policy>) -> Self {
+        let session = Self {
+            inner: Arc::new(Inner {
+                backend,
+                policy,
+                script_timeout: Mutex::new(Duration::from_secs(25)),
+                client_name: Mutex::new("tabwire".into()),
+                progress: Mutex::new(None),
+                state: Mutex::new(State::default()),
+                fence: Fence::new(),
+            }),
+        };
+        session.watch_events();
+        session
+    }
+
+    pub fn backend(&self) -> &dyn Backend {
+        self.inner.backend.as_ref()
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.inner.policy
+    }
+
+    /// The fence around page content in this client's answers.
+    pub fn fence(&self) -> &Fence {
+        &self.inner.fence
+    }
+
+    /// Scripts stop after `limit` (set just below the command timeout).
+    pub fn set_script_timeout(&self, limit: Duration) {
+        *self.inner.script_timeout.lock().expect("timeout lock") = limit;
+    }
+
+    pub fn script_timeout(&self) -> Duration {
+        *self.inner.script_timeout.lock().expect("timeout lock")
+    }
+
+    /// Names this client's tab group (from the MCP `clientInfo`).
+    pub fn set_client_name(&self, name: &str) {
+        if !name.trim().is_empty() {
+            *self.inner.client_name.lock().expect("name lock") = name.trim().to_string();
+            self.backend().client_named(name.trim());
+        }
+    }
+
+    pub fn client_name(&self) -> String {
+        self.inner.client_name.lock().expect("name lock").clone()
+    }
+
+    /// Tells progress notifications what the running tool is doing
+    /// (None: fall back to the backend's own message).
+    pub fn set_progress(&self, message: Option<String>) {
+        *self.inner.progress.lock().expect("progress lock") = message;
+    }
+
+    /// What a slow call is doing, for progress notifications.
+    pub fn progress_message(&self) -> String {
+        self.inner
+            .progress
+            .lock()
+            .expect("progress lock")
+            .clone()
+            .unwrap_or_else(|| self.backend().progress_message())
+    }
+
+    /// Runs `f` with what `tab`'s events recorded (console, network …).
+    pub fn with_events<T>(&self, tab: TabId, f: impl FnOnce(&TabEvents) -> T) -> T {
+        f(&self.tab_state(tab).events)
+    }
+
+    pub(super) fn state(&self) -> MutexGuard<'_, State> {
+        self.inner.state.lock().expect("state lock")
+    }
+
+    /// What is kept about `tab` (made empty on first use).
+    pub(super) fn tab_state(&self, tab: TabId) -> TabGuard<'_> {
+        let mut state = self.state();
+        state.tabs.entry(tab).or_default();
+        TabGuard { state, tab }
+    }
+
+    /// Runs `f` on `tab`'s state if anything is kept about it (a closed
+    /// tab's is not made again).
+    pub(super) fn if_tab_known(&self, tab: TabId, f: impl FnOnce(&mut TabState)) {
+        if let Some(t) = self.state().tabs.get_mut(&tab) {
+            f(t);
+        }
+    }
+
+    /// Keeps the state honest when tabs close or debuggers detach.
+    fn watch_events(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        let mut events = self.inner.backend.subscribe();
+        tokio::spawn(async move {
+            loop {
+                let event = match events.recv().await {
+                    Ok(e) => e,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                let session = Client { inner };
+                if let TabEvent::Cdp {
+                    tab,
+                    method,
+                    params,
+                } = &event
+                {
+                    if super::interrupts::intercept(&session, *tab, method, params) {
+                        continue;
+                    }
+                }
+                let mut st = session.state();
+                match event {
+                    TabEvent::Closed { tab } => {
+                        st.tabs.remove(&tab);
+                        if st.current == Some(tab) {
+                            st.current = None;
+                            st.closed_notice = Some(tab);
+                            st.notice_is_restart = false;
+                        }
+                    }
+                    // Events may have been missed, and the worlds are gone.
+                    TabEvent::Detached { tab, .. } => {
+                        if let Some(t) = st.tabs.get_mut(&tab) {
+                            t.detached();
+                        }
+                    }
+                    TabEvent::Opened { .. } => {}
+                    TabEvent::Cdp {
+                        tab,
+                        method,
+                        params,
+                    } => {
+                        st.tabs
+                            .entry(tab)
+                            .or_default()
+                            .events
+                            .record(&method, &params);
+                    }
+                }
+            }
+        });
+    }
+
+    /// The current tab's last known URL (from navigation events), for the
+    /// audit log; no browser round trip.
+    pub fn last_url(&self) -> Option<String> {
+        let st = self.state();
+        st.current
+            .and_then(|t| st.tabs.get(&t).and_then(|t| t.events.url()))
+    }
+
+    /// Records a new snapshot: refs of the same document accumulate; a new
+    /// document's snapshot turns the old document's refs stale.
+    pub fn remember_snapshot(&self, mut mark: SnapshotMark) {
+        let mut st = self.state();
+        if let Some(prev) = st.snapshot.take() {
+            mark.follow(prev);
+        }
+        st.snapshot = Some(mark);
+    }
+
+    pub fn last_snapshot(&self) -> Option<SnapshotMark> {
+        self.state().snapshot.clone()
+    }
+}
