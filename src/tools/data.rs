@@ -46,7 +46,7 @@ pub struct CookieArgs {
 #[serde(rename_all = "lowercase")]
 pub enum Area {
     Local,
-    Client,
+    Session,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -104,7 +104,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let tab = s.tab().await?;
                 let area = match a.area {
                     Area::Local => "local",
-                    Area::Client => "session",
+                    Area::Session => "session",
                 };
                 let action = match a.action {
                     DataAction::List => "list",
