@@ -20,6 +20,48 @@ pub enum Kind {
     Action,
 }
 
+/// The opt-in groups of tools (`serve --caps`): each adds its tools to
+/// `tools/list`; none is on by default, so the default list stays small.
+/// The names are playwright-mcp's where it has the group.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Cap {
+    /// Mock, block or change requests; offline and throttling; HAR export.
+    Network,
+    /// Device presets, geolocation, timezone, locale, media features, CPU.
+    Emulation,
+    /// Input at the coordinates of a screenshot.
+    Vision,
+    /// Performance traces with insights; screen recordings.
+    Devtools,
+    /// Assertions and test export.
+    Testing,
+}
+
+impl Cap {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cap::Network => "network",
+            Cap::Emulation => "emulation",
+            Cap::Vision => "vision",
+            Cap::Devtools => "devtools",
+            Cap::Testing => "testing",
+        }
+    }
+}
+
 /// The `serve` flags that shape the policy.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct PolicyArgs {
@@ -38,6 +80,10 @@ pub struct PolicyArgs {
     /// Expose only these tools (repeatable or comma-separated).
     #[arg(long = "tools", value_name = "NAME", value_delimiter = ',')]
     pub tools: Vec<String>,
+    /// Add these groups of tools (comma-separated): network, emulation,
+    /// vision, devtools, testing. None by default.
+    #[arg(long = "caps", value_name = "GROUP", value_delimiter = ',')]
+    pub caps: Vec<Cap>,
     /// Allow file:// URLs (off by default).
     #[arg(long)]
     pub allow_file_urls: bool,
@@ -129,6 +175,10 @@ pub struct Policy {
     pub no_eval: bool,
     /// Empty means every tool.
     pub tools: Vec<String>,
+    /// Groups of tools switched on (`--caps` replaces the file's list).
+    pub caps: Vec<Cap>,
+    /// Groups this policy refuses, whoever asks for them.
+    pub deny_caps: Vec<Cap>,
     pub allow_file_urls: bool,
     /// The user approves each site (registrable domain) per client, in the
     /// browser, before the client opens or acts on it (extension only).
@@ -179,6 +229,9 @@ impl Policy {
         if !args.tools.is_empty() {
             policy.tools = args.tools.clone();
         }
+        if !args.caps.is_empty() {
+            policy.caps = args.caps.clone();
+        }
         if !args.upload_dirs.is_empty() {
             policy.upload_dirs = args.upload_dirs.clone();
         }
@@ -209,8 +262,35 @@ impl Policy {
         parsed.map_err(|e| format!("policy file {} is invalid: {e}", path.display()))
     }
 
-    /// Whether a tool is offered at all; Err says why not.
-    pub fn tool_allowed(&self, name: &str, kind: Kind) -> Result<(), String> {
+    /// The groups of tools on: asked for and not refused.
+    pub fn caps_on(&self) -> Vec<Cap> {
+        let on: BTreeSet<Cap> = self
+            .caps
+            .iter()
+            .copied()
+            .filter(|c| !self.deny_caps.contains(c))
+            .collect();
+        on.into_iter().collect()
+    }
+
+    /// Whether a tool (of the group `cap`, if any) is offered at all; Err
+    /// says why not.
+    pub fn tool_allowed(&self, name: &str, kind: Kind, cap: Option<Cap>) -> Result<(), String> {
+        if let Some(cap) = cap {
+            if self.deny_caps.contains(&cap) {
+                return Err(format!(
+                    "{name} belongs to the {} group of tools, which the policy refuses",
+                    cap.name()
+                ));
+            }
+            if !self.caps.contains(&cap) {
+                return Err(format!(
+                    "{name} belongs to the {0} group of tools, which this server does not offer \
+                     (start it with --caps {0})",
+                    cap.name()
+                ));
+            }
+        }
         if !self.tools.is_empty() && !self.tools.iter().any(|t| t == name) {
             return Err(format!(
                 "{name} is not among the tools this server exposes (--tools)"
@@ -338,12 +418,13 @@ impl Policy {
         };
         let tools: BTreeSet<_> = self.tools.iter().collect();
         format!(
-            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB); credentials for: {}{}",
+            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; groups of tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB); credentials for: {}{}",
             list(&self.allow_domains),
             if self.deny_domains.is_empty() { "none".into() } else { self.deny_domains.join(", ") },
             if self.read_only { "yes" } else { "no" },
             if self.no_eval { "off" } else { "on" },
             if tools.is_empty() { "all".into() } else { tools.into_iter().cloned().collect::<Vec<_>>().join(", ") },
+            self.caps_summary(),
             if self.allow_file_urls { "allowed" } else { "blocked" },
             if self.upload_dirs.is_empty() { "none".into() } else { self.upload_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ") },
             self.download_dir().display(),
@@ -351,6 +432,28 @@ impl Policy {
             if self.credentials.is_empty() { "none".into() } else { self.credentials.iter().map(|c| c.host.as_str()).collect::<Vec<_>>().join(", ") },
             if self.confirm_sites { "; sites need the user's yes: on" } else { "" },
         )
+    }
+}
+
+impl Policy {
+    /// The groups on, and those asked for but refused.
+    fn caps_summary(&self) -> String {
+        let on = self.caps_on();
+        let mut out = if on.is_empty() {
+            "none (serve --caps adds them)".to_string()
+        } else {
+            on.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+        };
+        let refused: Vec<_> = self
+            .caps
+            .iter()
+            .filter(|c| self.deny_caps.contains(c))
+            .map(|c| c.name())
+            .collect();
+        if !refused.is_empty() {
+            out.push_str(&format!(" ({} refused by the policy)", refused.join(", ")));
+        }
+        out
     }
 }
 
@@ -470,9 +573,11 @@ mod tests {
             no_eval: true,
             ..Default::default()
         };
-        assert!(p.tool_allowed("browser_snapshot", Kind::ReadOnly).is_ok());
         assert!(p
-            .tool_allowed("browser_click", Kind::Action)
+            .tool_allowed("browser_snapshot", Kind::ReadOnly, None)
+            .is_ok());
+        assert!(p
+            .tool_allowed("browser_click", Kind::Action, None)
             .unwrap_err()
             .contains("read-only"));
         let p = Policy {
@@ -480,15 +585,57 @@ mod tests {
             ..Default::default()
         };
         assert!(p
-            .tool_allowed("browser_evaluate", Kind::Action)
+            .tool_allowed("browser_evaluate", Kind::Action, None)
             .unwrap_err()
             .contains("--no-eval"));
         let p = Policy {
             tools: vec!["browser_snapshot".into()],
             ..Default::default()
         };
-        assert!(p.tool_allowed("browser_click", Kind::Action).is_err());
-        assert!(p.tool_allowed("browser_snapshot", Kind::ReadOnly).is_ok());
+        assert!(p.tool_allowed("browser_click", Kind::Action, None).is_err());
+        assert!(p
+            .tool_allowed("browser_snapshot", Kind::ReadOnly, None)
+            .is_ok());
+    }
+
+    #[test]
+    fn groups_of_tools_are_off_until_asked_and_the_policy_can_refuse_them() {
+        let p = Policy::default();
+        assert!(p
+            .tool_allowed("browser_mouse_click_xy", Kind::Action, Some(Cap::Vision))
+            .unwrap_err()
+            .contains("--caps vision"));
+        let p = Policy {
+            caps: vec![Cap::Vision, Cap::Network],
+            deny_caps: vec![Cap::Network],
+            ..Default::default()
+        };
+        assert!(p
+            .tool_allowed("browser_mouse_click_xy", Kind::Action, Some(Cap::Vision))
+            .is_ok());
+        assert!(p
+            .tool_allowed("browser_route", Kind::Action, Some(Cap::Network))
+            .unwrap_err()
+            .contains("refuses"));
+        assert_eq!(p.caps_on(), vec![Cap::Vision]);
+        assert!(p
+            .summary()
+            .contains("groups of tools: vision (network refused by the policy)"));
+        // Read-only still applies inside a group.
+        let p = Policy {
+            caps: vec![Cap::Vision],
+            read_only: true,
+            ..Default::default()
+        };
+        assert!(p
+            .tool_allowed("browser_mouse_click_xy", Kind::Action, Some(Cap::Vision))
+            .is_err());
+        // The file names groups as lowercase words.
+        let f: Policy = toml::from_str("caps = [\"vision\"]\ndeny_caps = [\"devtools\"]").unwrap();
+        assert_eq!(
+            (f.caps, f.deny_caps),
+            (vec![Cap::Vision], vec![Cap::Devtools])
+        );
     }
 
     #[test]

@@ -59,9 +59,12 @@ impl TabwireServer {
 
     /// The tools this client may see and call.
     fn offered(&self) -> impl Iterator<Item = &ToolDef> {
-        self.tools
-            .iter()
-            .filter(|t| self.session.policy().tool_allowed(t.name, t.kind).is_ok())
+        self.tools.iter().filter(|t| {
+            self.session
+                .policy()
+                .tool_allowed(t.name, t.kind, t.cap)
+                .is_ok()
+        })
     }
 }
 
@@ -136,7 +139,11 @@ impl TabwireServer {
                 known.join(", ")
             ));
         };
-        if let Err(why) = self.session.policy().tool_allowed(tool.name, tool.kind) {
+        if let Err(why) = self
+            .session
+            .policy()
+            .tool_allowed(tool.name, tool.kind, tool.cap)
+        {
             return error_result(format!("{name} is not available: {why}"));
         }
         let args = Value::Object(arguments.clone());

@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod client;
+pub mod coordinates;
 pub mod current;
 pub mod download;
 pub mod element;

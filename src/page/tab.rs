@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::client::Client;
+use super::coordinates::ShotFrame;
 use super::element::Element;
 use super::events::{ConsoleEntry, Dialog, TabEvents};
 use super::interrupts::TabInterrupts;
@@ -23,6 +24,9 @@ pub struct TabState {
     pub events: TabEvents,
     pub worlds: TabWorlds,
     pub interrupts: TabInterrupts,
+    /// How the latest screenshot maps to the page (for input at its
+    /// coordinates).
+    pub last_shot: Option<ShotFrame>,
 }
 
 impl TabState {

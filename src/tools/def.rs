@@ -16,7 +16,7 @@ use crate::backend::TabId;
 pub use crate::error::ToolError;
 use crate::page::Client;
 use crate::page::Outcome;
-pub use crate::policy::Kind;
+pub use crate::policy::{Cap, Kind};
 
 type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, ToolError>> + Send>>;
 type Handler = Arc<dyn Fn(Client, Value) -> BoxFuture + Send + Sync>;
@@ -28,6 +28,8 @@ pub struct ToolDef {
     pub kind: Kind,
     /// Whether the call needs a browser chosen (and started) first.
     pub needs_browser: bool,
+    /// The opt-in group the tool belongs to (None: always offered).
+    pub cap: Option<Cap>,
     schema: Arc<JsonObject>,
     handler: Handler,
 }
@@ -53,6 +55,7 @@ impl ToolDef {
             description,
             kind,
             needs_browser: true,
+            cap: None,
             schema: Arc::new(schema_for::<A>()),
             handler: Arc::new(move |session, args| {
                 let handler = handler.clone();
@@ -66,6 +69,12 @@ impl ToolDef {
                 })
             }),
         }
+    }
+
+    /// Puts the tool in an opt-in group (`serve --caps`).
+    pub fn in_group(mut self, cap: Cap) -> Self {
+        self.cap = Some(cap);
+        self
     }
 
     /// Marks a tool that works without a browser (it never starts one).

@@ -22,10 +22,11 @@ pub mod snapshot;
 mod status;
 mod tabs;
 mod viewport;
+mod vision;
 mod wait;
 
 pub use crate::page::Client;
-pub use def::{Kind, Response, ToolDef, ToolError};
+pub use def::{Cap, Kind, Response, ToolDef, ToolError};
 
 /// Every tool, in the order `tools/list` shows them.
 pub fn all_tools() -> Vec<ToolDef> {
@@ -46,6 +47,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(viewport::tools());
     tools.extend(evaluate::tools());
     tools.extend(status::tools());
+    tools.extend(vision::tools());
     tools
 }
 
@@ -57,7 +59,11 @@ mod tests {
 
     #[test]
     fn tool_set_is_pinned() {
-        let names: Vec<_> = all_tools().iter().map(|t| t.name).collect();
+        let names: Vec<_> = all_tools()
+            .iter()
+            .filter(|t| t.cap.is_none())
+            .map(|t| t.name)
+            .collect();
         assert_eq!(
             names,
             [
@@ -98,6 +104,19 @@ mod tests {
                 "browser_resize",
                 "browser_evaluate",
                 "browser_status",
+            ]
+        );
+        let grouped: Vec<_> = all_tools()
+            .iter()
+            .filter_map(|t| t.cap.map(|c| format!("{}:{}", c.name(), t.name)))
+            .collect();
+        assert_eq!(
+            grouped,
+            [
+                "vision:browser_mouse_click_xy",
+                "vision:browser_mouse_move_xy",
+                "vision:browser_mouse_drag_xy",
+                "vision:browser_type_xy",
             ]
         );
     }
@@ -151,6 +170,13 @@ mod tests {
         "values",
         "width",
         "role",
+        // The vision group: its descriptions say what the coordinates are.
+        "x",
+        "y",
+        "startX",
+        "startY",
+        "endX",
+        "endY",
     ];
 
     #[test]

@@ -4,7 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::def::{Kind, Response, ToolDef, ToolError};
+use super::def::{Cap, Kind, Response, ToolDef, ToolError};
+use crate::page::coordinates::remember_shot;
 use crate::page::Client;
 
 /// Chromium cannot capture taller images reliably; taller pages are cut.
@@ -65,7 +66,18 @@ pub fn tools() -> Vec<ToolDef> {
                     "Screenshot of the full page.".into()
                 };
             }
+            // Where the image sits on the page, for input at its points
+            // (document coordinates of its corner; None: the viewport).
+            let clip = params.get("clip").map(|c| {
+                (
+                    c["x"].as_f64().unwrap_or(0.0),
+                    c["y"].as_f64().unwrap_or(0.0),
+                )
+            });
             let shot = s.cdp(tab, "Page.captureScreenshot", params).await?;
+            if s.policy().caps_on().contains(&Cap::Vision) {
+                remember_shot(&s, tab, clip).await?;
+            }
             let data = shot["data"].as_str().unwrap_or_default().to_string();
             Ok(Response::text(note).with_image(data, mime))
         },

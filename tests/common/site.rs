@@ -226,6 +226,14 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         ),
         "/form" => ("200 OK", FORM.to_string()),
         "/feed" => ("200 OK", FEED.to_string()),
+        // Any fixture page of tests/pages by name (`/pages/canvas.html`).
+        p if p.starts_with("/pages/") && !p.contains("..") => {
+            let file = format!("{}/tests{p}", env!("CARGO_MANIFEST_DIR"));
+            match std::fs::read_to_string(&file) {
+                Ok(body) => ("200 OK", body),
+                Err(_) => ("404 Not Found", format!("no fixture page {p}")),
+            }
+        }
         "/hidden" => ("200 OK", include_str!("../pages/hidden.html").to_string()),
         "/actions" => ("200 OK", include_str!("../pages/actions.html").to_string()),
         "/compute" => ("200 OK", include_str!("../pages/compute.html").to_string()),

@@ -1,0 +1,239 @@
+//! The `vision` group (`serve --caps vision`): input at the coordinates of
+//! the latest screenshot, for what a snapshot gives no ref (a canvas, a
+//! map, a chart). Each answer names the element the input reached.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::def::{done, Cap, Kind, ToolDef, ToolError};
+use crate::page::coordinates::{viewport_point, what_is_at};
+use crate::page::input::{click_at, mouse_event};
+use crate::page::Client;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Button {
+    Left,
+    Right,
+    Middle,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ClickXyArgs {
+    /// What you are clicking, in words (for the answer and the audit log).
+    pub element: Option<String>,
+    pub x: f64,
+    pub y: f64,
+    pub button: Option<Button>,
+    #[serde(default, rename = "doubleClick")]
+    pub double_click: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MoveXyArgs {
+    /// What you are pointing at, in words.
+    pub element: Option<String>,
+    pub x: f64,
+    pub y: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DragXyArgs {
+    /// What you are dragging, in words.
+    pub element: Option<String>,
+    #[serde(rename = "startX")]
+    pub start_x: f64,
+    #[serde(rename = "startY")]
+    pub start_y: f64,
+    #[serde(rename = "endX")]
+    pub end_x: f64,
+    #[serde(rename = "endY")]
+    pub end_y: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TypeXyArgs {
+    /// What you are typing into, in words.
+    pub element: Option<String>,
+    pub x: f64,
+    pub y: f64,
+    pub text: String,
+    /// Press Enter after the text.
+    #[serde(default)]
+    pub submit: bool,
+}
+
+/// Steps of the pointer's way in a drag (pages that track the move need
+/// more than its two ends).
+const DRAG_STEPS: u32 = 8;
+
+/// A description, followed by what every tool of the group says about its
+/// coordinates.
+macro_rules! with_points {
+    ($d:literal) => {
+        concat!(
+            $d,
+            " x, y are pixels of your latest browser_take_screenshot of this tab (of the viewport \
+             when there is none); a point no longer in view is refused: scroll, take a new \
+             screenshot. Prefer refs from browser_snapshot where the element has one."
+        )
+    };
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        ToolDef::new(
+            "browser_mouse_click_xy",
+            "Click at coordinates",
+            Kind::Action,
+            with_points!(
+                "Click at a point of the latest screenshot (a canvas, a map, a control without a ref); \
+                 the answer names the element that received the click and what changed."
+            ),
+            |s: Client, a: ClickXyArgs| async move {
+                let tab = s.tab().await?;
+                let point = viewport_point(&s, tab, (a.x, a.y)).await?;
+                let hit = what_is_at(&s, tab, point).await;
+                let button = match a.button {
+                    None | Some(Button::Left) => "left",
+                    Some(Button::Right) => "right",
+                    Some(Button::Middle) => "middle",
+                };
+                let clicks = if a.double_click { 2 } else { 1 };
+                let outcome = s
+                    .settle(tab, || click_at(&s, tab, point, button, clicks, 0))
+                    .await?;
+                let verb = if a.double_click { "Double-clicked" } else { "Clicked" };
+                done(&s, tab, format!("{verb} {}", at(&a.element, (a.x, a.y), &hit)), &outcome)
+                    .await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_mouse_move_xy",
+            "Move the mouse to coordinates",
+            Kind::Action,
+            with_points!(
+                "Move the mouse to a point of the latest screenshot (hover menus, tooltips); \
+                 the answer names the element under it and what changed."
+            ),
+            |s: Client, a: MoveXyArgs| async move {
+                let tab = s.tab().await?;
+                let (x, y) = viewport_point(&s, tab, (a.x, a.y)).await?;
+                let hit = what_is_at(&s, tab, (x, y)).await;
+                let mut outcome = s
+                    .settle(tab, || async {
+                        s.cdp_batch(tab, vec![mouse_event("mouseMoved", x, y, None, 0)])
+                            .await
+                            .map(|_| ())
+                    })
+                    .await?;
+                // What a hover shows may be CSS alone.
+                outcome.css_may_change = true;
+                done(&s, tab, format!("Moved the mouse {}", at(&a.element, (a.x, a.y), &hit)), &outcome)
+                    .await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_mouse_drag_xy",
+            "Drag between coordinates",
+            Kind::Action,
+            with_points!(
+                "Press at a start point of the latest screenshot, move to an end point and release \
+                 (sliders, canvases, maps); the answer names what was under both ends."
+            ),
+            |s: Client, a: DragXyArgs| async move {
+                let tab = s.tab().await?;
+                let from = viewport_point(&s, tab, (a.start_x, a.start_y)).await?;
+                let to = viewport_point(&s, tab, (a.end_x, a.end_y)).await?;
+                let hit_from = what_is_at(&s, tab, from).await;
+                let hit_to = what_is_at(&s, tab, to).await;
+                let outcome = s
+                    .settle(tab, || async {
+                        let mut events = vec![
+                            mouse_event("mouseMoved", from.0, from.1, None, 0),
+                            mouse_event("mousePressed", from.0, from.1, Some(("left", 1)), 0),
+                        ];
+                        for i in 1..=DRAG_STEPS {
+                            let t = f64::from(i) / f64::from(DRAG_STEPS);
+                            let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+                            events.push(mouse_event("mouseMoved", x, y, Some(("left", 1)), 0));
+                        }
+                        events.push(mouse_event("mouseReleased", to.0, to.1, Some(("left", 1)), 0));
+                        s.cdp_batch(tab, events).await.map(|_| ())
+                    })
+                    .await?;
+                let what = format!(
+                    "Dragged {} to ({}, {}){}",
+                    at(&a.element, (a.start_x, a.start_y), &hit_from),
+                    a.end_x,
+                    a.end_y,
+                    hit_to.map(|h| format!(", onto {h}")).unwrap_or_default()
+                );
+                done(&s, tab, what, &outcome).await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_type_xy",
+            "Type at coordinates",
+            Kind::Action,
+            with_points!(
+                "Click at a point of the latest screenshot and type `text` into what takes it \
+                 there (`submit` presses Enter); the answer says where the text went."
+            ),
+            |s: Client, a: TypeXyArgs| async move {
+                let tab = s.tab().await?;
+                let point = viewport_point(&s, tab, (a.x, a.y)).await?;
+                let hit = what_is_at(&s, tab, point).await;
+                let outcome = s
+                    .settle(tab, || async {
+                        click_at(&s, tab, point, "left", 1, 0).await?;
+                        s.cdp(tab, "Input.insertText", json!({"text": a.text})).await?;
+                        if a.submit {
+                            crate::page::input::press(&s, tab, "Enter").await?;
+                        }
+                        Ok::<_, ToolError>(())
+                    })
+                    .await?;
+                // Where the text went: the focused element, read back.
+                let landed = s
+                    .eval(
+                        tab,
+                        "(() => { const e = document.activeElement; \
+                         return e && e !== document.body ? e.localName + (e.value !== undefined \
+                         ? ' holding ' + JSON.stringify(String(e.value).slice(0, 80)) : '') : null; })()",
+                    )
+                    .await
+                    .ok()
+                    .and_then(|v| v.as_str().map(|t| s.fence().neutralise(t)));
+                let what = format!(
+                    "Typed {} characters {}{}",
+                    a.text.chars().count(),
+                    at(&a.element, (a.x, a.y), &hit),
+                    match landed {
+                        Some(l) => format!("; the focused element is now <{l}>"),
+                        None => "; no element took the focus, so the text went nowhere".into(),
+                    }
+                );
+                done(&s, tab, what, &outcome).await
+            },
+        )
+        .in_group(Cap::Vision),
+    ]
+}
+
+/// "at (x, y) on button "Send" (<button>)", with the caller's words.
+fn at(element: &Option<String>, (x, y): (f64, f64), hit: &Option<String>) -> String {
+    let words = element
+        .as_deref()
+        .filter(|e| !e.trim().is_empty())
+        .map(|e| format!("{e} "))
+        .unwrap_or_default();
+    match hit {
+        Some(h) => format!("{words}at ({x}, {y}), on {h}"),
+        None => format!("{words}at ({x}, {y}), where the page has no element"),
+    }
+}
