@@ -25,6 +25,7 @@ pub mod save;
 pub mod snapshot;
 pub mod started_requests;
 pub mod tab;
+pub mod trace;
 pub mod worlds;
 
 pub use crate::error::ToolError;

@@ -27,6 +27,8 @@ pub struct TabState {
     /// How the latest screenshot maps to the page (for input at its
     /// coordinates).
     pub last_shot: Option<ShotFrame>,
+    /// A performance trace is being recorded (see `trace.rs`).
+    pub tracing: bool,
 }
 
 impl TabState {
@@ -37,6 +39,7 @@ impl TabState {
         self.events.forget_doc();
         self.worlds = TabWorlds::default();
         self.interrupts = TabInterrupts::default();
+        self.tracing = false;
     }
 }
 

@@ -8,6 +8,7 @@
 
 mod data;
 mod def;
+mod devtools;
 mod dialog;
 mod evaluate;
 mod files;
@@ -48,6 +49,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(evaluate::tools());
     tools.extend(status::tools());
     tools.extend(vision::tools());
+    tools.extend(devtools::tools());
     tools
 }
 
@@ -117,6 +119,8 @@ mod tests {
                 "vision:browser_mouse_move_xy",
                 "vision:browser_mouse_drag_xy",
                 "vision:browser_type_xy",
+                "devtools:browser_start_tracing",
+                "devtools:browser_stop_tracing",
             ]
         );
     }
@@ -177,6 +181,8 @@ mod tests {
         "startY",
         "endX",
         "endY",
+        // browser_start_tracing: described with the field.
+        "reload",
     ];
 
     #[test]
