@@ -1,0 +1,260 @@
+//! The [`Backend`] trait on the extension: each call goes to the browser
+//! its tab lives in; new tabs to the default browser or a named one.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use super::link::Link;
+use super::status::describe_browser;
+use super::ExtensionBackend;
+use crate::backend::{Backend, BackendError, TabEvent, TabId, TabInfo};
+use crate::protocol::method;
+
+impl ExtensionBackend {
+    /// One CDP command through the extension, to the tab or to its child
+    /// `session`; errors name the CDP method, not the relay method.
+    async fn cdp_send(
+        &self,
+        tab: TabId,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        let mut envelope = json!({"method": method, "params": params});
+        if let Some(s) = session {
+            envelope["sessionId"] = json!(s);
+        }
+        self.inner
+            .tab_request_raw(tab, method::CDP_SEND, envelope)
+            .await
+            .map_err(|e| match e {
+                BackendError::Cdp { message, .. } => BackendError::Cdp {
+                    method: method.into(),
+                    message,
+                },
+                BackendError::Timeout { secs, .. } => BackendError::Timeout {
+                    what: method.into(),
+                    secs,
+                },
+                other => other,
+            })
+    }
+
+    /// The tabs this client has in the browser of `link`, as handles.
+    async fn tabs_in(&self, link: &Arc<Link>) -> Result<Vec<TabInfo>, BackendError> {
+        let v = self
+            .inner
+            .request(link, method::TABS_LIST, json!({}))
+            .await?;
+        let tabs: Vec<TabInfo> = serde_json::from_value(v["tabs"].clone())
+            .map_err(|e| BackendError::Other(format!("bad tab list from the extension: {e}")))?;
+        Ok(tabs
+            .into_iter()
+            .filter_map(|t| self.inner.to_handle(link, t))
+            .collect())
+    }
+}
+
+#[async_trait]
+impl Backend for ExtensionBackend {
+    /// Every connected browser's tabs of this client, browser by browser in
+    /// the order they connected, each labelled with its browser.
+    async fn list_tabs(&self) -> Result<Vec<TabInfo>, BackendError> {
+        self.inner.wait_for_link().await?;
+        let links = self.inner.live_links();
+        let answers = futures_util::future::join_all(links.iter().map(|l| self.tabs_in(l))).await;
+        let mut tabs = Vec::new();
+        let mut first_error = None;
+        let mut answered = false;
+        for (link, answer) in links.iter().zip(answers) {
+            match answer {
+                Ok(t) => {
+                    answered = true;
+                    tabs.extend(t);
+                }
+                Err(e) => {
+                    // A browser going away or stopped leaves the others listed.
+                    tracing::debug!(browser = %link.name(), error = %e, "no tab list from a browser");
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match (answered, first_error) {
+            (false, Some(e)) => Err(e),
+            _ => Ok(tabs),
+        }
+    }
+
+    async fn new_tab(&self, url: &str, group: &str) -> Result<TabInfo, BackendError> {
+        self.new_tab_in(url, group, None).await
+    }
+
+    async fn new_tab_in(
+        &self,
+        url: &str,
+        group: &str,
+        browser: Option<&str>,
+    ) -> Result<TabInfo, BackendError> {
+        // Tools name the group after the MCP client.
+        if self.inner.client_name.lock().expect("name lock").is_none() {
+            self.name_client(group);
+        }
+        let first = self.inner.wait_for_link().await?;
+        let link = match browser {
+            Some(name) => self.inner.link_named(name)?,
+            None => self.inner.default_link().unwrap_or(first),
+        };
+        let v = self
+            .inner
+            .request(
+                &link,
+                method::TABS_CREATE,
+                json!({"url": url, "group": group}),
+            )
+            .await?;
+        let tab: TabInfo = serde_json::from_value(v["tab"].clone())
+            .map_err(|e| BackendError::Other(format!("bad tab from the extension: {e}")))?;
+        self.inner.to_handle(&link, tab).ok_or_else(|| {
+            BackendError::Other("the extension has not said which browser it is".into())
+        })
+    }
+
+    async fn close_tab(&self, tab: TabId) -> Result<(), BackendError> {
+        self.inner
+            .tab_request_raw(tab, method::TABS_CLOSE, json!({}))
+            .await
+            .map(|_| ())
+    }
+
+    async fn select_tab(&self, tab: TabId) -> Result<(), BackendError> {
+        self.inner
+            .tab_request_raw(tab, method::TABS_SELECT, json!({}))
+            .await
+            .map(|_| ())
+    }
+
+    async fn cdp_raw(
+        &self,
+        tab: TabId,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        self.cdp_send(tab, None, method, params).await
+    }
+
+    async fn cdp_raw_in(
+        &self,
+        tab: TabId,
+        session: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Box<RawValue>, BackendError> {
+        self.cdp_send(tab, Some(session), method, params).await
+    }
+
+    async fn cdp_batch(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<Vec<Value>, BackendError> {
+        let first = commands.first().map_or("", |c| c.0);
+        let list: Vec<Value> = commands
+            .iter()
+            .map(|(m, p)| json!({"method": m, "params": p}))
+            .collect();
+        let r = self
+            .inner
+            .tab_request_raw(tab, method::CDP_BATCH, json!({"commands": list}))
+            .await
+            .and_then(|raw| crate::backend::parse_result(method::CDP_BATCH, &raw));
+        match r {
+            Ok(v) => Ok(v["results"].as_array().cloned().unwrap_or_default()),
+            // An extension from before cdp.batch: one message per command.
+            Err(BackendError::Other(m)) | Err(BackendError::Cdp { message: m, .. })
+                if m.contains("unknown method") =>
+            {
+                crate::backend::cdp_in_order(self, tab, commands).await
+            }
+            Err(BackendError::Cdp { message, .. }) => Err(BackendError::Cdp {
+                method: first.into(),
+                message,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn client_named(&self, name: &str) {
+        self.name_client(name);
+    }
+
+    fn is_void(&self, tab: TabId) -> bool {
+        self.inner
+            .handles
+            .lock()
+            .expect("handles lock")
+            .void
+            .contains_key(&tab)
+    }
+
+    fn browsers(&self) -> Vec<(String, bool)> {
+        let default = self.inner.default_link();
+        self.inner
+            .live_links()
+            .iter()
+            .map(|l| {
+                let here = default.as_ref().is_some_and(|d| Arc::ptr_eq(d, l));
+                (l.name(), here)
+            })
+            .collect()
+    }
+
+    fn note_call(&self, tool: &str, ok: bool) {
+        let params = json!({"tool": tool, "ok": ok});
+        for link in self.inner.live_links() {
+            let inner = self.inner.clone();
+            let params = params.clone();
+            tokio::spawn(async move {
+                let _ = inner.request(&link, method::NOTE, params).await;
+            });
+        }
+    }
+
+    fn progress_message(&self) -> String {
+        if let Some(what) = self.inner.waiting.lock().expect("waiting lock").clone() {
+            return format!("waiting for {what}");
+        }
+        if self.is_connected() {
+            "waiting for the browser".into()
+        } else {
+            "waiting for the tabwire browser extension to connect".into()
+        }
+    }
+
+    fn user_stop(&self) -> Option<tokio::sync::watch::Receiver<Option<String>>> {
+        Some(self.inner.stop_text.subscribe())
+    }
+
+    async fn status(&self) -> String {
+        let browsers = self.inner.browsers().await;
+        let Some(first) = browsers.first() else {
+            return "the tabwire extension (not connected)".into();
+        };
+        let mut out = format!(
+            "your browser through the tabwire extension {}\nBrowsers connected: {}",
+            first.version,
+            browsers.len()
+        );
+        for b in &browsers {
+            out.push_str(&format!("\n- {}", describe_browser(b)));
+        }
+        out
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
+        self.inner.events.subscribe()
+    }
+}
