@@ -26,7 +26,7 @@ def listing(b, env, tmp, caps):
     if "error" in r:
         return label, None, r["error"].get("message", "")
     # The whole answer, compact, as serve writes it on stdout.
-    return label, r["result"]["tools"], len(json.dumps(r, separators=(",", ":")).encode())
+    return label, r["result"]["tools"], len(json.dumps(r, separators=(",", ":"), ensure_ascii=False).encode())
 
 
 def main():

@@ -16,7 +16,10 @@ use common::world::*;
 use common::*;
 use serde_json::json;
 
-on_both_backends!(a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through);
+on_both_backends!(
+    a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through,
+    a_trace_of_a_real_docs_page_names_its_largest_paint,
+);
 
 /// A Material for MkDocs site built into `dir` and served on 127.0.0.1.
 struct DocsSite {
@@ -122,4 +125,33 @@ async fn a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through(w: W
     );
     let text = mcp.ok("browser_get_text", json!({})).await;
     assert!(text.contains("Anemones and crabs."), "{text}");
+}
+
+/// `serve --caps devtools` on the real theme: a trace of the page's load
+/// names the element of its largest paint (the theme's own markup) and
+/// the stylesheets that held the first paint back.
+async fn a_trace_of_a_real_docs_page_names_its_largest_paint(w: World) {
+    let site = build_docs(&w.sb.tmp.path().join("mkdocs-trace"));
+    let mcp = client_with(&w, "Docs tracer", &["--caps".into(), "devtools".into()]).await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": format!("{}/guide/", site.base)}),
+    )
+    .await;
+    let out = mcp
+        .ok("browser_start_tracing", json!({"reload": true}))
+        .await;
+    let lcp = out
+        .lines()
+        .find(|l| l.starts_with("- Largest contentful paint:"))
+        .unwrap_or_else(|| panic!("no LCP line: {out}"));
+    assert!(
+        lcp.contains("from the navigation's start") && lcp.contains(": <"),
+        "the largest paint's element is named: {out}"
+    );
+    // The theme's stylesheets block rendering.
+    assert!(
+        out.contains("Render-blocking requests (the page could not paint") && out.contains(".css"),
+        "{out}"
+    );
 }

@@ -32,6 +32,9 @@ const CATEGORIES: &[&str] = &[
 /// Longest the browser may take to hand the trace over after it stops.
 const COMPLETE_WAIT: Duration = Duration::from_secs(30);
 
+/// How long stopping waits for the page's running task to end.
+const TASK_END: Duration = Duration::from_millis(100);
+
 /// A task on the page's main thread longer than this blocks input.
 const LONG_TASK_US: f64 = 50_000.0;
 
@@ -65,6 +68,9 @@ pub async fn stop(s: &Client, tab: TabId) -> Result<Vec<u8>, ToolError> {
         ));
     }
     s.tab_state(tab).tracing = false;
+    // The task that answered the last command may still be running (a
+    // script's answer leaves before its task ends): let it end in the trace.
+    tokio::time::sleep(TASK_END).await;
     let mut events = s.backend().subscribe();
     s.cdp(tab, "Tracing.end", json!({})).await?;
     s.set_progress(Some(
@@ -123,6 +129,8 @@ pub struct Insights {
     /// of shifts not caused by input.
     pub cls: f64,
     pub shifts: usize,
+    /// Shifts the browser marked as following input (not counted).
+    pub input_shifts: usize,
     /// Long tasks on the page's main thread, longest first.
     pub long_tasks: Vec<f64>,
     /// Render-blocking requests (URL, duration), slowest first.
@@ -190,6 +198,10 @@ pub fn insights(trace: &Value) -> Insights {
         });
     // CLS: shifts not caused by input, in session windows (gaps under
     // 1 s, at most 5 s long); the worst window counts.
+    out.input_shifts = events
+        .iter()
+        .filter(|e| name(e) == "LayoutShift" && data(e)["had_recent_input"] == true)
+        .count();
     let mut shifts: Vec<(f64, f64)> = events
         .iter()
         .filter(|e| name(e) == "LayoutShift" && data(e)["had_recent_input"] != true)
@@ -323,7 +335,7 @@ mod tests {
         assert!(i.navigation);
         assert_eq!(i.lcp, Some((700.0, Some(9), "image".into())));
         assert!((i.cls - 0.15).abs() < 1e-9, "{}", i.cls);
-        assert_eq!(i.shifts, 3);
+        assert_eq!((i.shifts, i.input_shifts), (3, 1));
         assert_eq!(i.long_tasks, vec![120.0]);
         assert_eq!(
             i.render_blocking,

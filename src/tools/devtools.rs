@@ -116,10 +116,14 @@ fn report(s: &Client, i: &Insights, lcp_element: Option<String>) -> String {
         None => "- Largest contentful paint: none in this trace (no content was painted)".into(),
     });
     out.push(format!(
-        "- Cumulative layout shift: {:.3} ({} shift{} not caused by input; good ≤ 0.1)",
+        "- Cumulative layout shift: {:.3} ({} shift{} not caused by input{}; good ≤ 0.1)",
         i.cls,
         i.shifts,
-        if i.shifts == 1 { "" } else { "s" }
+        if i.shifts == 1 { "" } else { "s" },
+        match i.input_shifts {
+            0 => String::new(),
+            n => format!("; {n} right after input, not counted"),
+        }
     ));
     out.push(if i.long_tasks.is_empty() {
         "- Long tasks (over 50 ms on the page's main thread): none".into()
