@@ -27,6 +27,8 @@ pub struct TabState {
     /// How the latest screenshot maps to the page (for input at its
     /// coordinates).
     pub last_shot: Option<ShotFrame>,
+    /// Routes, network conditions and extra headers (`network` group).
+    pub net: super::routes::TabNet,
 }
 
 impl TabState {
@@ -122,8 +124,10 @@ impl Client {
     pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
         let on = self.tab_state(tab).set_up;
         if !on {
+            let mut setup = tab_setup();
+            setup.extend(self.tab_state(tab).net.setup());
             self.backend()
-                .cdp_batch(tab, tab_setup())
+                .cdp_batch(tab, setup)
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
             self.tab_state(tab).set_up = true;
