@@ -15,6 +15,7 @@ mod input;
 mod markdown;
 mod navigate;
 mod network;
+mod network_group;
 mod page_tools;
 mod read;
 mod screenshot;
@@ -48,6 +49,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(evaluate::tools());
     tools.extend(status::tools());
     tools.extend(vision::tools());
+    tools.extend(network_group::tools());
     tools
 }
 
@@ -117,6 +119,12 @@ mod tests {
                 "vision:browser_mouse_move_xy",
                 "vision:browser_mouse_drag_xy",
                 "vision:browser_type_xy",
+                "network:browser_route",
+                "network:browser_route_list",
+                "network:browser_unroute",
+                "network:browser_network_state_set",
+                "network:browser_set_extra_headers",
+                "network:browser_network_har",
             ]
         );
     }
