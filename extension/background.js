@@ -94,7 +94,9 @@ function onHostMessage(msg) {
     // Its tabs' pages load without pausing for it any more.
     if (server && connsOf(server).length === 0) {
       for (const tabId of attached.keys()) {
-        if (ownerOfTab.get(tabId) === server) chrome.debugger.sendCommand({ tabId }, "Fetch.disable").catch(() => {});
+        if (ownerOfTab.get(tabId) !== server) continue;
+        heldTabs.delete(tabId);
+        chrome.debugger.sendCommand({ tabId }, "Fetch.disable").catch(() => {});
       }
     }
     dropIfIdle(server);
@@ -408,6 +410,7 @@ async function sendToTab(c, tabId, commands, sessionId) {
     const results = [];
     for (const cmd of commands) {
       const target = sessionId ? { tabId, sessionId } : { tabId };
+      if (!sessionId) noteFetch(tabId, cmd);
       results.push(await chrome.debugger.sendCommand(target, String(cmd.method), cmd.params ?? {}));
     }
     return results;
@@ -421,7 +424,22 @@ async function sendToTab(c, tabId, commands, sessionId) {
   }
 }
 
+// Tabs whose latest Fetch.enable asks for more than the document pause
+// every tab has for sign-in challenges: the server routes some of their
+// requests, so their paused requests go to it instead of on at once. The
+// rule is holds_paused in src/backend/mod.rs.
+const heldTabs = new Set();
+
+function noteFetch(tabId, cmd) {
+  if (cmd.method === "Fetch.disable") heldTabs.delete(tabId);
+  if (cmd.method !== "Fetch.enable") return;
+  const patterns = Array.isArray(cmd.params?.patterns) ? cmd.params.patterns : [];
+  if (patterns.some((p) => p?.resourceType !== "Document")) heldTabs.add(tabId);
+  else heldTabs.delete(tabId);
+}
+
 function forgetTab(tabId) {
+  heldTabs.delete(tabId);
   const owner = ownerOfTab.get(tabId);
   ownerOfTab.delete(tabId);
   sharedTabs.delete(tabId);
@@ -455,7 +473,9 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (owner && method === "Page.downloadWillBegin") claimDownload(params?.url);
   // Document requests are paused only so that sign-in challenges reach
   // the server: they go on at once, from here, with no round trip.
-  if (conns.length === 0 || method === "Fetch.requestPaused") return releasePaused(source, method, params);
+  // A tab with routes (src/page/routes.rs) has the server answer them.
+  const held = heldTabs.has(source.tabId) && !source.sessionId;
+  if (conns.length === 0 || (method === "Fetch.requestPaused" && !held)) return releasePaused(source, method, params);
   for (const c of conns) post(c, { event: "cdp", tabId: source.tabId, method, params, sessionId: source.sessionId });
 });
 
@@ -472,6 +492,7 @@ function releasePaused(source, method, params) {
 
 chrome.debugger.onDetach.addListener((source, reason) => {
   attached.delete(source.tabId);
+  heldTabs.delete(source.tabId);
   // The user clicked Cancel on the browser's "started debugging this
   // browser" bar: their emergency stop, for every client.
   if (reason === CANCELED_BY_USER) stopAll(CANCELED_BY_USER);

@@ -95,6 +95,16 @@ pub enum BackendError {
     Other(String),
 }
 
+/// Whether a `Fetch.enable` asks for more than the document pause every
+/// tab has (for sign-in challenges): then serve answers the tab's paused
+/// requests (its routes), and the backend must not let them go on itself.
+/// The same rule is in `extension/background.js`.
+pub fn holds_paused(fetch_enable: &Value) -> bool {
+    fetch_enable["patterns"]
+        .as_array()
+        .is_some_and(|ps| ps.iter().any(|p| p["resourceType"] != "Document"))
+}
+
 #[async_trait]
 pub trait Backend: Send + Sync {
     /// Tabs this client owns, in a stable order.

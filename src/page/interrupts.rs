@@ -108,10 +108,9 @@ impl Drop for Leaving {
 /// as page state).
 pub(super) fn intercept(s: &Client, tab: TabId, method: &str, params: &Value) -> bool {
     match method {
-        // Backends let these go themselves; this is for one that does not.
+        // Backends let these go themselves unless the tab has routes.
         "Fetch.requestPaused" => {
-            let id = params["requestId"].clone();
-            answer(s, tab, "Fetch.continueRequest", json!({"requestId": id}));
+            super::routes::on_paused(s, tab, params);
             true
         }
         "Fetch.authRequired" => {

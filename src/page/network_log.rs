@@ -31,6 +31,13 @@ pub struct Request {
     pub size: Option<f64>,
     /// A top-level document request: a new page starts here.
     pub top_document: bool,
+    /// When it was sent: wall clock (seconds since the epoch) and the
+    /// browser's monotonic clock; when it ended (monotonic), and over
+    /// which protocol ("http/1.1", "h2"), for HAR export.
+    pub wall_time: Option<f64>,
+    pub started: Option<f64>,
+    pub ended: Option<f64>,
+    pub protocol: String,
 }
 
 impl Request {
@@ -98,6 +105,8 @@ impl NetworkLog {
                     request_headers: req["headers"].clone(),
                     post_data: req["postData"].as_str().map(str::to_string),
                     top_document,
+                    wall_time: p["wallTime"].as_f64(),
+                    started: p["timestamp"].as_f64(),
                     ..Default::default()
                 };
                 log.by_cdp.insert(cdp_id.to_string(), entry.id);
@@ -117,12 +126,14 @@ impl NetworkLog {
                     r.status_text = resp["statusText"].as_str().unwrap_or_default().into();
                     r.mime = resp["mimeType"].as_str().unwrap_or_default().into();
                     r.response_headers = resp["headers"].clone();
+                    r.protocol = resp["protocol"].as_str().unwrap_or_default().into();
                 }
             }
             "Network.loadingFinished" => {
                 if let Some(r) = log.find_mut(cdp_id) {
                     r.finished = true;
                     r.size = p["encodedDataLength"].as_f64();
+                    r.ended = p["timestamp"].as_f64();
                 }
             }
             "Network.loadingFailed" => {
@@ -133,6 +144,7 @@ impl NetworkLog {
                         p["errorText"].as_str().unwrap_or("failed")
                     };
                     r.failed = Some(why.to_string());
+                    r.ended = p["timestamp"].as_f64();
                 }
             }
             _ => {}
@@ -149,6 +161,11 @@ impl NetworkLog {
             .rposition(|r| r.top_document)
             .unwrap_or(0);
         log.requests.iter().skip(start).cloned().collect()
+    }
+
+    /// Every request kept, oldest first.
+    pub fn all(&self) -> Vec<Request> {
+        self.requests.iter().cloned().collect()
     }
 
     pub fn get(&self, id: u64) -> Option<Request> {

@@ -29,6 +29,8 @@ pub struct TabState {
     pub last_shot: Option<ShotFrame>,
     /// A performance trace is being recorded (see `trace.rs`).
     pub tracing: bool,
+    /// Routes, network conditions and extra headers (`network` group).
+    pub net: super::routes::TabNet,
 }
 
 impl TabState {
@@ -125,8 +127,10 @@ impl Client {
     pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
         let on = self.tab_state(tab).set_up;
         if !on {
+            let mut setup = tab_setup();
+            setup.extend(self.tab_state(tab).net.setup());
             self.backend()
-                .cdp_batch(tab, tab_setup())
+                .cdp_batch(tab, setup)
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
             self.tab_state(tab).set_up = true;

@@ -16,6 +16,7 @@ mod input;
 mod markdown;
 mod navigate;
 mod network;
+mod network_group;
 mod page_tools;
 mod read;
 mod screenshot;
@@ -49,6 +50,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(evaluate::tools());
     tools.extend(status::tools());
     tools.extend(vision::tools());
+    tools.extend(network_group::tools());
     tools.extend(devtools::tools());
     tools
 }
@@ -119,6 +121,12 @@ mod tests {
                 "vision:browser_mouse_move_xy",
                 "vision:browser_mouse_drag_xy",
                 "vision:browser_type_xy",
+                "network:browser_route",
+                "network:browser_route_list",
+                "network:browser_unroute",
+                "network:browser_network_state_set",
+                "network:browser_set_extra_headers",
+                "network:browser_network_har",
                 "devtools:browser_start_tracing",
                 "devtools:browser_stop_tracing",
             ]

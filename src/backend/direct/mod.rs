@@ -94,6 +94,9 @@ struct Targets {
     /// only their attach/detach events reach the tab (for frames inside
     /// frames); the rest of their traffic is not the tab's page events.
     tab_of_child: HashMap<String, TabId>,
+    /// Tab sessions whose paused requests serve answers (it routes some
+    /// of them: [`super::holds_paused`]); others go on from here.
+    held: std::collections::HashSet<String>,
     active: Option<TabId>,
     /// The blank tab a launched browser starts with, until something uses
     /// it: the first "new tab" adopts it instead of opening a second one.
@@ -273,6 +276,14 @@ impl Inner {
             return Err(BackendError::NotConnected(
                 "the browser connection is closed (the browser exited)".into(),
             ));
+        }
+        if let (Some(session), "Fetch.enable" | "Fetch.disable") = (session, method) {
+            let mut t = self.targets.lock().expect("targets lock");
+            if method == "Fetch.enable" && super::holds_paused(&params) {
+                t.held.insert(session.to_string());
+            } else {
+                t.held.remove(session);
+            }
         }
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let mut msg = json!({"id": id, "method": method, "params": params});
@@ -477,11 +488,19 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
             continue;
         }
         let method = msg.method.unwrap_or_default();
-        if let (Some(session), "Fetch.requestPaused") = (msg.session_id.as_deref(), method.as_str())
-        {
+        let held = |session: &str| {
+            let t = inner.targets.lock().expect("targets lock");
+            t.held.contains(session)
+        };
+        let paused = match (msg.session_id.as_deref(), method.as_str()) {
+            (Some(session), "Fetch.requestPaused") if !held(session) => Some(session),
+            _ => None,
+        };
+        if let Some(session) = paused {
             // A document request paused only so that authentication
-            // challenges reach tabwire (tools/interrupts.rs) goes on at
-            // once, from here: no trip through the event fan-out. The
+            // challenges reach tabwire (page/interrupts.rs) goes on at
+            // once, from here: no trip through the event fan-out (a tab
+            // with routes has serve answer them, page/routes.rs). The
             // answer's id has no waiter and is dropped.
             let id = inner.next_id.fetch_add(1, Ordering::SeqCst);
             let go = json!({"id": id, "method": "Fetch.continueRequest", "sessionId": session,
@@ -553,6 +572,9 @@ async fn read_loop(mut rx: tokio::sync::mpsc::UnboundedReceiver<String>, inner: 
                     inner.session_ended(session);
                 }
                 let mut t = inner.targets.lock().expect("targets lock");
+                if let Some(s) = params["sessionId"].as_str() {
+                    t.held.remove(s);
+                }
                 if let Some(tab) = params["sessionId"]
                     .as_str()
                     .and_then(|s| t.tab_of_session.remove(s))
