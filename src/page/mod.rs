@@ -16,15 +16,18 @@ pub mod input;
 pub mod interrupts;
 pub mod keys;
 pub mod load;
+pub mod locator;
 pub mod navigation;
 pub mod network_log;
 pub mod page_tools;
 pub mod read;
+pub mod recording;
 pub mod refs;
 pub mod save;
 pub mod snapshot;
 pub mod started_requests;
 pub mod tab;
+pub mod verify;
 pub mod worlds;
 
 pub use crate::error::ToolError;

@@ -21,6 +21,7 @@ mod screenshot;
 pub mod snapshot;
 mod status;
 mod tabs;
+mod testing;
 mod viewport;
 mod vision;
 mod wait;
@@ -48,6 +49,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(evaluate::tools());
     tools.extend(status::tools());
     tools.extend(vision::tools());
+    tools.extend(testing::tools());
     tools
 }
 
@@ -117,6 +119,11 @@ mod tests {
                 "vision:browser_mouse_move_xy",
                 "vision:browser_mouse_drag_xy",
                 "vision:browser_type_xy",
+                "testing:browser_verify_text_visible",
+                "testing:browser_verify_element_visible",
+                "testing:browser_verify_value",
+                "testing:browser_generate_locator",
+                "testing:browser_export_test",
             ]
         );
     }
