@@ -159,7 +159,9 @@ impl TabwireServer {
             if needs_browser {
                 session.backend().prepare().await?;
             }
-            tool.call(session, args).await
+            session
+                .recorded(name, args, |a| tool.call(session.clone(), a))
+                .await
         };
         let outcome = tokio::select! {
             r = run => r,

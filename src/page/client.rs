@@ -32,6 +32,8 @@ pub(super) struct State {
     pub(super) tabs: HashMap<TabId, TabState>,
     /// The backend generation our handles belong to.
     pub(super) generation: u64,
+    /// The session as a test (the testing group only).
+    pub(super) recording: super::recording::Recording,
 }
 
 struct Inner {

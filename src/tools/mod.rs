@@ -23,6 +23,7 @@ mod screenshot;
 pub mod snapshot;
 mod status;
 mod tabs;
+mod testing;
 mod viewport;
 mod vision;
 mod wait;
@@ -52,6 +53,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(vision::tools());
     tools.extend(network_group::tools());
     tools.extend(devtools::tools());
+    tools.extend(testing::tools());
     tools
 }
 
@@ -129,6 +131,11 @@ mod tests {
                 "network:browser_network_har",
                 "devtools:browser_start_tracing",
                 "devtools:browser_stop_tracing",
+                "testing:browser_verify_text_visible",
+                "testing:browser_verify_element_visible",
+                "testing:browser_verify_value",
+                "testing:browser_generate_locator",
+                "testing:browser_export_test",
             ]
         );
     }

@@ -1,0 +1,612 @@
+//! The client's session as a test (the `testing` group): each action that
+//! succeeded (navigations; clicks, typing, choices, keys, hovers, forms,
+//! drags on elements described by role and name when they ran) and each
+//! check that held, written out as a runnable Playwright test. Refs never
+//! reach the test: every element is a locator (see `locator.rs`).
+//!
+//! The record is kept only while the group is on; one hook around every
+//! tool call ([`Client::recorded`]) describes the call's targets before it
+//! runs (a click may remove its button) and records the call when it
+//! succeeded.
+
+use std::collections::HashMap;
+use std::future::Future;
+
+use serde_json::Value;
+
+use super::client::Client;
+use super::locator::{locate, quote, Lang, Locator};
+use crate::backend::TabId;
+use crate::error::ToolError;
+use crate::policy::Cap;
+
+/// Steps kept per client; older ones are dropped (and the export says so).
+const MAX_STEPS: usize = 2000;
+
+/// One step of a test.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Goto(String),
+    Back,
+    Forward,
+    Reload,
+    Key(String),
+    Act(Locator, Act),
+    Drag(Locator, Locator),
+    ExpectText(String),
+    ExpectTextGone(String),
+    ExpectRole { role: String, name: String },
+    ExpectValue(Locator, String),
+}
+
+/// What was done to an element.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Act {
+    Click {
+        button: String,
+        double: bool,
+        modifiers: Vec<String>,
+    },
+    Fill(String),
+    TypeSlowly(String),
+    Press(String),
+    Select(Vec<String>),
+    Hover,
+    Check(bool),
+}
+
+/// The steps recorded so far, with the tab each happened in and the
+/// snapshot frame of its element (0: the top document).
+#[derive(Debug, Default)]
+pub struct Recording {
+    steps: Vec<(TabId, u32, Step)>,
+    dropped: usize,
+}
+
+impl Recording {
+    fn push(&mut self, tab: TabId, frame: u32, step: Step) {
+        if self.steps.len() >= MAX_STEPS {
+            self.steps.remove(0);
+            self.dropped += 1;
+        }
+        self.steps.push((tab, frame, step));
+    }
+}
+
+/// The targets a call names (`target`, drag ends, form fields).
+fn targets(args: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in ["target", "startTarget", "endTarget"] {
+        if let Some(t) = args[key].as_str() {
+            out.push(t.trim().to_string());
+        }
+    }
+    if let Some(fields) = args["fields"].as_array() {
+        out.extend(
+            fields
+                .iter()
+                .filter_map(|f| f["target"].as_str())
+                .map(|t| t.trim().to_string()),
+        );
+    }
+    out
+}
+
+/// Tools whose successful calls become steps.
+const RECORDED: &[&str] = &[
+    "browser_navigate",
+    "browser_navigate_back",
+    "browser_navigate_forward",
+    "browser_reload",
+    "browser_click",
+    "browser_hover",
+    "browser_type",
+    "browser_press_key",
+    "browser_select_option",
+    "browser_fill_form",
+    "browser_drag",
+    "browser_wait_for",
+];
+
+impl Client {
+    /// Runs a tool call through `call`; with the testing group on, records
+    /// it as a step when it succeeds (its targets described before it ran).
+    pub async fn recorded<T, F, Fut>(
+        &self,
+        tool: &str,
+        args: Value,
+        call: F,
+    ) -> Result<T, ToolError>
+    where
+        F: FnOnce(Value) -> Fut,
+        Fut: Future<Output = Result<T, ToolError>>,
+    {
+        if !RECORDED.contains(&tool) || !self.policy().caps_on().contains(&Cap::Testing) {
+            return call(args).await;
+        }
+        let before = self.current_tab();
+        let mut found = HashMap::new();
+        if let Some(tab) = before {
+            // Only pages the policy lets tools read.
+            let allowed = self
+                .tab_state(tab)
+                .events
+                .url()
+                .is_some_and(|u| self.policy().check_url(&u).is_ok());
+            for t in targets(&args).into_iter().filter(|_| allowed) {
+                if found.contains_key(&t) {
+                    continue;
+                }
+                if let Ok(el) = self.element(tab, &t).await {
+                    if let Ok(loc) = locate(self, tab, el).await {
+                        found.insert(t, loc);
+                    }
+                }
+            }
+        }
+        let result = call(args.clone()).await;
+        if result.is_ok() {
+            let tab = if tool == "browser_navigate" {
+                self.current_tab()
+            } else {
+                before
+            };
+            if let Some(tab) = tab {
+                for (frame, step) in steps(tool, &args, &found) {
+                    self.state().recording.push(tab, frame, step);
+                }
+            }
+        }
+        result
+    }
+
+    /// Records a check that held (the verify tools).
+    pub fn record_check(&self, tab: TabId, frame: u32, step: Step) {
+        self.state().recording.push(tab, frame, step);
+    }
+
+    /// The session so far, in the current tab, as a Playwright test; and
+    /// notes on what it leaves out.
+    pub fn export_test(&self, lang: Lang, title: &str) -> Result<(String, Vec<String>), ToolError> {
+        let st = self.state();
+        let tab = st.current;
+        let mine: Vec<&(TabId, u32, Step)> = st
+            .recording
+            .steps
+            .iter()
+            .filter(|(t, _, _)| Some(*t) == tab)
+            .collect();
+        if mine.is_empty() {
+            return Err(ToolError(
+                "nothing recorded in this tab yet: the test is made of what you do after the \
+                 testing group is on (browser_navigate, clicks, typing, …) and the checks that \
+                 held (browser_verify_*). Navigate, act and verify, then export"
+                    .into(),
+            ));
+        }
+        let mut notes = Vec::new();
+        let other = st.recording.steps.len() - mine.len();
+        if other > 0 {
+            notes.push(format!(
+                "{other} step(s) done in other tabs are left out (a test follows one page)."
+            ));
+        }
+        if st.recording.dropped > 0 {
+            notes.push(format!(
+                "The {} oldest steps of this long session were dropped.",
+                st.recording.dropped
+            ));
+        }
+        let framed = mine.iter().filter(|(_, f, _)| *f != 0).count();
+        if framed > 0 {
+            notes.push(format!(
+                "{framed} step(s) inside iframes are written as comments: wrap their locators \
+                 with the frame's own (page.frameLocator) to run them."
+            ));
+        }
+        let steps: Vec<(u32, &Step)> = mine.iter().map(|(_, f, s)| (*f, s)).collect();
+        Ok((render(lang, title, &steps), notes))
+    }
+}
+
+/// The steps a successful call makes.
+fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32, Step)> {
+    let s = |k: &str| args[k].as_str().unwrap_or_default().to_string();
+    let on = |key: &str| {
+        args[key]
+            .as_str()
+            .and_then(|t| found.get(t.trim()))
+            .cloned()
+    };
+    let act = |loc: Option<Locator>, acts: Vec<Act>| -> Vec<(u32, Step)> {
+        match loc {
+            Some(l) => acts
+                .into_iter()
+                .map(|a| (l.frame, Step::Act(l.clone(), a)))
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    match tool {
+        "browser_navigate" => vec![(0, Step::Goto(s("url")))],
+        "browser_navigate_back" => vec![(0, Step::Back)],
+        "browser_navigate_forward" => vec![(0, Step::Forward)],
+        "browser_reload" => vec![(0, Step::Reload)],
+        "browser_press_key" => vec![(0, Step::Key(s("key")))],
+        "browser_wait_for" => {
+            let mut out = Vec::new();
+            if let Some(t) = args["text"].as_str().filter(|t| !t.trim().is_empty()) {
+                out.push((0, Step::ExpectText(super::verify::normalise(t))));
+            }
+            if let Some(t) = args["textGone"].as_str().filter(|t| !t.trim().is_empty()) {
+                out.push((0, Step::ExpectTextGone(super::verify::normalise(t))));
+            }
+            out
+        }
+        "browser_click" => {
+            let modifiers = args["modifiers"]
+                .as_array()
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|m| m.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let button = args["button"].as_str().unwrap_or("left").to_string();
+            let double = args["doubleClick"].as_bool().unwrap_or(false);
+            act(
+                on("target"),
+                vec![Act::Click {
+                    button,
+                    double,
+                    modifiers,
+                }],
+            )
+        }
+        "browser_hover" => act(on("target"), vec![Act::Hover]),
+        "browser_type" => {
+            let text = s("text");
+            let mut acts = vec![if args["slowly"].as_bool().unwrap_or(false) {
+                Act::TypeSlowly(text)
+            } else {
+                Act::Fill(text)
+            }];
+            if args["submit"].as_bool().unwrap_or(false) {
+                acts.push(Act::Press("Enter".into()));
+            }
+            act(on("target"), acts)
+        }
+        "browser_select_option" => {
+            let values = args["values"]
+                .as_array()
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            act(on("target"), vec![Act::Select(values)])
+        }
+        "browser_drag" => match (on("startTarget"), on("endTarget")) {
+            (Some(a), Some(b)) => vec![(a.frame.max(b.frame), Step::Drag(a, b))],
+            _ => Vec::new(),
+        },
+        "browser_fill_form" => {
+            let mut out = Vec::new();
+            for f in args["fields"].as_array().into_iter().flatten() {
+                let loc = f["target"]
+                    .as_str()
+                    .and_then(|t| found.get(t.trim()))
+                    .cloned();
+                let value = f["value"].as_str().unwrap_or_default().to_string();
+                let a = match f["type"].as_str().unwrap_or_default() {
+                    "checkbox" | "radio" => Act::Check(matches!(
+                        value.to_ascii_lowercase().as_str(),
+                        "true" | "on" | "yes" | "1" | "checked"
+                    )),
+                    "combobox" => Act::Select(vec![value]),
+                    _ => Act::Fill(value),
+                };
+                out.extend(act(loc, vec![a]));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The test file.
+fn render(lang: Lang, title: &str, steps: &[(u32, &Step)]) -> String {
+    let ts = lang == Lang::TypeScript;
+    let indent = if ts { "  " } else { "    " };
+    let mut body = String::new();
+    for (frame, step) in steps {
+        for line in step_code(lang, step).lines() {
+            if *frame != 0 {
+                let c = if ts { "//" } else { "#" };
+                body.push_str(&format!("{indent}{c} In an iframe: {line}\n"));
+            } else {
+                body.push_str(&format!("{indent}{line}\n"));
+            }
+        }
+    }
+    if ts {
+        format!(
+            "// Recorded by tabwire: the session's actions and the checks that held.\n\
+             import {{ test, expect }} from '@playwright/test';\n\n\
+             test({}, async ({{ page }}) => {{\n{body}}});\n",
+            quote(title, lang)
+        )
+    } else {
+        let name: String = title
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let name = name.trim_matches('_');
+        format!(
+            "# Recorded by tabwire: the session's actions and the checks that held.\n\
+             # Run with pytest and pytest-playwright.\n\
+             from playwright.sync_api import Page, expect\n\n\n\
+             def test_{}(page: Page) -> None:\n{body}",
+            if name.is_empty() { "session" } else { name }
+        )
+    }
+}
+
+/// One step as a statement.
+fn step_code(lang: Lang, step: &Step) -> String {
+    let ts = lang == Lang::TypeScript;
+    let q = |s: &str| quote(s, lang);
+    let (aw, end) = if ts { ("await ", ";") } else { ("", "") };
+    let list = |v: &[String]| {
+        let items: Vec<String> = v.iter().map(|s| q(s)).collect();
+        match items.len() {
+            1 => items[0].clone(),
+            _ => format!("[{}]", items.join(", ")),
+        }
+    };
+    let stmt = match step {
+        Step::Goto(url) => format!("page.goto({})", q(url)),
+        Step::Back => if ts {
+            "page.goBack()"
+        } else {
+            "page.go_back()"
+        }
+        .into(),
+        Step::Forward => if ts {
+            "page.goForward()"
+        } else {
+            "page.go_forward()"
+        }
+        .into(),
+        Step::Reload => "page.reload()".into(),
+        Step::Key(k) => format!("page.keyboard.press({})", q(k)),
+        Step::Drag(a, b) => format!(
+            "{}.{}({})",
+            a.code(lang),
+            if ts { "dragTo" } else { "drag_to" },
+            b.code(lang)
+        ),
+        Step::Act(loc, act) => {
+            let l = loc.code(lang);
+            match act {
+                Act::Click {
+                    button,
+                    double,
+                    modifiers,
+                } => {
+                    let verb = if *double { "dblclick" } else { "click" };
+                    let mut opts = Vec::new();
+                    if button != "left" {
+                        opts.push(if ts {
+                            format!("button: {}", q(button))
+                        } else {
+                            format!("button={}", q(button))
+                        });
+                    }
+                    if !modifiers.is_empty() {
+                        let m: Vec<String> = modifiers.iter().map(|m| q(m)).collect();
+                        opts.push(if ts {
+                            format!("modifiers: [{}]", m.join(", "))
+                        } else {
+                            format!("modifiers=[{}]", m.join(", "))
+                        });
+                    }
+                    match (opts.is_empty(), ts) {
+                        (true, _) => format!("{l}.{verb}()"),
+                        (false, true) => format!("{l}.{verb}({{ {} }})", opts.join(", ")),
+                        (false, false) => format!("{l}.{verb}({})", opts.join(", ")),
+                    }
+                }
+                Act::Fill(t) => format!("{l}.fill({})", q(t)),
+                Act::TypeSlowly(t) => format!(
+                    "{l}.fill({}){end}\n{aw}{l}.{}({})",
+                    q(""),
+                    if ts {
+                        "pressSequentially"
+                    } else {
+                        "press_sequentially"
+                    },
+                    q(t)
+                ),
+                Act::Press(k) => format!("{l}.press({})", q(k)),
+                Act::Select(v) => format!(
+                    "{l}.{}({})",
+                    if ts { "selectOption" } else { "select_option" },
+                    list(v)
+                ),
+                Act::Hover => format!("{l}.hover()"),
+                Act::Check(on) => match ts {
+                    true => format!("{l}.setChecked({on})"),
+                    false => format!("{l}.set_checked({})", if *on { "True" } else { "False" }),
+                },
+            }
+        }
+        Step::ExpectText(t) => {
+            let l = if ts {
+                format!(
+                    "page.getByText({}).filter({{ visible: true }}).first()",
+                    q(t)
+                )
+            } else {
+                format!("page.get_by_text({}).filter(visible=True).first", q(t))
+            };
+            expect(lang, &l, "toBeVisible()", "to_be_visible()")
+        }
+        Step::ExpectTextGone(t) => {
+            let l = if ts {
+                format!("page.getByText({}).filter({{ visible: true }})", q(t))
+            } else {
+                format!("page.get_by_text({}).filter(visible=True)", q(t))
+            };
+            expect(lang, &l, "toHaveCount(0)", "to_have_count(0)")
+        }
+        Step::ExpectRole { role, name } => {
+            let l = if ts {
+                format!(
+                    "page.getByRole({}, {{ name: {}, exact: true }}).first()",
+                    q(role),
+                    q(name)
+                )
+            } else {
+                format!(
+                    "page.get_by_role({}, name={}, exact=True).first",
+                    q(role),
+                    q(name)
+                )
+            };
+            expect(lang, &l, "toBeVisible()", "to_be_visible()")
+        }
+        Step::ExpectValue(loc, want) => {
+            let l = loc.code(lang);
+            let c = &loc.control;
+            match c.kind.as_str() {
+                "checkbox" if c.checked => expect(lang, &l, "toBeChecked()", "to_be_checked()"),
+                "checkbox" => expect(lang, &l, "not.toBeChecked()", "not_to_be_checked()"),
+                // Playwright compares a select's value, not its label.
+                "select" => expect(
+                    lang,
+                    &l,
+                    &format!("toHaveValue({})", q(&c.value)),
+                    &format!("to_have_value({})", q(&c.value)),
+                ),
+                "editable" => expect(
+                    lang,
+                    &l,
+                    &format!("toHaveText({})", q(want)),
+                    &format!("to_have_text({})", q(want)),
+                ),
+                "aria" => {
+                    let attr = "aria-valuenow";
+                    expect(
+                        lang,
+                        &l,
+                        &format!("toHaveAttribute({}, {})", q(attr), q(want)),
+                        &format!("to_have_attribute({}, {})", q(attr), q(want)),
+                    )
+                }
+                _ => expect(
+                    lang,
+                    &l,
+                    &format!("toHaveValue({})", q(want)),
+                    &format!("to_have_value({})", q(want)),
+                ),
+            }
+        }
+    };
+    format!("{aw}{stmt}{end}")
+}
+
+fn expect(lang: Lang, locator: &str, ts: &str, py: &str) -> String {
+    match lang {
+        Lang::TypeScript => format!("expect({locator}).{ts}"),
+        Lang::Python => format!("expect({locator}).{py}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::locator::Control;
+    use super::*;
+
+    fn role(role: &str, name: &str) -> Locator {
+        Locator {
+            by: "role".into(),
+            role: Some(role.into()),
+            value: Some(name.into()),
+            exact: false,
+            nth: None,
+            count: 1,
+            frame: 0,
+            control: Control::default(),
+        }
+    }
+
+    #[test]
+    fn a_session_becomes_a_test_without_refs() {
+        let mut found = HashMap::new();
+        found.insert("e5".to_string(), role("textbox", "Your name"));
+        found.insert("e7".to_string(), role("button", "Send"));
+        let mut all = Vec::new();
+        for (tool, args) in [
+            ("browser_navigate", serde_json::json!({"url": "http://h/p"})),
+            (
+                "browser_type",
+                serde_json::json!({"target": "e5", "text": "Ada", "submit": true}),
+            ),
+            (
+                "browser_click",
+                serde_json::json!({"target": "e7", "modifiers": ["Shift"]}),
+            ),
+            ("browser_click", serde_json::json!({"target": "e9"})),
+        ] {
+            all.extend(steps(tool, &args, &found));
+        }
+        all.push((0, Step::ExpectText("Hello, Ada".into())));
+        let refs: Vec<(u32, &Step)> = all.iter().map(|(f, s)| (*f, s)).collect();
+        let ts = render(Lang::TypeScript, "sends a greeting", &refs);
+        assert_eq!(
+            ts,
+            "// Recorded by tabwire: the session's actions and the checks that held.\n\
+             import { test, expect } from '@playwright/test';\n\n\
+             test('sends a greeting', async ({ page }) => {\n\
+             \x20 await page.goto('http://h/p');\n\
+             \x20 await page.getByRole('textbox', { name: 'Your name' }).fill('Ada');\n\
+             \x20 await page.getByRole('textbox', { name: 'Your name' }).press('Enter');\n\
+             \x20 await page.getByRole('button', { name: 'Send' }).click({ modifiers: ['Shift'] });\n\
+             \x20 await expect(page.getByText('Hello, Ada').filter({ visible: true }).first()).toBeVisible();\n\
+             });\n"
+        );
+        assert!(!ts.contains("e5") && !ts.contains("e9"));
+        let py = render(Lang::Python, "sends a greeting", &refs);
+        assert!(
+            py.contains(
+                "def test_sends_a_greeting(page: Page) -> None:\n    page.goto(\"http://h/p\")\n"
+            ),
+            "{py}"
+        );
+        assert!(
+            py.contains(
+                "\n    page.get_by_role(\"button\", name=\"Send\").click(modifiers=[\"Shift\"])\n"
+            ),
+            "{py}"
+        );
+        assert!(py.contains("\n    expect(page.get_by_text(\"Hello, Ada\").filter(visible=True).first).to_be_visible()\n"), "{py}");
+    }
+
+    #[test]
+    fn the_record_is_bounded() {
+        let mut r = Recording::default();
+        for i in 0..MAX_STEPS + 3 {
+            r.push(1, 0, Step::Key(format!("k{i}")));
+        }
+        assert_eq!(r.steps.len(), MAX_STEPS);
+        assert_eq!(r.dropped, 3);
+    }
+}
