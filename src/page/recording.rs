@@ -20,6 +20,12 @@ use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::policy::Cap;
 
+/// Stands for what was typed into a password field: the secret is never
+/// kept, and the exported test reads it from [`SECRET_ENV`].
+const SECRET: &str = "\u{0}tabwire-password\u{0}";
+/// The environment variable an exported test takes a password from.
+const SECRET_ENV: &str = "TABWIRE_PASSWORD";
+
 /// Steps kept per client; older ones are dropped (and the export says so).
 const MAX_STEPS: usize = 2000;
 
@@ -205,6 +211,15 @@ impl Client {
             ));
         }
         let steps: Vec<(u32, &Step)> = mine.iter().map(|(_, f, s)| (*f, s)).collect();
+        let secret = steps.iter().any(
+            |(_, s)| matches!(s, Step::Act(_, Act::Fill(t) | Act::TypeSlowly(t)) if t == SECRET),
+        );
+        if secret {
+            notes.push(format!(
+                "What was typed into password fields is not in the test: it reads the \
+                 {SECRET_ENV} environment variable instead."
+            ));
+        }
         Ok((render(lang, title, &steps), notes))
     }
 }
@@ -265,7 +280,12 @@ fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32
         }
         "browser_hover" => act(on("target"), vec![Act::Hover]),
         "browser_type" => {
-            let text = s("text");
+            let secret = on("target").is_some_and(|l| l.control.password);
+            let text = if secret {
+                SECRET.to_string()
+            } else {
+                s("text")
+            };
             let mut acts = vec![if args["slowly"].as_bool().unwrap_or(false) {
                 Act::TypeSlowly(text)
             } else {
@@ -298,7 +318,10 @@ fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32
                     .as_str()
                     .and_then(|t| found.get(t.trim()))
                     .cloned();
-                let value = f["value"].as_str().unwrap_or_default().to_string();
+                let mut value = f["value"].as_str().unwrap_or_default().to_string();
+                if loc.as_ref().is_some_and(|l| l.control.password) {
+                    value = SECRET.to_string();
+                }
                 let a = match f["type"].as_str().unwrap_or_default() {
                     "checkbox" | "radio" => Act::Check(matches!(
                         value.to_ascii_lowercase().as_str(),
@@ -352,8 +375,13 @@ fn render(lang: Lang, title: &str, steps: &[(u32, &Step)]) -> String {
         format!(
             "# Recorded by tabwire: the session's actions and the checks that held.\n\
              # Run with pytest and pytest-playwright.\n\
-             from playwright.sync_api import Page, expect\n\n\n\
+             {}from playwright.sync_api import Page, expect\n\n\n\
              def test_{}(page: Page) -> None:\n{body}",
+            if body.contains("os.environ") {
+                "import os\n\n"
+            } else {
+                ""
+            },
             if name.is_empty() { "session" } else { name }
         )
     }
@@ -370,6 +398,12 @@ fn step_code(lang: Lang, step: &Step) -> String {
             1 => items[0].clone(),
             _ => format!("[{}]", items.join(", ")),
         }
+    };
+    // What was typed, or (into a password field) the environment's secret.
+    let typed = |t: &str| match (t == SECRET, ts) {
+        (false, _) => q(t),
+        (true, true) => format!("process.env.{SECRET_ENV} ?? ''"),
+        (true, false) => format!("os.environ.get({}, '')", q(SECRET_ENV)),
     };
     let stmt = match step {
         Step::Goto(url) => format!("page.goto({})", q(url)),
@@ -424,7 +458,7 @@ fn step_code(lang: Lang, step: &Step) -> String {
                         (false, false) => format!("{l}.{verb}({})", opts.join(", ")),
                     }
                 }
-                Act::Fill(t) => format!("{l}.fill({})", q(t)),
+                Act::Fill(t) => format!("{l}.fill({})", typed(t)),
                 Act::TypeSlowly(t) => format!(
                     "{l}.fill({}){end}\n{aw}{l}.{}({})",
                     q(""),
@@ -433,7 +467,7 @@ fn step_code(lang: Lang, step: &Step) -> String {
                     } else {
                         "press_sequentially"
                     },
-                    q(t)
+                    typed(t)
                 ),
                 Act::Press(k) => format!("{l}.press({})", q(k)),
                 Act::Select(v) => format!(
@@ -482,6 +516,11 @@ fn step_code(lang: Lang, step: &Step) -> String {
                 )
             };
             expect(lang, &l, "toBeVisible()", "to_be_visible()")
+        }
+        // A password's value is not written down.
+        Step::ExpectValue(loc, _) if loc.control.password => {
+            let c = if ts { "//" } else { "#" };
+            return format!("{c} (a check of a password field's value is left out)");
         }
         Step::ExpectValue(loc, want) => {
             let l = loc.code(lang);
@@ -534,6 +573,22 @@ fn expect(lang: Lang, locator: &str, ts: &str, py: &str) -> String {
 mod tests {
     use super::super::locator::Control;
     use super::*;
+
+    #[test]
+    fn a_password_typed_is_never_written_into_the_test() {
+        let mut loc = role("textbox", "Password");
+        loc.control.password = true;
+        let found: HashMap<String, Locator> = [("e3".to_string(), loc)].into();
+        let args = serde_json::json!({"target": "e3", "text": "hunter2"});
+        let recorded = steps("browser_type", &args, &found);
+        let list: Vec<(u32, &Step)> = recorded.iter().map(|(f, s)| (*f, s)).collect();
+        for lang in [Lang::TypeScript, Lang::Python] {
+            let code = render(lang, "sign in", &list);
+            assert!(!code.contains("hunter2"), "{code}");
+            assert!(code.contains("TABWIRE_PASSWORD"), "{code}");
+        }
+        assert!(render(Lang::Python, "sign in", &list).contains("import os"));
+    }
 
     fn role(role: &str, name: &str) -> Locator {
         Locator {
