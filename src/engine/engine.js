@@ -735,11 +735,34 @@
     return guess ? `${guess} (name guessed from its ${from.id ? "id" : from.getAttribute("name") ? "name" : "class"})` : "";
   }
 
+  // ---- what the engine remembers about a node --------------------------------
+
+  // A fact kept per node between calls (its ref, whether an answer showed
+  // its line, why its line was left out), stored on the node's wrapper in
+  // this isolated world under a symbol only the engine holds: it goes
+  // with the node, and the page's scripts never see it (their world has
+  // its own wrapper). WeakMaps and WeakSets did this before, but their
+  // tables keep the capacity they reached between two full GCs and only
+  // shrink when an entry is added after one: on a page that makes a
+  // thousand new elements per snapshot, the page's heap grew in steps of
+  // a table's doubling over a long session (issue 24).
+  function nodeFact() {
+    const key = Symbol();
+    return {
+      get: (n) => n[key],
+      has: (n) => n[key] !== undefined,
+      set: (n, value) => { n[key] = value; },
+      // (Set to undefined, not deleted: deleting a property can turn the
+      // wrapper's properties into a slower dictionary.)
+      delete: (n) => { if (n[key] !== undefined) n[key] = undefined; },
+    };
+  }
+
   // ---- refs -----------------------------------------------------------------
 
   let prefix = "e";       // "f2e" in a frame reached through its own context
   let nextRef = 1;        // refs are never reused: e1, e2, … in order made
-  const refOf = new WeakMap();     // element -> ref
+  const refOf = nodeFact();        // element -> ref
   // ref -> WeakRef(element), for elements that were on the page at the
   // last sweep or got their ref since. A page that replaces its content
   // (a feed, a dashboard) makes new elements, and refs for them, on every
@@ -1182,7 +1205,7 @@
       if (typeof item !== "number") { out.push(item.text); continue; }
       const { node, role, name } = recs[item];
       if (unseen(node)) { gone = depth; unseenLines.set(node, lastWhy); continue; }
-      told.add(node);
+      told.set(node, true);
       let line = lines[item];
       if (role === "text" || role === "image") {
         const c = clickableAround(node, clicked);
@@ -1258,8 +1281,8 @@
   // reported when the model could have seen it), and nodes whose lines
   // were left out as unseen (a change report looks at them again: a
   // drawer that slides in changes no line, only what can be seen).
-  let told = new WeakSet();
-  let unseenLines = new WeakMap();   // node -> why ("covered" or "")
+  const told = nodeFact();          // node -> true
+  const unseenLines = nodeFact();   // node -> why ("covered" or "")
 
   // ---- page text ------------------------------------------------------------------------
 
