@@ -678,7 +678,9 @@ async fn policy_keeps_denied_domains_out_and_calls_are_audited(w: World) {
     assert!(refused.contains("blocked by the policy"), "{refused}");
 
     // A link to the denied domain: followed by the browser, then left.
-    let hop = format!("/hop?to={denied}");
+    // (The page would move itself there only after a minute: the click's
+    // navigation is the one checked, even on a slow machine.)
+    let hop = format!("/hop?ms=60000&to={denied}");
     let snap = mcp
         .ok("browser_navigate", json!({"url": w.site.url(&hop)}))
         .await;
@@ -700,10 +702,12 @@ async fn policy_keeps_denied_domains_out_and_calls_are_audited(w: World) {
         clicked.elapsed()
     );
 
-    // A page that takes itself there: reading it is refused.
+    // A page that takes itself there (1.5 s after it loads, so the
+    // navigation's answer comes first): reading it is refused.
+    let hop = format!("/hop?ms=1500&to={denied}");
     mcp.ok("browser_navigate", json!({"url": w.site.url(&hop)}))
         .await;
-    for _ in 0..100 {
+    for _ in 0..200 {
         let list = mcp.ok("browser_tabs", json!({"action": "list"})).await;
         if list.contains("[a page the policy blocks]") {
             assert!(!list.contains("secret"), "{list}");

@@ -104,7 +104,7 @@ impl Client {
         tab: TabId,
         committed: Option<&str>,
     ) -> Result<(), ToolError> {
-        let url = self.url(tab).await?;
+        let url = self.url_now(tab).await?;
         let verdict = committed
             .map_or(Ok(()), |u| self.policy().check_url(u))
             .and_then(|()| self.policy().check_url(&url));

@@ -302,6 +302,22 @@ impl Client {
         Ok(self.doc(tab).await?.url)
     }
 
+    /// The URL of the tab's page as the browser says it now (not as the
+    /// events said it: their record can trail the browser by the events
+    /// still queued for it). For the policy's check after a navigation.
+    pub async fn url_now(&self, tab: TabId) -> Result<String, ToolError> {
+        if self.dialog(tab).is_some() || self.tab_state(tab).events.crashed() {
+            return self.url(tab).await;
+        }
+        let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
+        let frame = &tree["frameTree"]["frame"];
+        Ok(frame["unreachableUrl"]
+            .as_str()
+            .or(frame["url"].as_str())
+            .unwrap_or("about:blank")
+            .to_string())
+    }
+
     /// The top frame's document: as the latest navigation event described
     /// it, else asked from the browser once. Events and answers share one
     /// ordered stream, so an event-tracked document is as fresh as asking.

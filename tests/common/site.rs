@@ -308,12 +308,17 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
                 .to_string(),
         ),
         "/hop" => {
-            // Moves itself to ?to= after a moment, with no tool involved.
-            let to = query.strip_prefix("to=").map(decode).unwrap_or_default();
+            // Moves itself to ?to= after a moment (300 ms, or ?ms=N&to=…),
+            // with no tool involved.
+            let (ms, rest) = match query.strip_prefix("ms=").and_then(|q| q.split_once('&')) {
+                Some((ms, rest)) => (ms.parse::<u64>().unwrap_or(300), rest),
+                None => (300, query),
+            };
+            let to = rest.strip_prefix("to=").map(decode).unwrap_or_default();
             (
                 "200 OK",
                 format!(
-                    "<!doctype html><title>Hop</title><p>Hopping</p><a href=\"{0}\">Direct link</a><script>setTimeout(() => location = {1:?}, 300)</script>",
+                    "<!doctype html><title>Hop</title><p>Hopping</p><a href=\"{0}\">Direct link</a><script>setTimeout(() => location = {1:?}, {ms})</script>",
                     escape(&to),
                     to
                 ),
