@@ -8,6 +8,13 @@ use serde_json::Value;
 
 /// Requests kept per tab (oldest dropped first).
 const KEEP: usize = 500;
+/// What one entry keeps at most (bytes): 500 entries of a page that sends
+/// `data:` URLs or big posts stay small. The response body is never kept
+/// (it is asked from the browser by the request's id).
+const URL_MAX: usize = 4096;
+const POST_MAX: usize = 8192;
+const HEADER_VALUE_MAX: usize = 1024;
+const HEADERS_MAX: usize = 100;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Request {
@@ -67,6 +74,42 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
+/// `text` cut to at most `max` bytes (on a character boundary), marked.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}… ({} more bytes not kept)",
+        &text[..end],
+        text.len() - end
+    )
+}
+
+/// Headers with at most [`HEADERS_MAX`] entries of values cut to
+/// [`HEADER_VALUE_MAX`] bytes.
+fn capped_headers(headers: &Value) -> Value {
+    let Some(map) = headers.as_object() else {
+        return headers.clone();
+    };
+    Value::Object(
+        map.iter()
+            .take(HEADERS_MAX)
+            .map(|(k, v)| {
+                let v = match v.as_str() {
+                    Some(t) => Value::from(cut(t, HEADER_VALUE_MAX)),
+                    None => v.clone(),
+                };
+                (cut(k, HEADER_VALUE_MAX), v)
+            })
+            .collect(),
+    )
+}
+
 /// The requests one tab made, newest last.
 #[derive(Default)]
 pub struct NetworkLog {
@@ -100,10 +143,10 @@ impl NetworkLog {
                     id: log.next_id,
                     cdp_id: cdp_id.to_string(),
                     method: req["method"].as_str().unwrap_or("GET").to_string(),
-                    url: req["url"].as_str().unwrap_or_default().to_string(),
+                    url: cut(req["url"].as_str().unwrap_or_default(), URL_MAX),
                     kind,
-                    request_headers: req["headers"].clone(),
-                    post_data: req["postData"].as_str().map(str::to_string),
+                    request_headers: capped_headers(&req["headers"]),
+                    post_data: req["postData"].as_str().map(|p| cut(p, POST_MAX)),
                     top_document,
                     wall_time: p["wallTime"].as_f64(),
                     started: p["timestamp"].as_f64(),
@@ -125,7 +168,7 @@ impl NetworkLog {
                     r.status = resp["status"].as_i64();
                     r.status_text = resp["statusText"].as_str().unwrap_or_default().into();
                     r.mime = resp["mimeType"].as_str().unwrap_or_default().into();
-                    r.response_headers = resp["headers"].clone();
+                    r.response_headers = capped_headers(&resp["headers"]);
                     r.protocol = resp["protocol"].as_str().unwrap_or_default().into();
                 }
             }
@@ -197,6 +240,30 @@ impl NetworkLog {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_entry_keeps_bounded_urls_posts_and_headers() {
+        let mut log = NetworkLog::default();
+        let big = "x".repeat(1 << 20);
+        let headers: serde_json::Map<String, Value> = (0..500)
+            .map(|i| (format!("h{i}"), Value::from(big.clone())))
+            .collect();
+        log.record(
+            "Network.requestWillBeSent",
+            &json!({"requestId": "1", "type": "XHR", "request": {
+                "url": format!("data:text/plain,{big}"), "method": "POST",
+                "postData": big, "headers": headers}}),
+            None,
+        );
+        let r = log.get(1).unwrap();
+        assert!(r.url.len() < URL_MAX + 64 && r.url.contains("more bytes not kept"));
+        assert!(r.post_data.unwrap().len() < POST_MAX + 64);
+        let h = r.request_headers.as_object().unwrap();
+        assert_eq!(h.len(), HEADERS_MAX);
+        assert!(h
+            .values()
+            .all(|v| v.as_str().unwrap().len() < HEADER_VALUE_MAX + 64));
+    }
 
     fn sent(log: &mut NetworkLog, id: &str, url: &str, kind: &str, loader: &str) {
         log.record(
