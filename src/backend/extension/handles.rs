@@ -15,6 +15,10 @@ use crate::backend::{BackendError, TabId, TabInfo};
 /// handle is reported stale.
 const AWAY_GRACE: Duration = Duration::from_secs(2);
 
+/// Void handles remembered (with why), for the error a stale one gets;
+/// an older one gets the plain "not one of this client's tabs".
+const VOID_KEPT: usize = 1024;
+
 /// This serve's tab handles: each names a browser and Chrome's tab id
 /// there. Handles are never reused, so a void one cannot reach another tab.
 #[derive(Debug, Default)]
@@ -54,6 +58,14 @@ impl Handles {
                 self.by_tab.remove(&key);
             }
             self.void.insert(h, why.to_string());
+        }
+        // Handles only grow: the oldest void ones go first, so a browser
+        // restarting all day keeps this list bounded.
+        while self.void.len() > VOID_KEPT {
+            let Some(oldest) = self.void.keys().copied().min() else {
+                break;
+            };
+            self.void.remove(&oldest);
         }
     }
 }
@@ -133,6 +145,13 @@ mod tests {
         h.void_browser("browser-b", "restarted");
         assert_eq!(h.void.get(&b7).map(String::as_str), Some("restarted"));
         assert!(!h.void.contains_key(&a7));
+        // Restart after restart: the void list stays bounded, newest kept.
+        for round in 0..1500 {
+            h.intern("browser-b", round);
+            h.void_browser("browser-b", "restarted");
+        }
+        assert_eq!(h.void.len(), VOID_KEPT);
+        assert!(h.void.contains_key(&h.last));
         assert_eq!(h.of[&a7], ("browser-a".to_string(), 7));
         // The same tab id seen again after the restart is a new handle.
         let b7_again = h.intern("browser-b", 7);
