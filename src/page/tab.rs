@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::client::Client;
 use super::coordinates::ShotFrame;
 use super::element::Element;
+use super::emulation::Emulation;
 use super::events::{ConsoleEntry, Dialog, TabEvents};
 use super::interrupts::TabInterrupts;
 use super::worlds::TabWorlds;
@@ -27,6 +28,8 @@ pub struct TabState {
     /// How the latest screenshot maps to the page (for input at its
     /// coordinates).
     pub last_shot: Option<ShotFrame>,
+    /// What the tab emulates (kept over detaches: sent again on setup).
+    pub emulation: Emulation,
 }
 
 impl TabState {
@@ -122,8 +125,10 @@ impl Client {
     pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
         let on = self.tab_state(tab).set_up;
         if !on {
+            let mut setup = tab_setup();
+            setup.extend(self.tab_state(tab).emulation.commands());
             self.backend()
-                .cdp_batch(tab, tab_setup())
+                .cdp_batch(tab, setup)
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
             self.tab_state(tab).set_up = true;
@@ -334,10 +339,10 @@ impl Client {
         let v = self
             .eval(tab, "({url: location.href, title: document.title})")
             .await?;
-        Ok(format!(
-            "Page: {} ({})",
+        Ok(self.page_head(
+            tab,
             v["title"].as_str().unwrap_or(""),
-            v["url"].as_str().unwrap_or("")
+            v["url"].as_str().unwrap_or(""),
         ))
     }
 

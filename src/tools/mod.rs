@@ -9,6 +9,7 @@
 mod data;
 mod def;
 mod dialog;
+mod emulation;
 mod evaluate;
 mod files;
 mod input;
@@ -48,6 +49,7 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(evaluate::tools());
     tools.extend(status::tools());
     tools.extend(vision::tools());
+    tools.extend(emulation::tools());
     tools
 }
 
@@ -117,6 +119,8 @@ mod tests {
                 "vision:browser_mouse_move_xy",
                 "vision:browser_mouse_drag_xy",
                 "vision:browser_type_xy",
+                "emulation:browser_emulate",
+                "emulation:browser_emulate_media",
             ]
         );
     }

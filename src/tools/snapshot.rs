@@ -113,7 +113,7 @@ async fn find(s: &Client, a: FindArgs) -> Result<Response, ToolError> {
     };
     Ok(Response::text(format!(
         "{}\n{}{}",
-        engine::page_line(&top.title, &top.url),
+        s.page_head(tab, &top.title, &top.url),
         engine::render_found(&found, total, &what, s.fence()),
         engine::hidden_note(hidden)
     )))
