@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::audit::{self, AuditLog};
 use crate::page::Client;
-use crate::tools::{all_tools, ToolDef, ToolError};
+use crate::tools::{all_tools_with, Runner, RunnerSlot, ToolDef, ToolError};
 
 /// How often a long call reports progress (when the client asked for it).
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
@@ -43,11 +43,65 @@ pub struct TabwireServer {
 
 impl TabwireServer {
     pub fn new(session: Client, audit: Arc<AuditLog>) -> Self {
-        Self {
-            tools: Arc::new(all_tools()),
+        let runner = RunnerSlot::default();
+        let server = Self {
+            tools: Arc::new(all_tools_with(&runner)),
             session,
             audit,
-        }
+        };
+        // browser_batch runs its steps as calls of their own (a weak link:
+        // the tools hold the runner).
+        runner.set(Arc::new(StepRunner {
+            tools: Arc::downgrade(&server.tools),
+            session: server.session.clone(),
+            audit: server.audit.clone(),
+        }));
+        server
+    }
+}
+
+/// Runs browser_batch's steps through [`TabwireServer::run_tool`].
+struct StepRunner {
+    tools: std::sync::Weak<Vec<ToolDef>>,
+    session: Client,
+    audit: Arc<AuditLog>,
+}
+
+impl StepRunner {
+    fn server(&self) -> Option<TabwireServer> {
+        Some(TabwireServer {
+            tools: self.tools.upgrade()?,
+            session: self.session.clone(),
+            audit: self.audit.clone(),
+        })
+    }
+}
+
+impl Runner for StepRunner {
+    fn check(&self, tool: &str) -> Result<(), String> {
+        let server = self.server().ok_or("the server is shutting down")?;
+        let Some(t) = server.tools.iter().find(|t| t.name == tool) else {
+            return Err(format!("there is no tool {tool:?}"));
+        };
+        server
+            .session
+            .policy()
+            .tool_allowed(t.name, t.kind, t.cap)
+            .map_err(|why| format!("{tool} is not available: {why}"))
+    }
+
+    fn run(
+        &self,
+        tool: String,
+        arguments: JsonObject,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = CallToolResult> + Send + 'static>> {
+        let server = self.server();
+        Box::pin(async move {
+            match server {
+                Some(s) => s.run_tool(&tool, arguments, std::future::pending()).await,
+                None => error_result("the server is shutting down".into()),
+            }
+        })
     }
 }
 

@@ -10,6 +10,7 @@ pub mod coordinates;
 pub mod current;
 pub mod download;
 pub mod element;
+pub mod emulation;
 pub mod events;
 pub mod fetch;
 pub mod har;

@@ -63,8 +63,8 @@ pub async fn capture(
                 .then(|| s.with_events(tab, |e| e.unreachable()))
                 .flatten();
             let page = match failed {
-                Some(url) => engine::page_line(&snap.title, &format!("{url}, not loaded")),
-                None => engine::page_line(&snap.title, &snap.url),
+                Some(url) => s.page_head(tab, &snap.title, &format!("{url}, not loaded")),
+                None => s.page_head(tab, &snap.title, &snap.url),
             };
             (loader_id, snap, page)
         }
@@ -249,7 +249,7 @@ pub async fn after_action(
     s.remember_snapshot(SnapshotMark::new(tab, before.loader_id, &added));
     Ok(Some(format!(
         "{}\n{}",
-        engine::page_line(&changes.title, &changes.url),
+        s.page_head(tab, &changes.title, &changes.url),
         engine::render_changes(&changes, s.fence())
     )))
 }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::client::Client;
 use super::coordinates::ShotFrame;
 use super::element::Element;
+use super::emulation::Emulation;
 use super::events::{ConsoleEntry, Dialog, TabEvents};
 use super::interrupts::TabInterrupts;
 use super::worlds::TabWorlds;
@@ -31,6 +32,8 @@ pub struct TabState {
     pub tracing: bool,
     /// Routes, network conditions and extra headers (`network` group).
     pub net: super::routes::TabNet,
+    /// What the tab emulates (kept over detaches: sent again on setup).
+    pub emulation: Emulation,
 }
 
 impl TabState {
@@ -129,6 +132,7 @@ impl Client {
         if !on {
             let mut setup = tab_setup();
             setup.extend(self.tab_state(tab).net.setup());
+            setup.extend(self.tab_state(tab).emulation.commands());
             self.backend()
                 .cdp_batch(tab, setup)
                 .await
@@ -357,10 +361,10 @@ impl Client {
         let v = self
             .eval(tab, "({url: location.href, title: document.title})")
             .await?;
-        Ok(format!(
-            "Page: {} ({})",
+        Ok(self.page_head(
+            tab,
             v["title"].as_str().unwrap_or(""),
-            v["url"].as_str().unwrap_or("")
+            v["url"].as_str().unwrap_or(""),
         ))
     }
 

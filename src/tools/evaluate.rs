@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_evaluate",
         "Evaluate JavaScript",
         Kind::Action,
-        "Run a JS function in the page, e.g. `() => document.title` (`(el) => …` with `target`); returns its JSON.",
+        "Run a JS function in the page, e.g. `() => document.title` (`(el) => …` with `target`); returns JSON.",
         |s: Client, a: EvaluateArgs| async move {
             let tab = s.tab().await?;
             if let Some(t) = &a.target {

@@ -123,7 +123,6 @@ pub struct ScrollArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UploadArgs {
     pub target: Option<String>,
-    /// Absolute.
     pub paths: Vec<String>,
 }
 
@@ -154,7 +153,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_click",
             "Click",
             Kind::Action,
-            "Click `target` (trusted input). Actions report snapshot changes (or the new page), dialogs and console errors.",
+            "Click `target` (trusted input). Actions report what changed (or the new page), dialogs, console errors.",
             |s: Client, a: ClickArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
@@ -187,7 +186,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_drag",
             "Drag and drop",
             Kind::Action,
-            "Drag `startTarget` onto `endTarget` (HTML5 or mouse-driven).",
+            "Drag `startTarget` onto `endTarget`.",
             |s: Client, a: DragArgs| async move {
                 let tab = s.tab().await?;
                 let from = s.element(tab, &a.start_target).await?;
@@ -388,7 +387,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_file_upload",
             "Upload files",
             Kind::Action,
-            "Set files of file input `target`, or of the chooser a click opened; --upload-dir only.",
+            "Set files (absolute `paths`) of file input `target`, or of the chooser a click opened; --upload-dir only.",
             |s: Client, a: UploadArgs| async move {
                 let tab = s.tab().await?;
                 let files = a

@@ -6,10 +6,12 @@
 //! [`Response`]; failures are [`ToolError`]s, rendered as in-band `isError`
 //! results so the model can read them and recover.
 
+mod batch;
 mod data;
 mod def;
 mod devtools;
 mod dialog;
+mod emulation;
 mod evaluate;
 mod files;
 mod input;
@@ -29,10 +31,18 @@ mod vision;
 mod wait;
 
 pub use crate::page::Client;
+pub use batch::{Runner, RunnerSlot};
 pub use def::{Cap, Kind, Response, ToolDef, ToolError};
 
-/// Every tool, in the order `tools/list` shows them.
+/// Every tool, in the order `tools/list` shows them (browser_batch runs
+/// nothing: no runner is lent to it).
 pub fn all_tools() -> Vec<ToolDef> {
+    all_tools_with(&RunnerSlot::default())
+}
+
+/// Every tool; browser_batch runs its steps with the runner the server
+/// puts in `runner`.
+pub fn all_tools_with(runner: &RunnerSlot) -> Vec<ToolDef> {
     let mut tools = Vec::new();
     tools.extend(tabs::tools());
     tools.extend(navigate::tools());
@@ -49,11 +59,13 @@ pub fn all_tools() -> Vec<ToolDef> {
     tools.extend(page_tools::tools());
     tools.extend(viewport::tools());
     tools.extend(evaluate::tools());
+    tools.extend(batch::tools(runner));
     tools.extend(status::tools());
     tools.extend(vision::tools());
     tools.extend(network_group::tools());
     tools.extend(devtools::tools());
     tools.extend(testing::tools());
+    tools.extend(emulation::tools());
     tools
 }
 
@@ -109,6 +121,7 @@ mod tests {
                 "browser_page_tool_call",
                 "browser_resize",
                 "browser_evaluate",
+                "browser_batch",
                 "browser_status",
             ]
         );
@@ -136,6 +149,8 @@ mod tests {
                 "testing:browser_verify_value",
                 "testing:browser_generate_locator",
                 "testing:browser_export_test",
+                "emulation:browser_emulate",
+                "emulation:browser_emulate_media",
             ]
         );
     }
@@ -146,6 +161,9 @@ mod tests {
     /// description. Kept short: tools/list must stay within 10 KiB.
     const SAYS_IT_ALL: &[&str] = &[
         "accept",
+        // browser_batch: its description says what a step is.
+        "actions",
+        "tool",
         "domain",
         "expires",
         "modifiers",
@@ -166,6 +184,14 @@ mod tests {
         "filename",
         // browser_snapshot: its description says what `full` does.
         "full",
+        // Explained in their tools' descriptions.
+        "include",
+        "exclude",
+        "filter",
+        "timeout",
+        "paths",
+        // browser_get_html: its description says what `outer` false does.
+        "outer",
         "fullPage",
         "function",
         "height",

@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_navigate",
             "Navigate to a URL",
             Kind::Action,
-            "Open a URL in the current tab and wait for the load; returns a snapshot.",
+            "Load `url` in the current tab; returns a snapshot.",
             |s: Client, a: NavigateArgs| async move {
                 let tab = s.tab_to_navigate().await?;
                 let (load, notes) = go(&s, tab, &a.url).await?;
@@ -35,21 +35,21 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_navigate_back",
             "Go back",
             Kind::Action,
-            "Go back in history; returns a snapshot.",
+            "Go back; returns a snapshot.",
             |s: Client, _: NoArgs| async move { history_step(s, -1).await },
         ),
         ToolDef::new(
             "browser_navigate_forward",
             "Go forward",
             Kind::Action,
-            "Go forward in history; returns a snapshot.",
+            "Go forward; returns a snapshot.",
             |s: Client, _: NoArgs| async move { history_step(s, 1).await },
         ),
         ToolDef::new(
             "browser_reload",
             "Reload",
             Kind::Action,
-            "Reload the page; returns a snapshot.",
+            "Reload; returns a snapshot.",
             |s: Client, _: NoArgs| async move {
                 let tab = s.tab().await?;
                 let _leaving = s.leaving(tab);

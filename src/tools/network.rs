@@ -16,7 +16,6 @@ const MAX_LISTED: usize = 200;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RequestsArgs {
-    /// URL contains.
     pub filter: Option<String>,
 }
 
@@ -33,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_network_requests",
             "Network requests",
             Kind::ReadOnly,
-            "Requests since the page loaded: `[id] METHOD url → status type size`.",
+            "Requests since the page loaded (`filter`: URL has): `[id] METHOD url → status type size`.",
             |s: Client, a: RequestsArgs| async move {
                 let tab = s.tab().await?;
                 let all = s.with_events(tab, |e| e.network.current_page());
@@ -65,7 +64,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_network_request",
             "Network request details",
             Kind::ReadOnly,
-            "Headers, status and post data of request `id`; body=true adds the body.",
+            "Headers, status, post data of request `id` (`body`: its body too).",
             |s: Client, a: RequestArgs| async move {
                 let tab = s.tab().await?;
                 let Some(r) = s.with_events(tab, |e| e.network.get(a.id)) else {

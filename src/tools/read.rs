@@ -20,7 +20,6 @@ pub struct TextArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct HtmlArgs {
     pub target: Option<String>,
-    /// false: inner HTML.
     pub outer: Option<bool>,
 }
 
@@ -29,9 +28,7 @@ pub struct LinksArgs {
     pub target: Option<String>,
     #[serde(default, rename = "sameOrigin")]
     pub same_origin: bool,
-    /// URL contains.
     pub include: Option<String>,
-    /// URL lacks.
     pub exclude: Option<String>,
 }
 
@@ -80,7 +77,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_get_html",
             "Get HTML",
             Kind::ReadOnly,
-            "Raw HTML of the page or `target` (hidden text included).",
+            "Raw HTML of the page or `target`, hidden text included (`outer` false: inner HTML).",
             |s: Client, a: HtmlArgs| async move {
                 let tab = s.tab().await?;
                 let outer = a.outer.unwrap_or(true);
@@ -111,7 +108,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_extract_links",
             "Extract links",
             Kind::ReadOnly,
-            "Links in the page or `target` as `- [text](url)` lines, once each.",
+            "Links in the page or `target` as `- [text](url)` lines, once each; `include`/`exclude`: URL has/lacks.",
             |s: Client, a: LinksArgs| async move {
                 let tab = s.tab().await?;
                 let filter = json!({

@@ -34,7 +34,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_take_screenshot",
         "Take a screenshot",
         Kind::ReadOnly,
-        "PNG/JPEG of the viewport, full page or `target` (a snapshot is cheaper to read).",
+        "PNG/JPEG of the viewport, full page or `target` (a snapshot is cheaper).",
         |s: Client, a: ScreenshotArgs| async move {
             let tab = s.tab().await?;
             let (format, mime) = match a.kind {

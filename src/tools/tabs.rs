@@ -19,9 +19,8 @@ pub enum TabAction {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TabsArgs {
     pub action: TabAction,
-    /// From list; for select, close (default current).
+    /// For select, close (default: current).
     pub index: Option<usize>,
-    /// For new.
     pub url: Option<String>,
     // For new: a browser name from list (the list explains it; no
     // description keeps tools/list within its 10 KiB budget).
@@ -34,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_tabs",
             "Manage tabs",
             Kind::Action,
-            "List, open (new), select or close your tabs; page tools use the current one.",
+            "List, open (new, at `url`), select or close your tabs; tools act on the current one.",
             |s: Client, a: TabsArgs| async move {
                 match a.action {
                     TabAction::List => {}

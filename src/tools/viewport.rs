@@ -18,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_resize",
         "Resize viewport",
         Kind::Action,
-        "Set the viewport in CSS px (e.g. 390x844 for a phone).",
+        "Set the viewport in CSS px (390x844: a phone).",
         |s: Client, a: ResizeArgs| async move {
             for (what, v) in [("width", a.width), ("height", a.height)] {
                 if !(100..=4000).contains(&v) {

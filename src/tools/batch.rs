@@ -1,0 +1,262 @@
+//! `browser_batch`: several tool calls in order in one call, each through
+//! the same path as a call of its own (lookup, policy, browser choice,
+//! audit), which the server lends through a [`Runner`]. The batch stops at
+//! the first step that fails.
+//!
+//! What it answers: the page as the model must picture it after the batch
+//! is the last full snapshot a step returned plus the change reports after
+//! it, so the steps from the last one that returned a full snapshot on are
+//! given in full, and the steps before it in one line each (that snapshot
+//! supersedes their change reports).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::def::{Kind, Response, ToolDef, ToolError};
+use crate::page::Client;
+
+/// Most steps one batch runs.
+pub const MAX_STEPS: usize = 10;
+
+/// This tool's name (a batch may not hold one).
+pub const NAME: &str = "browser_batch";
+
+/// Runs one tool call the way the server runs a call of its own.
+pub trait Runner: Send + Sync {
+    /// Err: why `tool` cannot be called (unknown, or refused by the policy).
+    fn check(&self, tool: &str) -> Result<(), String>;
+    fn run(
+        &self,
+        tool: String,
+        arguments: JsonObject,
+    ) -> Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
+}
+
+/// Where the server puts its [`Runner`] once it exists (the tools are made
+/// before the server that runs them).
+#[derive(Clone, Default)]
+pub struct RunnerSlot(Arc<OnceLock<Arc<dyn Runner>>>);
+
+impl RunnerSlot {
+    pub fn set(&self, runner: Arc<dyn Runner>) {
+        let _ = self.0.set(runner);
+    }
+
+    fn get(&self) -> Option<Arc<dyn Runner>> {
+        self.0.get().cloned()
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Step {
+    pub tool: String,
+    pub arguments: Option<JsonObject>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BatchArgs {
+    // Its items' shape is in the description (tools/list stays small).
+    #[schemars(with = "Vec<JsonObject>")]
+    pub actions: Vec<Step>,
+}
+
+pub fn tools(slot: &RunnerSlot) -> Vec<ToolDef> {
+    let slot = slot.clone();
+    vec![ToolDef::new(
+        NAME,
+        "Run tools in a row",
+        Kind::Action,
+        "Run up to 10 tools in order in one call (e.g. type, click, wait_for): `actions` [{tool, arguments}]; stops at a failure.",
+        move |_s: Client, a: BatchArgs| {
+            let slot = slot.clone();
+            async move { batch(slot, a).await }
+        },
+    )
+    .without_browser()]
+}
+
+/// One step's answer: its text and images.
+struct Answer {
+    tool: String,
+    text: String,
+    images: Vec<(String, &'static str)>,
+}
+
+async fn batch(slot: RunnerSlot, a: BatchArgs) -> Result<Response, ToolError> {
+    let runner = slot
+        .get()
+        .ok_or_else(|| ToolError("batches cannot run here".into()))?;
+    let total = a.actions.len();
+    if total == 0 || total > MAX_STEPS {
+        return Err(ToolError(format!(
+            "give 1 to {MAX_STEPS} actions, not {total}; split longer sequences into several batches"
+        )));
+    }
+    // Nothing runs unless every step may.
+    for (i, step) in a.actions.iter().enumerate() {
+        if step.tool == NAME {
+            return Err(ToolError(format!(
+                "step {} is {NAME}: a batch cannot hold a batch; list its steps instead. Nothing \
+                 was run",
+                i + 1
+            )));
+        }
+        runner.check(&step.tool).map_err(|why| {
+            ToolError(format!("step {} cannot run: {why}. Nothing was run", i + 1))
+        })?;
+    }
+    let mut done: Vec<Answer> = Vec::new();
+    let mut steps = a.actions.into_iter().enumerate();
+    while let Some((i, step)) = steps.next() {
+        let result = runner
+            .run(step.tool.clone(), step.arguments.unwrap_or_default())
+            .await;
+        let failed = result.is_error == Some(true);
+        let answer = answer_of(step.tool, result);
+        if failed {
+            let not_run: Vec<String> = steps
+                .map(|(k, s)| format!("{} {}", k + 1, s.tool))
+                .collect();
+            let rest = match not_run.len() {
+                0 => String::new(),
+                _ => format!("; not run: step {}", not_run.join(", step ")),
+            };
+            let mut text = format!(
+                "step {} of {total} ({}) failed, so the batch stopped{rest}.",
+                i + 1,
+                answer.tool
+            );
+            if !done.is_empty() {
+                text.push_str(&format!("\n{}", render(&done)));
+            }
+            text.push_str(&format!("\n{}. {}: {}", i + 1, answer.tool, answer.text));
+            return Err(ToolError(text));
+        }
+        done.push(answer);
+    }
+    let mut response = Response::text(format!("Ran {total} steps.\n{}", render(&done)));
+    for a in done {
+        for (data, mime) in a.images {
+            response = response.with_image(data, mime);
+        }
+    }
+    Ok(response)
+}
+
+fn answer_of(tool: String, r: CallToolResult) -> Answer {
+    let mut text = Vec::new();
+    let mut images = Vec::new();
+    for c in r.content {
+        match c {
+            ContentBlock::Text(t) => text.push(t.text),
+            ContentBlock::Image(i) => images.push((i.data, static_mime(&i.mime_type))),
+            _ => {}
+        }
+    }
+    Answer {
+        tool,
+        text: text.join("\n\n"),
+        images,
+    }
+}
+
+fn static_mime(mime: &str) -> &'static str {
+    match mime {
+        "image/jpeg" => "image/jpeg",
+        "image/webp" => "image/webp",
+        _ => "image/png",
+    }
+}
+
+/// The steps' answers: in full from the last that holds a full snapshot
+/// on, one line each before it.
+fn render(done: &[Answer]) -> String {
+    let from = done
+        .iter()
+        .rposition(|a| has_full_snapshot(&a.text))
+        .unwrap_or(0);
+    done.iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if i < from {
+                format!("{}. {}: {}", i + 1, a.tool, one_line(&a.text))
+            } else {
+                format!("{}. {}: {}", i + 1, a.tool, a.text)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether an answer holds a whole snapshot (not a change report): a
+/// `Snapshot:` line before any page content.
+fn has_full_snapshot(text: &str) -> bool {
+    let head = text.split("<<page-content").next().unwrap_or("");
+    head.lines()
+        .any(|l| l == "Snapshot:" || l.starts_with("Snapshot: ("))
+}
+
+/// The first line of an answer, before any page content, cut short.
+fn one_line(text: &str) -> String {
+    let head = text.split("<<page-content").next().unwrap_or("");
+    let line = head.lines().next().unwrap_or("").trim();
+    let mut out: String = line.chars().take(200).collect();
+    if out.len() < line.len() {
+        out.push('…');
+    }
+    if out.is_empty() {
+        out = "done".into();
+    }
+    out + " (its full answer is superseded by a later snapshot)"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(tool: &str, text: &str) -> Answer {
+        Answer {
+            tool: tool.into(),
+            text: text.into(),
+            images: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn answers_are_full_from_the_last_snapshot_on() {
+        let steps = [
+            a("browser_type", "Typed 3 characters.\nSnapshot changes:\n<<page-content x>>\n+ a\n<<end-page-content x>>"),
+            a("browser_click", "Clicked.\nPage: T (u)\nSnapshot:\n<<page-content x>>\n- b\n<<end-page-content x>>"),
+            a("browser_wait_for", "Done waiting.\nSnapshot changes:\n<<page-content x>>\n+ c\n<<end-page-content x>>"),
+        ];
+        let out = render(&steps);
+        assert!(
+            out.starts_with("1. browser_type: Typed 3 characters. (its full answer is superseded"),
+            "{out}"
+        );
+        assert!(!out.contains("+ a"), "{out}");
+        assert!(out.contains("- b") && out.contains("+ c"), "{out}");
+        // Without a full snapshot every change report stays.
+        let out = render(&[steps[0].clone_answer(), steps[2].clone_answer()]);
+        assert!(out.contains("+ a") && out.contains("+ c"), "{out}");
+    }
+
+    #[test]
+    fn a_snapshot_line_inside_page_content_does_not_count() {
+        assert!(!has_full_snapshot(
+            "Clicked.\nSnapshot changes:\n<<page-content x>>\nSnapshot:\n<<end-page-content x>>"
+        ));
+        assert!(has_full_snapshot("Page: a (b)\nSnapshot: (empty page)\n"));
+    }
+
+    impl Answer {
+        fn clone_answer(&self) -> Answer {
+            a(&self.tool, &self.text)
+        }
+    }
+}
