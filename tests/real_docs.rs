@@ -19,6 +19,7 @@ use serde_json::json;
 on_both_backends!(
     a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through,
     a_trace_of_a_real_docs_page_names_its_largest_paint,
+    the_drawer_of_a_real_docs_theme_opens_by_coordinates,
 );
 
 /// A Material for MkDocs site built into `dir` and served on 127.0.0.1.
@@ -153,5 +154,49 @@ async fn a_trace_of_a_real_docs_page_names_its_largest_paint(w: World) {
     assert!(
         out.contains("Render-blocking requests (the page could not paint") && out.contains(".css"),
         "{out}"
+    );
+}
+
+/// `serve --caps vision` on the real theme: the icon-only menu button,
+/// pressed at its place in a screenshot, opens the drawer; the answer
+/// names the element the click reached and shows the drawer's links.
+async fn the_drawer_of_a_real_docs_theme_opens_by_coordinates(w: World) {
+    let site = build_docs(&w.sb.tmp.path().join("mkdocs-vision"));
+    let mcp = client_with(&w, "Docs pointer", &["--caps".into(), "vision".into()]).await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": format!("{}/", site.base)}),
+    )
+    .await;
+    mcp.ok("browser_resize", json!({"width": 780, "height": 700}))
+        .await;
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(
+        !snap.contains("link \"Field guide\""),
+        "the drawer starts closed: {snap}"
+    );
+    mcp.ok("browser_take_screenshot", json!({})).await;
+    // Where the button is in the screenshot, as a model reads it off the
+    // image (here asked of the page, in the image's pixels).
+    let at = eval_json(
+        &mcp,
+        "() => { const r = document.querySelector('.md-header label[for=__drawer]').getBoundingClientRect(); \
+         return [Math.round((r.left + r.width / 2) * devicePixelRatio), \
+                 Math.round((r.top + r.height / 2) * devicePixelRatio)]; }",
+    )
+    .await;
+    let out = mcp
+        .ok(
+            "browser_mouse_click_xy",
+            json!({"x": at[0], "y": at[1], "element": "menu button"}),
+        )
+        .await;
+    assert!(
+        out.contains("<label>"),
+        "the answer names the label the click reached: {out}"
+    );
+    assert!(
+        out.contains("link \"Field guide\""),
+        "the drawer's links are shown: {out}"
     );
 }

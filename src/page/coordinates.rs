@@ -112,10 +112,13 @@ pub async fn what_is_at(s: &Client, tab: TabId, (x, y): (f64, f64)) -> Option<St
     v["value"].as_str().map(|t| s.fence().neutralise(t))
 }
 
-/// A reader (see the engine's `read`) naming the element at a point.
+/// A reader (see the engine's `read`) naming the element at a point:
+/// the control the point is in, when there is one (an icon's path is in
+/// its button), else the element itself.
 const AT_POINT: &str = "function(p) {
-  const el = document.elementFromPoint(p.x, p.y);
-  if (!el) return null;
+  const hit = document.elementFromPoint(p.x, p.y);
+  if (!hit) return null;
+  const el = hit.closest('a[href], button, label, input, select, textarea, summary, [role], [tabindex]') || hit;
   const T = globalThis.__tabwire;
   const role = T.roleOf(el);
   const name = (T.nameOf(el, role) || T.text(el, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60);
