@@ -8,8 +8,7 @@
 #[macro_use]
 mod common;
 
-use std::process::{Child, Command, Stdio};
-
+use common::docs_site::{self, DocsSite};
 use common::world::*;
 use serde_json::json;
 
@@ -171,24 +170,10 @@ async fn a_page_reads_what_the_tab_emulates(w: World) {
 }
 
 /// A Material for MkDocs site with a light and a dark palette, each
-/// chosen by prefers-color-scheme, built into `dir` and served.
-struct DocsSite {
-    server: Child,
-    base: String,
-}
-
-impl Drop for DocsSite {
-    fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
-    }
-}
-
+/// chosen by prefers-color-scheme.
 fn build_docs(dir: &std::path::Path) -> DocsSite {
-    let docs = dir.join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(
-        dir.join("mkdocs.yml"),
+    docs_site::build(
+        dir,
         "site_name: Tidepool Guide\n\
          theme:\n  name: material\n  palette:\n\
          \x20   - media: \"(prefers-color-scheme: light)\"\n      scheme: default\n\
@@ -196,49 +181,11 @@ fn build_docs(dir: &std::path::Path) -> DocsSite {
          \x20   - media: \"(prefers-color-scheme: dark)\"\n      scheme: slate\n\
          \x20     toggle:\n        icon: material/brightness-4\n        name: Switch to light mode\n\
          nav:\n  - Home: index.md\n  - Field guide: guide.md\n",
+        &[
+            ("index.md", "# Welcome\n\nTidepools hold life.\n"),
+            ("guide.md", "# Field guide\n\nAnemones.\n"),
+        ],
     )
-    .unwrap();
-    std::fs::write(docs.join("index.md"), "# Welcome\n\nTidepools hold life.\n").unwrap();
-    std::fs::write(docs.join("guide.md"), "# Field guide\n\nAnemones.\n").unwrap();
-    let built = Command::new("python3")
-        .args(["-m", "mkdocs", "build", "-q", "-d", "site"])
-        .current_dir(dir)
-        .env("NO_MKDOCS_2_WARNING", "1")
-        .output()
-        .expect("python3 runs");
-    assert!(
-        built.status.success(),
-        "mkdocs build failed (pip install mkdocs-material): {}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let server = Command::new("python3")
-        .args([
-            "-m",
-            "http.server",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-        ])
-        .current_dir(dir.join("site"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 -m http.server starts");
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    DocsSite {
-        server,
-        base: format!("http://127.0.0.1:{port}"),
-    }
 }
 
 async fn a_real_docs_theme_follows_the_dark_scheme_and_the_phone(w: World) {

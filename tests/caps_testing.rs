@@ -16,8 +16,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
+use common::docs_site::{self, DocsSite};
 use common::world::*;
 use common::*;
 use serde_json::json;
@@ -407,72 +408,16 @@ fn run_playwright(code: &str) -> Result<(), String> {
     }
 }
 
-/// A Material for MkDocs site built into `dir` and served on 127.0.0.1.
-struct DocsSite {
-    server: Child,
-    base: String,
-}
-
-impl Drop for DocsSite {
-    fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
-    }
-}
-
+/// The guide site: three pages.
 fn build_docs(dir: &Path) -> DocsSite {
-    let docs = dir.join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(
-        dir.join("mkdocs.yml"),
+    docs_site::build(
+        dir,
         "site_name: Tidepool Guide\ntheme:\n  name: material\n\
          nav:\n  - Home: index.md\n  - Field guide: guide.md\n  - About us: about.md\n",
+        &[
+            ("index.md", "# Welcome\n\nTidepools hold life.\n"),
+            ("guide.md", "# Field guide\n\nAnemones and crabs.\n"),
+            ("about.md", "# About us\n\nWe count crabs.\n"),
+        ],
     )
-    .unwrap();
-    std::fs::write(docs.join("index.md"), "# Welcome\n\nTidepools hold life.\n").unwrap();
-    std::fs::write(
-        docs.join("guide.md"),
-        "# Field guide\n\nAnemones and crabs.\n",
-    )
-    .unwrap();
-    std::fs::write(docs.join("about.md"), "# About us\n\nWe count crabs.\n").unwrap();
-    let built = Command::new("python3")
-        .args(["-m", "mkdocs", "build", "-q", "-d", "site"])
-        .current_dir(dir)
-        .env("NO_MKDOCS_2_WARNING", "1")
-        .output()
-        .expect("python3 runs");
-    assert!(
-        built.status.success(),
-        "mkdocs build failed (pip install mkdocs-material): {}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let server = Command::new("python3")
-        .args([
-            "-m",
-            "http.server",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-        ])
-        .current_dir(dir.join("site"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 -m http.server starts");
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    DocsSite {
-        server,
-        base: format!("http://127.0.0.1:{port}"),
-    }
 }

@@ -59,6 +59,38 @@ fn b64(data: &str) -> Result<Vec<u8>, ToolError> {
         .map_err(|e| ToolError(format!("the browser sent undecodable data: {e}")))
 }
 
+/// Reads the browser stream `stream` to its end (`IO.read`, in chunks of
+/// [`CHUNK`]) and closes it, whatever happens. `each` hears how many bytes
+/// have come after every chunk, and may stop the read with its error.
+pub async fn read_stream<E: From<ToolError>>(
+    s: &Client,
+    tab: TabId,
+    stream: &str,
+    mut each: impl FnMut(usize) -> Result<(), E>,
+) -> Result<Vec<u8>, E> {
+    let mut bytes = Vec::new();
+    let read = async {
+        loop {
+            let part = s
+                .cdp(tab, "IO.read", json!({"handle": stream, "size": CHUNK}))
+                .await?;
+            let data = part["data"].as_str().unwrap_or_default();
+            if part["base64Encoded"].as_bool() == Some(true) {
+                bytes.extend(b64(data)?);
+            } else {
+                bytes.extend_from_slice(data.as_bytes());
+            }
+            each(bytes.len())?;
+            if part["eof"].as_bool() != Some(false) {
+                return Ok(());
+            }
+        }
+    };
+    let outcome: Result<(), E> = read.await;
+    let _ = s.cdp(tab, "IO.close", json!({"handle": stream})).await;
+    outcome.map(|()| bytes)
+}
+
 /// Way 1: the body of a response the tab already has for `url`.
 pub async fn from_network_log(
     s: &Client,
@@ -226,33 +258,18 @@ pub async fn by_browser(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<F
     let Some(stream) = res["stream"].as_str() else {
         return Err(Miss::Next("the browser returned no stream".into()));
     };
-    let mut bytes = Vec::new();
-    let read = async {
-        loop {
-            s.set_progress(Some(format!(
-                "downloading {url}: {}",
-                human_bytes(bytes.len() as u64)
-            )));
-            let part = s
-                .cdp(tab, "IO.read", json!({"handle": stream, "size": CHUNK}))
-                .await?;
-            let data = part["data"].as_str().unwrap_or_default();
-            if part["base64Encoded"].as_bool() == Some(true) {
-                bytes.extend(b64(data)?);
-            } else {
-                bytes.extend_from_slice(data.as_bytes());
-            }
-            if bytes.len() as u64 > cap {
-                return Err(too_big(bytes.len() as u64, cap));
-            }
-            if part["eof"].as_bool() != Some(false) {
-                return Ok(());
-            }
+    s.set_progress(Some(format!("downloading {url}")));
+    let bytes = read_stream(s, tab, stream, |got| {
+        if got as u64 > cap {
+            return Err(too_big(got as u64, cap));
         }
-    };
-    let outcome = read.await;
-    let _ = s.cdp(tab, "IO.close", json!({"handle": stream})).await;
-    outcome?;
+        s.set_progress(Some(format!(
+            "downloading {url}: {}",
+            human_bytes(got as u64)
+        )));
+        Ok(())
+    })
+    .await?;
     Ok(Fetched {
         bytes,
         mime: header(headers, "content-type")

@@ -313,27 +313,14 @@ impl Client {
         if self.dialog(tab).is_some() || self.tab_state(tab).events.crashed() {
             return self.url(tab).await;
         }
-        let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
-        let frame = &tree["frameTree"]["frame"];
-        Ok(frame["unreachableUrl"]
-            .as_str()
-            .or(frame["url"].as_str())
-            .unwrap_or("about:blank")
-            .to_string())
+        Ok(self.browser_doc(tab).await?.url)
     }
 
-    /// The top frame's document: as the latest navigation event described
-    /// it, else asked from the browser once. Events and answers share one
-    /// ordered stream, so an event-tracked document is as fresh as asking.
-    pub(super) async fn doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
-        // Make sure events flow before trusting them.
-        self.ready(tab, "Page.getFrameTree").await?;
-        if let Some(doc) = self.tab_state(tab).events.doc() {
-            return Ok(doc);
-        }
+    /// The top frame's document as the browser says it now.
+    async fn browser_doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
         let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
         let frame = &tree["frameTree"]["frame"];
-        let doc = super::events::Doc {
+        Ok(super::events::Doc {
             frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
             url: frame["unreachableUrl"]
                 .as_str()
@@ -341,7 +328,21 @@ impl Client {
                 .unwrap_or("about:blank")
                 .to_string(),
             loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
-        };
+        })
+    }
+
+    /// The top frame's document: as the latest navigation event described
+    /// it, else asked from the browser once. Events and answers share one
+    /// ordered stream, so the record is fresh once the event watcher has
+    /// caught up (it can trail by the events still queued for it: the
+    /// policy's check after a navigation uses [`Self::url_now`]).
+    pub(super) async fn doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
+        // Make sure events flow before trusting them.
+        self.ready(tab, "Page.getFrameTree").await?;
+        if let Some(doc) = self.tab_state(tab).events.doc() {
+            return Ok(doc);
+        }
+        let doc = self.browser_doc(tab).await?;
         self.tab_state(tab).events.set_doc(doc.clone());
         Ok(doc)
     }

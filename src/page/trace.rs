@@ -10,7 +10,6 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use base64::Engine as _;
 use serde_json::{json, Value};
 
 use super::action::next_event;
@@ -87,31 +86,7 @@ pub async fn stop(s: &Client, tab: TabId) -> Result<Vec<u8>, ToolError> {
         _ => None,
     }
     .ok_or_else(|| ToolError("the browser did not hand over the trace; try again".into()))?;
-    let mut bytes = Vec::new();
-    let read = async {
-        loop {
-            let part = s
-                .cdp(tab, "IO.read", json!({"handle": stream, "size": 4 << 20}))
-                .await?;
-            let data = part["data"].as_str().unwrap_or_default();
-            if part["base64Encoded"].as_bool() == Some(true) {
-                bytes.extend(
-                    base64::engine::general_purpose::STANDARD
-                        .decode(data)
-                        .map_err(|e| ToolError(format!("the trace stream was garbled: {e}")))?,
-                );
-            } else {
-                bytes.extend_from_slice(data.as_bytes());
-            }
-            if part["eof"].as_bool() != Some(false) {
-                return Ok::<_, ToolError>(());
-            }
-        }
-    };
-    let r = read.await;
-    let _ = s.cdp(tab, "IO.close", json!({"handle": stream})).await;
-    r?;
-    Ok(bytes)
+    super::fetch::read_stream(s, tab, &stream, |_| Ok::<_, ToolError>(())).await
 }
 
 /// What a trace says, in milliseconds.
