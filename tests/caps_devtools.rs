@@ -2,14 +2,21 @@
 //! trace of a page's load names its largest paint's element, measures its
 //! layout shift, its long task and its render-blocking request, and saves
 //! a trace file DevTools can open; a trace around an action works too.
+//! A screen recording of clicks saves a GIF whose frames show each change
+//! in order.
 
 #[macro_use]
 mod common;
 
+use common::find_ref;
+use common::gif_frames::{colour_story, colours_at};
 use common::world::*;
 use serde_json::json;
 
-on_both_backends!(a_load_trace_names_what_slowed_the_page);
+on_both_backends!(
+    a_load_trace_names_what_slowed_the_page,
+    a_screen_recording_shows_each_change_in_order,
+);
 
 /// The number after `label` in `text` (e.g. "layout shift: 0.123").
 fn number_after(text: &str, label: &str) -> f64 {
@@ -108,4 +115,48 @@ async fn a_load_trace_names_what_slowed_the_page(w: World) {
         !out.contains("Long tasks (over 50 ms on the page's main thread): none"),
         "the 120 ms script is a long task: {out}"
     );
+}
+
+async fn a_screen_recording_shows_each_change_in_order(w: World) {
+    let mcp = client_with(&w, "recorder", &["--caps".into(), "devtools".into()]).await;
+    let err = mcp.text("browser_stop_video", json!({})).await.unwrap_err();
+    assert!(err.contains("no recording is running"), "{err}");
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/pages/video.html")}),
+    )
+    .await;
+    mcp.ok("browser_start_video", json!({})).await;
+    let again = mcp
+        .text("browser_start_video", json!({}))
+        .await
+        .unwrap_err();
+    assert!(again.contains("already being recorded"), "{again}");
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    let paint = find_ref(&snap, "button", "Paint the wall");
+    for _ in 0..2 {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        mcp.ok("browser_click", json!({"target": paint})).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let out = mcp.ok("browser_stop_video", json!({})).await;
+    let path = out
+        .split("saved as ")
+        .nth(1)
+        .and_then(|r| r.split(".gif (").next())
+        .map(|p| format!("{p}.gif"))
+        .unwrap_or_else(|| panic!("a saved path: {out}"));
+    let bytes = std::fs::read(&path).expect("the GIF file");
+    assert_eq!(&bytes[..6], b"GIF89a", "{out}");
+    // The wall's middle (CSS 150, 160; the headless window's pixel ratio
+    // is 1) goes white → blue → red, in that order, frame by frame.
+    let seen = colours_at(&bytes, 150, 160);
+    assert_eq!(
+        colour_story(&seen),
+        ["white", "blue", "red"],
+        "the wall's colour per frame: {seen:?}\n{out}"
+    );
+    // Stopped: a second stop has nothing to stop.
+    let err = mcp.text("browser_stop_video", json!({})).await.unwrap_err();
+    assert!(err.contains("no recording is running"), "{err}");
 }

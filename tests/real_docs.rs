@@ -11,6 +11,7 @@
 mod common;
 
 use common::docs_site::{self, DocsSite};
+use common::gif_frames;
 use common::world::*;
 use common::*;
 use serde_json::json;
@@ -19,6 +20,7 @@ on_both_backends!(
     a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through,
     a_trace_of_a_real_docs_page_names_its_largest_paint,
     the_drawer_of_a_real_docs_theme_opens_by_coordinates,
+    a_recording_of_a_real_docs_theme_shows_its_drawer_opening,
 );
 
 /// The guide site: three pages, instant navigation (history API).
@@ -142,5 +144,45 @@ async fn the_drawer_of_a_real_docs_theme_opens_by_coordinates(w: World) {
     assert!(
         out.contains("link \"Field guide\""),
         "the drawer's links are shown: {out}"
+    );
+}
+
+/// `serve --caps devtools` on the real theme: a recording of opening the
+/// drawer saves a GIF in which the page behind the drawer darkens (the
+/// theme's overlay) after the first frame.
+async fn a_recording_of_a_real_docs_theme_shows_its_drawer_opening(w: World) {
+    let site = build_docs(&w.sb.tmp.path().join("mkdocs-video"));
+    let mcp = client_with(&w, "Docs recorder", &["--caps".into(), "devtools".into()]).await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": format!("{}/", site.base)}),
+    )
+    .await;
+    mcp.ok("browser_resize", json!({"width": 780, "height": 700}))
+        .await;
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    mcp.ok("browser_start_video", json!({})).await;
+    let menu = find_ref(&snap, "clickable", "drawer (name guessed from its id)");
+    let opened = mcp.ok("browser_click", json!({"target": menu})).await;
+    assert!(opened.contains("link \"Field guide\""), "{opened}");
+    // The drawer slides in over a quarter second.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let out = mcp.ok("browser_stop_video", json!({})).await;
+    let path = out
+        .split("saved as ")
+        .nth(1)
+        .and_then(|r| r.split(".gif (").next())
+        .map(|p| format!("{p}.gif"))
+        .unwrap_or_else(|| panic!("a saved path: {out}"));
+    let bytes = std::fs::read(&path).expect("the GIF file");
+    // A point of the page's text column, right of where the drawer ends:
+    // light at first, dimmed by the overlay at the end.
+    let width = u16::from_le_bytes([bytes[6], bytes[7]]) as usize;
+    let seen = gif_frames::colours_at(&bytes, width - 40, 400);
+    let light = |c: &[u8; 3]| c.iter().map(|&v| v as u32).sum::<u32>();
+    let (first, last) = (seen[0], seen[seen.len() - 1]);
+    assert!(
+        seen.len() >= 2 && light(&first) > light(&last) + 150,
+        "the page darkens behind the drawer: {seen:?}\n{out}"
     );
 }

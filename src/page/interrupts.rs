@@ -113,6 +113,10 @@ pub(super) fn intercept(s: &Client, tab: TabId, method: &str, params: &Value) ->
             super::routes::on_paused(s, tab, params);
             true
         }
+        "Page.screencastFrame" => {
+            super::video::on_frame(s, tab, params);
+            true
+        }
         "Fetch.authRequired" => {
             on_auth_required(s, tab, params);
             true

@@ -32,6 +32,7 @@ pub mod started_requests;
 pub mod tab;
 pub mod trace;
 pub mod verify;
+pub mod video;
 pub mod worlds;
 
 pub use crate::error::ToolError;

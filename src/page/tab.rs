@@ -30,6 +30,8 @@ pub struct TabState {
     pub last_shot: Option<ShotFrame>,
     /// A performance trace is being recorded (see `trace.rs`).
     pub tracing: bool,
+    /// A screen recording in progress (see `video.rs`).
+    pub video: Option<super::video::Recording>,
     /// Routes, network conditions and extra headers (`network` group).
     pub net: super::routes::TabNet,
     /// What the tab emulates (kept over detaches: sent again on setup).
@@ -45,6 +47,9 @@ impl TabState {
         self.worlds = TabWorlds::default();
         self.interrupts = TabInterrupts::default();
         self.tracing = false;
+        if let Some(rec) = self.video.as_mut() {
+            rec.interrupted = true;
+        }
     }
 }
 
@@ -133,6 +138,10 @@ impl Client {
             let mut setup = tab_setup();
             setup.extend(self.tab_state(tab).net.setup());
             setup.extend(self.tab_state(tab).emulation.commands());
+            // A recording goes on once the tab is set up again.
+            if self.tab_state(tab).video.is_some() {
+                setup.push(super::video::start_command());
+            }
             self.backend()
                 .cdp_batch(tab, setup)
                 .await

@@ -1,6 +1,6 @@
 //! The `devtools` group (`serve --caps devtools`): performance traces with
 //! the insights a person looks for first, and the raw trace saved for
-//! Chrome DevTools' Performance panel.
+//! Chrome DevTools' Performance panel; screen recordings saved as GIFs.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,6 +9,7 @@ use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::save::save;
 use crate::page::trace::{self, Insights};
+use crate::page::video;
 use crate::page::Client;
 
 /// How long a reload's trace goes on after the page is usable, for late
@@ -25,6 +26,9 @@ pub struct StartArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct StopArgs {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct VideoArgs {}
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -65,6 +69,64 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Client, _: StopArgs| async move {
                 let tab = s.tab().await?;
                 finish(&s, tab).await
+            },
+        )
+        .in_group(Cap::Devtools),
+        ToolDef::new(
+            "browser_start_video",
+            "Start a screen recording",
+            Kind::ReadOnly,
+            "Record what the current tab shows (up to 10 frames a second, 5 minutes) while you \
+             work on it, e.g. to show a person what was done. Call browser_stop_video to save it \
+             as an animated GIF. The browser paints only a visible tab: keep this tab in front.",
+            |s: Client, _: VideoArgs| async move {
+                let tab = s.tab().await?;
+                video::start(&s, tab).await?;
+                Ok(Response::text(
+                    "Recording this tab. Act on the page, then call browser_stop_video to save \
+                     the GIF.",
+                ))
+            },
+        )
+        .in_group(Cap::Devtools),
+        ToolDef::new(
+            "browser_stop_video",
+            "Stop the screen recording",
+            Kind::ReadOnly,
+            "Stop the recording browser_start_video began and save it as an animated GIF in the \
+             download directory; answers with its path, length and size. Fails if no frame was \
+             painted (a hidden tab): bring the tab to the front and record again.",
+            |s: Client, _: VideoArgs| async move {
+                let tab = s.tab().await?;
+                let v = video::stop(&s, tab).await?;
+                let name = format!("recording-{}.gif", epoch_seconds());
+                let saved = save(&s.policy().download_dir(), &name, &v.gif, "image/gif")?;
+                let mut notes = String::new();
+                if v.dropped > 0 {
+                    notes.push_str(&format!(
+                        "\nThe recording reached its limit ({} frames or {} MB): the last {} \
+                         frames were not kept.",
+                        video::MAX_FRAMES,
+                        video::MAX_BYTES / (1024 * 1024),
+                        v.dropped
+                    ));
+                }
+                if v.interrupted {
+                    notes.push_str(
+                        "\nThe debugger let go of the tab during the recording: it has a gap.",
+                    );
+                }
+                Ok(Response::text(format!(
+                    "Screen recording saved as {} ({} bytes, GIF {}×{}): {:.1} s, {} frames \
+                     ({} painted by the browser; unchanged ones are merged).{notes}",
+                    saved.path.display(),
+                    saved.size,
+                    v.stats.width,
+                    v.stats.height,
+                    v.seconds,
+                    v.stats.frames,
+                    v.received,
+                )))
             },
         )
         .in_group(Cap::Devtools),

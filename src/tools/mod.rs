@@ -144,6 +144,8 @@ mod tests {
                 "network:browser_network_har",
                 "devtools:browser_start_tracing",
                 "devtools:browser_stop_tracing",
+                "devtools:browser_start_video",
+                "devtools:browser_stop_video",
                 "testing:browser_verify_text_visible",
                 "testing:browser_verify_element_visible",
                 "testing:browser_verify_value",

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod docs_site;
+pub mod gif_frames;
 pub mod install_env;
 pub mod site;
 pub mod ui;
