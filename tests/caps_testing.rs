@@ -4,19 +4,21 @@
 //! not unique; a session (navigate, type into a labelled field, tick, pick,
 //! click, verify) exported as a Playwright test holds no refs and passes
 //! under Playwright against the same site (and an altered copy fails);
-//! and the same on a real documentation theme (mkdocs-material).
+//! and the same on a real documentation theme (mkdocs-material). The
+//! Python export passes under pytest-playwright too.
 //!
 //! Running the exported tests needs Node.js and npm: the test installs
 //! `@playwright/test` (no browser download) into a cache directory
 //! (TABWIRE_PLAYWRIGHT_DIR, else the target dir) and runs it with the
 //! test Chromium. The real-page scenario needs `python3 -m mkdocs`
-//! (`pip install mkdocs-material`).
+//! (`pip install mkdocs-material`), the Python run `pytest-playwright`
+//! (`pip install pytest-playwright`; no browser download either).
 
 #[macro_use]
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::docs_site::{self, DocsSite};
 use common::world::*;
@@ -259,22 +261,12 @@ async fn verify_locate_and_export_a_session(w: World) {
             ),
         "{py}"
     );
-    let parsed = Command::new("python3")
-        .args(["-c", "import ast, sys; ast.parse(sys.stdin.read())"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(py.as_bytes())?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    // pytest-playwright runs it against the same site: it passes, and a
+    // copy that expects another greeting fails.
+    run_pytest(&py).unwrap_or_else(|e| panic!("the exported Python test failed:\n{e}\n{py}"));
     assert!(
-        parsed.status.success(),
-        "not Python: {}\n{py}",
-        String::from_utf8_lossy(&parsed.stderr)
+        run_pytest(&py.replace("Hello, Ada!", "Hello, Bob!")).is_err(),
+        "an altered Python test passed too"
     );
 }
 
@@ -396,6 +388,46 @@ fn run_playwright(code: &str) -> Result<(), String> {
         .env("CI", "1")
         .output()
         .expect("node runs");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() && report.contains("1 passed") {
+        Ok(())
+    } else {
+        Err(report)
+    }
+}
+
+/// Runs an exported Python test with pytest-playwright (from PyPI; .ci/run
+/// installs it) on this machine's Chromium; Ok when it passed.
+fn run_pytest(code: &str) -> Result<(), String> {
+    let run = tempfile::Builder::new()
+        .prefix("pytest-")
+        .tempdir_in(playwright_dir())
+        .unwrap();
+    std::fs::write(run.path().join("test_exported.py"), code).unwrap();
+    // The browser is the apt one: pytest-playwright never downloads one.
+    let conftest = format!(
+        "import pytest\n\n\n@pytest.fixture(scope=\"session\")\n\
+         def browser_type_launch_args(browser_type_launch_args):\n    \
+         return {{**browser_type_launch_args, \"executable_path\": {:?}, \"args\": [\"--no-sandbox\"]}}\n",
+        chromium_path().display().to_string()
+    );
+    std::fs::write(run.path().join("conftest.py"), conftest).unwrap();
+    let out = Command::new("python3")
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "test_exported.py",
+        ])
+        .current_dir(run.path())
+        .output()
+        .expect("python3 runs");
     let report = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
