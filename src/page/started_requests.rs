@@ -42,6 +42,10 @@ pub struct StartedRequests {
     pending: HashMap<String, Pending>,
     /// How many requests were waited for in all (for the answer).
     pub started: usize,
+    /// How many of them a page's script asked for (fetch, XHR, event
+    /// streams, other): work whose result the page renders when it comes,
+    /// unlike its documents, scripts and stylesheets, which a load waits for.
+    pub fetched: usize,
     /// Event streams are waited for while they send (after an action); a
     /// page that is loading opens streams it keeps, which are not.
     pub streams_too: bool,
@@ -87,6 +91,9 @@ impl StartedRequests {
                     return;
                 }
                 self.started += 1;
+                if !matches!(kind, "Document" | "Script" | "Stylesheet") {
+                    self.fetched += 1;
+                }
                 tracing::debug!(target: "tabwire::wait", kind, url, "waiting for a request the page started");
                 self.pending.insert(
                     id.to_string(),
@@ -239,6 +246,24 @@ mod tests {
         );
         r.observe("Network.loadingFinished", &json!({"requestId": "1"}));
         assert!(r.is_done());
+    }
+
+    #[test]
+    fn a_pages_own_documents_scripts_and_styles_are_not_fetched_work() {
+        let mut r = StartedRequests::default();
+        for (id, kind) in [("1", "Document"), ("2", "Script"), ("3", "Stylesheet")] {
+            r.observe("Network.requestWillBeSent", &sent(id, kind, "http://h/x"));
+        }
+        assert_eq!((r.started, r.fetched), (3, 0));
+        r.observe(
+            "Network.requestWillBeSent",
+            &sent("4", "XHR", "http://h/api"),
+        );
+        r.observe(
+            "Network.requestWillBeSent",
+            &sent("5", "Other", "http://h/o"),
+        );
+        assert_eq!((r.started, r.fetched), (5, 2));
     }
 
     #[test]
