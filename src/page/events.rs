@@ -67,6 +67,10 @@ pub struct TabEvents {
     /// The URL the top frame failed to load, while it shows the browser's
     /// error page (whose own URL is `chrome-error://chromewebdata/`).
     unreachable: Option<String>,
+    /// The engine's world in the top document (its execution context), as
+    /// the browser announced it when the document was made: a snapshot of
+    /// a new page need not ask for it.
+    engine_world: Option<i64>,
 }
 
 /// A tab's latest console entries, and how many were dropped before them
@@ -114,7 +118,26 @@ impl TabEvents {
                 }
                 // A new document means a new, live renderer.
                 self.crashed = false;
+                self.engine_world = None;
             }
+            // Announced after the document's navigation event.
+            "Runtime.executionContextCreated" => {
+                let c = &params["context"];
+                let top = self.doc.as_ref().map(|d| d.frame_id.as_str());
+                if c["name"] == crate::engine::WORLD
+                    && c["auxData"]["isDefault"] == false
+                    && top.is_some()
+                    && c["auxData"]["frameId"].as_str() == top
+                {
+                    self.engine_world = c["id"].as_i64();
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                if params["executionContextId"].as_i64() == self.engine_world {
+                    self.engine_world = None;
+                }
+            }
+            "Runtime.executionContextsCleared" => self.engine_world = None,
             "Target.attachedToTarget" if params["targetInfo"]["type"] == "iframe" => {
                 if let (Some(target), Some(session)) = (
                     params["targetInfo"]["targetId"].as_str(),
@@ -215,6 +238,15 @@ impl TabEvents {
     }
 
     /// The file input of an open (intercepted) file chooser.
+    /// The engine world's context in the top document `loader_id`, when
+    /// the browser announced it for that document.
+    pub fn engine_world(&self, loader_id: &str) -> Option<i64> {
+        self.doc
+            .as_ref()
+            .filter(|d| d.loader_id == loader_id)
+            .and(self.engine_world)
+    }
+
     pub fn file_chooser(&self) -> Option<i64> {
         self.file_chooser
     }
@@ -236,6 +268,7 @@ impl TabEvents {
     /// Events may have been missed (the debugger detached): ask again.
     pub fn forget_doc(&mut self) {
         self.doc = None;
+        self.engine_world = None;
         self.file_chooser = None;
     }
 
@@ -299,6 +332,47 @@ fn remote_object_text(arg: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_engine_world_of_the_top_document_is_known_from_its_announcement() {
+        let mut e = TabEvents::default();
+        let nav =
+            |loader: &str| json!({"frame": {"id": "F", "url": "http://h/", "loaderId": loader}});
+        let made = |id: i64, name: &str, frame: &str| {
+            json!({"context": {"id": id, "name": name,
+                   "auxData": {"isDefault": false, "frameId": frame, "type": "isolated"}}})
+        };
+        e.record("Page.frameNavigated", &nav("L1"));
+        e.record("Runtime.executionContextCreated", &made(7, "other", "F"));
+        e.record(
+            "Runtime.executionContextCreated",
+            &made(8, "tabwire", "child"),
+        );
+        assert_eq!(
+            e.engine_world("L1"),
+            None,
+            "another world, or a child frame's"
+        );
+        e.record("Runtime.executionContextCreated", &made(9, "tabwire", "F"));
+        assert_eq!(e.engine_world("L1"), Some(9));
+        assert_eq!(
+            e.engine_world("L0"),
+            None,
+            "only for the document it was made in"
+        );
+        e.record("Page.frameNavigated", &nav("L2"));
+        assert_eq!(
+            e.engine_world("L2"),
+            None,
+            "a new document's world is not yet announced"
+        );
+        e.record("Runtime.executionContextCreated", &made(10, "tabwire", "F"));
+        e.record(
+            "Runtime.executionContextDestroyed",
+            &json!({"executionContextId": 10}),
+        );
+        assert_eq!(e.engine_world("L2"), None);
+    }
 
     #[test]
     fn dialogs_open_and_close() {

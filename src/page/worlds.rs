@@ -269,7 +269,15 @@ impl Client {
                 }
             }
         }
-        let context_id = self.make_world(tab, None, &doc.frame_id).await?;
+        // The browser announced the new document's world (the tab setup
+        // has it made with every document): no round trip to find it.
+        let announced = (!fresh)
+            .then(|| self.tab_state(tab).events.engine_world(&doc.loader_id))
+            .flatten();
+        let context_id = match announced {
+            Some(id) => id,
+            None => self.make_world(tab, None, &doc.frame_id).await?,
+        };
         let mut state = self.tab_state(tab);
         let worlds = &mut state.worlds;
         // A new top document: the frames of the old one are gone (their
