@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Where a plain navigation's time goes, per backend: `browser_navigate`
+of a small page (answer with its snapshot included), split by what serve
+waited on, next to the browser's own time to the same page's load.
+
+Each tabwire call's serve log (RUST_LOG tabwire::cdp=debug and
+tabwire::load=debug; every CDP command is logged with its round trip) is
+cut out and summed:
+  cdp <method>   round trips of that command (as serve saw them: relay
+                 included), per call
+  load seen      when serve learned of the page's load event (ms after the
+                 call's first log line)
+  not in cdp     the call's time minus every command's round trip: waits on
+                 events, serve's own work, the MCP stdio hop
+The browser's own time is Page.navigate → the load event over a raw CDP
+pipe to a Chromium of its own (bench/nav-waits.py's client).
+
+Needs Chromium at /usr/lib/chromium/chromium and a tabwire build
+(TABWIRE_BIN, else target/release, else target/debug).
+Run: python3 bench/nav-parts.py [--runs 15]
+Prints a table per backend and writes bench/results/nav-parts-<time>.json.
+"""
+import argparse
+import collections
+import datetime
+import importlib.util
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TMP = tempfile.mkdtemp(prefix="tabwire-nav-parts-")
+
+spec = importlib.util.spec_from_file_location("nav_waits", f"{ROOT}/bench/nav-waits.py")
+nav_waits = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(nav_waits)
+
+LINE = re.compile(r"^(\S+Z)\s+DEBUG\s+(tabwire::\w+):\s+(.*)$")
+FIELD = re.compile(r'(\w+)=("([^"]*)"|\S+)')
+
+
+def stamp(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() * 1000
+
+
+def progress(msg):
+    print(f"nav-parts: {msg}", file=sys.stderr, flush=True)
+
+
+def parts_of(log_text):
+    """{part: ms} of one call's log lines, plus the first line's time."""
+    cdp = collections.defaultdict(float)
+    count = collections.Counter()
+    first = load_seen = None
+    for line in log_text.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        t = stamp(m.group(1))
+        first = first if first is not None else t
+        fields = {k: (q if q is not None and v.startswith('"') else v)
+                  for k, v, q in FIELD.findall(m.group(3))}
+        if m.group(2) == "tabwire::cdp" and "ms" in fields:
+            name = fields.get("method") or f"batch of {fields.get('n')} from {fields.get('first')}"
+            cdp[name] += float(fields["ms"])
+            count[name] += 1
+        if (m.group(2) == "tabwire::load" and load_seen is None
+                and fields.get("method") in ('"Page.loadEventFired"', "Page.loadEventFired")):
+            load_seen = t - first
+    return cdp, count, load_seen
+
+
+def measure(label, argv, env, site, runs):
+    env = dict(env, RUST_LOG="tabwire=info,tabwire::cdp=debug,tabwire::load=debug,tabwire::wait=debug")
+    server = McpServer(label, argv, env, TMP)
+    # Warm: the tab, its setup and the engine.
+    for i in range(3):
+        server.call("browser_navigate", {"url": f"{site}/start?warm={i}"})
+    totals, cdp_all, counts, loads = [], collections.defaultdict(list), [], []
+    for r in range(runs):
+        progress(f"{label} {r + 1}/{runs}")
+        before = os.path.getsize(server.log)
+        ms, text = server.call("browser_navigate", {"url": f"{site}/landed?run={r}"})
+        assert "landed" in text, text
+        with open(server.log) as f:
+            f.seek(before)
+            cdp, count, load_seen = parts_of(f.read())
+        totals.append(ms)
+        for k in set(cdp_all) | set(cdp):
+            cdp_all[k].append(cdp.get(k, 0.0))
+        counts.append(sum(count.values()))
+        if load_seen is not None:
+            loads.append(load_seen)
+    server.stop()
+    med = lambda xs: round(statistics.median(xs), 1) if xs else None  # noqa: E731
+    in_cdp = [sum(v[i] for v in cdp_all.values()) for i in range(runs)]
+    return {
+        "call_ms": med(totals),
+        "commands_per_call": med(counts),
+        "cdp_ms": {k: med(v) for k, v in sorted(cdp_all.items(), key=lambda kv: -statistics.median(kv[1]))},
+        "all_cdp_ms": med(in_cdp),
+        "not_in_cdp_ms": med([t - c for t, c in zip(totals, in_cdp)]),
+        "load_seen_ms": med(loads),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=15)
+    a = ap.parse_args()
+    b = tabwire_bin("nav-parts")
+    site = nav_waits.start_site()
+    progress("the browser's own time (raw CDP pipe)")
+    raw = nav_waits.Cdp()
+    raw.time_to(f"{site}/start", "/start", "load")
+    own = [raw.time_to(f"{site}/landed?raw={i}", f"/landed?raw={i}", "load") for i in range(a.runs)]
+    raw.stop()
+    results = {"binary": b, "runs": a.runs, "browser_load_ms": round(statistics.median(own), 1),
+               "backends": {}}
+    env, servers = tabwire_servers(b, TMP)
+    for label, argv in servers:
+        results["backends"][label] = measure(label, argv, env, site, a.runs)
+
+    print(f"\nbrowser alone, Page.navigate → load: {results['browser_load_ms']} ms (median of {a.runs})")
+    for label, r in results["backends"].items():
+        over = round(r["call_ms"] - results["browser_load_ms"], 1)
+        print(f"\n{label}: browser_navigate {r['call_ms']} ms (overhead above the browser's load: "
+              f"{over} ms; target ≤ 30), {r['commands_per_call']} CDP commands")
+        print(f"  load event seen by serve at {r['load_seen_ms']} ms; not in a CDP round trip: "
+              f"{r['not_in_cdp_ms']} ms; in CDP round trips: {r['all_cdp_ms']} ms")
+        for k, v in r["cdp_ms"].items():
+            if v:
+                print(f"    {v:7.1f} ms  {k}")
+    os.makedirs(f"{ROOT}/bench/results", exist_ok=True)
+    out = f"{ROOT}/bench/results/nav-parts-{datetime.datetime.utcnow():%Y-%m-%dT%H-%M-%SZ}.json"
+    with open(out, "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"\nwritten: {out}")
+
+
+if __name__ == "__main__":
+    main()
