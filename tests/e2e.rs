@@ -21,6 +21,7 @@ on_both_backends!(
     no_tabwire_process_listens_on_the_network,
     history_waiting_and_reading,
     keys_options_hover_and_whole_forms,
+    menus_css_opens_on_hover_are_reported_without_walking_the_page,
     dialogs_are_reported_instead_of_hanging_and_can_be_handled,
     console_output_and_viewport,
     policy_keeps_denied_domains_out_and_calls_are_audited,
@@ -887,6 +888,79 @@ async fn history_waiting_and_reading(w: World) {
         .await;
     // item-1, item-11..19, item-100..199 minus item-10x: 1 + 9 + 90 = 100
     assert!(some.contains("100 links"), "{}", &some[..200]);
+}
+
+/// A hover answers with what CSS alone opened or closed (a `:hover`
+/// menu, a tip beside the hovered button), rendering again only what the
+/// page's :hover rules can restyle: the engine's count of whole-page walks
+/// stays where the snapshot left it. A hover whose rules only recolour
+/// says nothing changed.
+async fn menus_css_opens_on_hover_are_reported_without_walking_the_page(w: World) {
+    let mcp = client_with_env(
+        &w,
+        "Hover menus",
+        &[],
+        &[("TABWIRE_DEBUG_COUNTS", std::path::Path::new("1"))],
+    )
+    .await;
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/hover-menu")}),
+        )
+        .await;
+    assert!(
+        !snap.contains("Laptops") && !snap.contains("Ask us"),
+        "{snap}"
+    );
+    let walks = debug_counts(&mcp).await["engine.walks"];
+
+    let docs = mcp
+        .ok(
+            "browser_hover",
+            json!({"target": find_ref(&snap, "link", "Docs")}),
+        )
+        .await;
+    assert!(docs.contains("The snapshot did not change."), "{docs}");
+
+    let open = mcp
+        .ok(
+            "browser_hover",
+            json!({"target": find_ref(&snap, "button", "Products")}),
+        )
+        .await;
+    assert!(open.contains("added:"), "{open}");
+    let laptops = find_ref(&open, "link", "Laptops");
+    assert!(
+        open.contains("Phones") && !open.contains("Ask us"),
+        "{open}"
+    );
+
+    let tip = mcp
+        .ok(
+            "browser_hover",
+            json!({"target": find_ref(&snap, "button", "Help")}),
+        )
+        .await;
+    assert!(tip.contains("Ask us anything"), "{tip}");
+    assert!(
+        tip.contains("removed:") && tip.contains("Laptops"),
+        "the closed menu is reported: {tip}"
+    );
+    assert_eq!(
+        debug_counts(&mcp).await["engine.walks"],
+        walks,
+        "a hover walked the whole page"
+    );
+
+    // The menu's refs are real: open it again and follow one.
+    mcp.ok(
+        "browser_hover",
+        json!({"target": find_ref(&snap, "button", "Products")}),
+    )
+    .await;
+    let went = mcp.ok("browser_click", json!({"target": laptops})).await;
+    assert!(went.contains("/page/laptops"), "{went}");
 }
 
 async fn keys_options_hover_and_whole_forms(w: World) {

@@ -846,7 +846,9 @@
   // number of shown lines, whether it was cut, and the iframes whose
   // documents this world cannot read (another origin or process).
   // With `recs`, each line's depth, role and node are recorded there too
-  // (what a skeleton is made from).
+  // (what a skeleton is made from), with the context the line was made in
+  // (what rendering one element again in its place needs, see
+  // regionLines()). `ctx` renders `root` in such a context.
   // Renderings so far: a kept skeleton is only reused when no other
   // rendering (a hover's forced one, say) came after it.
   let renders = 0;
@@ -854,7 +856,7 @@
 
   // `see`: leave out what a person cannot see as lines are made (budgeted
   // walks); the skeleton's big walk leaves it to the lines it shows.
-  function render(root, budget, count = true, recs = null, see = true) {
+  function render(root, budget, count = true, recs = null, see = true, ctx = null) {
     inControl = 0;
     renders++;
     const lines = [];
@@ -864,13 +866,13 @@
     // A node whose walk the budget stopped: elements from it on are counted.
     let stoppedAt = null;
 
-    function emit(line, depth, role, node, name) {
+    function emit(line, depth, role, node, name, pn, tn) {
       if (used + line.length + 1 > budget) {
         full = true;
         return false;
       }
       lines.push(line);
-      if (recs) recs.push({ depth, role, node, name });
+      if (recs) recs.push({ depth, role, node, name, pn, tn });
       used += line.length + 1;
       return true;
     }
@@ -890,7 +892,7 @@
         if (textIsName || !NON_SPACE.test(node.data)) return;
         const t = clean(node.data);
         if (t && t !== parentName && !(see && unseen(node))) {
-          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node)) stoppedAt = node;
+          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
         }
         return;
       }
@@ -932,7 +934,7 @@
       if (acts) line += ` [ref=${refFor(el)}]`;
       const value = clean(valueOf(el, role));
       if (value && value !== name) line += `: ${cut(value)}`;
-      if (!emit(line, depth, role, el, name)) { stoppedAt = el; return; }
+      if (!emit(line, depth, role, el, name, parentName, textIsName)) { stoppedAt = el; return; }
 
       if (role === "Iframe") {
         let doc = null;
@@ -970,7 +972,9 @@
       }
     }
 
-    if (root === document.documentElement || root === document.body) {
+    if (ctx) {
+      walk(root, ctx.depth, ctx.pn, ctx.tn);
+    } else if (root === document.documentElement || root === document.body) {
       // (A document not parsed yet may have no root element at all.)
       const top = document.body || document.documentElement;
       if (top) walkChildren(top, 0, "", false);
@@ -1228,12 +1232,22 @@
 
   // ---- change tracking ----------------------------------------------------------
 
-  // Whether anything that can change the outline happened since the last
-  // rendering: DOM mutations, and state the DOM does not record (values,
-  // checks, focus, details toggles). A change that is CSS alone (:hover)
-  // is not seen: callers that expect one pass `force`.
+  // Whether anything that can change the outline's lines happened since
+  // the last rendering (`dirty`): DOM mutations, and state the DOM does
+  // not record (values, checks, focus, details toggles, images and frames
+  // that load). Scrolling changes no line, only what a person can see and
+  // what a skeleton keeps (`moved`: anything since the last skeleton). A
+  // transition or animation that ended restyled its element (`restyled`:
+  // looked at again in place, see regionLines()). A change that is CSS
+  // alone (:hover) is not seen here: after a pointer move, changes() works
+  // out what it can have restyled (hoverRoots()); callers that expect
+  // any other such change (media emulation) pass `force`.
   let dirty = true;
-  const observer = new MutationObserver(() => { dirty = true; });
+  let moved = true;
+  let restyled = new Set();
+  // More restyled elements than this: walk the page again instead.
+  const MAX_RESTYLED = 64;
+  const observer = new MutationObserver(() => { dirty = moved = true; });
   const watched = new WeakSet();
   // Watches `doc` (this document, and each same-origin frame's document
   // the walk enters) for changes.
@@ -1241,23 +1255,223 @@
     if (watched.has(doc)) return;
     watched.add(doc);
     observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
-    // (Scrolling, and images and frames that load and push content
-    // around, change what a skeleton keeps: what the viewport shows.)
-    for (const type of ["input", "change", "focusin", "focusout", "toggle", "transitionend", "animationend", "scroll", "load"]) {
-      doc.addEventListener(type, () => { dirty = true; }, true);
+    for (const type of ["input", "change", "focusin", "focusout", "toggle", "load"]) {
+      doc.addEventListener(type, () => { dirty = moved = true; }, true);
     }
+    doc.addEventListener("scroll", () => { moved = true; }, true);
+    const ended = (e) => {
+      moved = true;
+      const el = e.target;
+      // (Inside another document or a shadow tree: not looked at in place.)
+      if (el.nodeType !== 1 || el.getRootNode() !== document || restyled.size >= MAX_RESTYLED) dirty = true;
+      else restyled.add(el);
+    };
+    doc.addEventListener("transitionend", ended, true);
+    doc.addEventListener("animationend", ended, true);
   }
   watch(document);
+  // For a whole-page snapshot: anything at all since the last one.
   function changedSinceRender() {
     if (observer.takeRecords().length) dirty = true;
-    const was = dirty;
-    dirty = false;
+    const was = dirty || moved || restyled.size > 0;
+    dirty = moved = false;
+    restyled = new Set();
     return was;
   }
 
+  // ---- what a pointer move can restyle ------------------------------------------
+  //
+  // :hover applies to the element under the pointer and its ancestors. When
+  // the pointer moves, the elements that left or joined that chain may match
+  // other style rules now, and so may what those rules select after them
+  // (descendants; with `+`/`~`, later siblings). The rules are read from the
+  // page's style sheets: for each compound with :hover, the selector up to
+  // it without :hover says which chain elements can be involved. Whatever
+  // cannot be told (a sheet of another origin, :hover inside :is()/:has(),
+  // nesting, shadow trees, frames) makes the caller walk the whole page.
+
+  // The :hover chain now: document order, outermost first.
+  function hoverChain() {
+    return [...document.querySelectorAll(":hover")];
+  }
+  let baseHover = [];
+
+  // Properties whose change shows or hides nothing (no line comes or goes,
+  // no text becomes readable or unreadable).
+  const COSMETIC = /^(cursor|text-decoration(-[a-z]+)?|text-underline-[a-z]+|outline(-[a-z]+)?|box-shadow|text-shadow|transition(-[a-z]+)?|border(-[a-z]+)?-color|caret-color|accent-color)$/;
+
+  // A selector list split at its top-level commas.
+  function splitList(text) {
+    const out = [];
+    let depth = 0, quote = "", from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (quote) { if (c === "\\") i++; else if (c === quote) quote = ""; continue; }
+      if (c === '"' || c === "'") quote = c;
+      else if (c === "(" || c === "[") depth++;
+      else if (c === ")" || c === "]") depth--;
+      else if (c === "," && depth === 0) { out.push(text.slice(from, i).trim()); from = i + 1; }
+    }
+    out.push(text.slice(from).trim());
+    return out;
+  }
+
+  const PSEUDO_ELEMENT = /::?(before|after|first-line|first-letter|marker|placeholder|selection|backdrop|file-selector-button)\b|::[\w-]+(\([^)]*\))?/g;
+
+  // For each compound of `sel` with :hover: the selector up to it without
+  // :hover (`left`), and whether what the rule styles may be a later
+  // sibling of it (`siblings`). null: this one cannot be told.
+  function hoverParts(sel, out) {
+    let depth = 0, quote = "";
+    const at = [];          // top-level :hover positions
+    const breaks = [];      // top-level combinator positions
+    for (let i = 0; i < sel.length; i++) {
+      const c = sel[i];
+      if (quote) { if (c === "\\") i++; else if (c === quote) quote = ""; continue; }
+      if (c === '"' || c === "'") quote = c;
+      else if (c === "(" || c === "[") depth++;
+      else if (c === ")" || c === "]") depth--;
+      else if (c === "\\") i++;
+      else if (sel.startsWith(":hover", i) && !/[\w-]/.test(sel[i + 6] || "")) {
+        if (depth) return false;
+        at.push(i);
+      } else if (depth === 0 && /[\s>+~]/.test(c)) breaks.push(i);
+    }
+    for (const i of at) {
+      const end = breaks.find((b) => b > i) ?? sel.length;
+      let left = sel.slice(0, end).replace(/:hover(?![\w-])/g, "").replace(PSEUDO_ELEMENT, "").trim();
+      if (!left || /[\s>+~]$/.test(left)) left += "*";
+      out.push({ left, siblings: /[+~]/.test(sel.slice(end).replace(/\([^)]*\)|\[[^\]]*\]/g, "")) });
+    }
+    return true;
+  }
+
+  // The :hover rules of `rules` that can show or hide something, into
+  // `out`; false when some cannot be read or told.
+  function hoverRules(rules, out) {
+    for (const r of rules) {
+      if (r.styleSheet !== undefined) {            // @import
+        let inner;
+        try { inner = r.styleSheet?.cssRules; } catch { return false; }
+        if (inner && !hoverRules(inner, out)) return false;
+        continue;
+      }
+      if (r.selectorText !== undefined) {
+        const nested = r.cssRules && r.cssRules.length;
+        if (nested && (r.selectorText.includes(":hover") || hasHover(r.cssRules))) return false;
+        if (!r.selectorText.includes(":hover")) continue;
+        let cosmetic = true;
+        for (let i = 0; i < r.style.length && cosmetic; i++) cosmetic = COSMETIC.test(r.style[i]);
+        if (cosmetic) continue;
+        for (const sel of splitList(r.selectorText)) {
+          if (sel.includes(":hover") && !hoverParts(sel, out)) return false;
+        }
+        continue;
+      }
+      if (r.cssRules && !hoverRules(r.cssRules, out)) return false;   // @media, @supports, @layer…
+    }
+    return true;
+  }
+  function hasHover(rules) {
+    for (const r of rules) {
+      if (r.selectorText?.includes(":hover")) return true;
+      if (r.cssRules && hasHover(r.cssRules)) return true;
+    }
+    return false;
+  }
+
+  // The elements whose lines a pointer move since the baseline may have
+  // changed through CSS alone, outermost only; null: walk the whole page.
+  function hoverRoots(now) {
+    const was = new Set(baseHover), is = new Set(now);
+    const flipped = [...baseHover.filter((e) => !is.has(e)), ...now.filter((e) => !was.has(e))];
+    if (!flipped.length) return [];
+    for (const e of [...flipped]) {
+      if (e.localName === "iframe" || e.localName === "frame" || e.shadowRoot) return null;
+      if (e.localName === "label" && e.control) flipped.push(e.control);
+    }
+    const rules = [];
+    try {
+      for (const sheet of [...document.styleSheets, ...(document.adoptedStyleSheets || [])]) {
+        if (!hoverRules(sheet.cssRules, rules)) return null;
+      }
+    } catch { return null; }
+    const roots = [];
+    for (const f of flipped) {
+      if (!f.isConnected) continue;
+      for (const r of rules) {
+        let m;
+        try { m = f.matches(r.left); } catch { return null; }
+        if (!m) continue;
+        const root = r.siblings ? f.parentElement : f;
+        if (!root) return null;
+        roots.push(root);
+      }
+    }
+    return roots;
+  }
+
   // The lines of the last whole-page rendering: actions are reported as
-  // the lines that changed since, computed here.
+  // the lines that changed since, computed here. `full`: the budget cut
+  // it (lines past it are not in it).
   let baseline = null;
+  // Change reports that walked the whole page (for stats()).
+  let walks = 0;
+  function setBaseline(lines, recs, full, hover = hoverChain()) {
+    baseline = { lines, recs, full };
+    baseHover = hover;
+  }
+
+  // The baseline's lines with `roots` (elements of this document) rendered
+  // again in their places, each in the context its lines were made in:
+  // what a whole walk would give when nothing outside them changed. null
+  // when that cannot be done in place (walk the whole page).
+  function regionLines(roots, budget) {
+    // Outermost only, in document order.
+    const sorted = [...new Set(roots)].filter((r) => r.isConnected)
+      .sort((a, b) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1);
+    const outer = [];
+    for (const r of sorted) if (!outer.some((o) => o.contains(r))) outer.push(r);
+    let lines = baseline.lines, recs = baseline.recs;
+    // Last first, so the earlier places stay where they are.
+    for (let k = outer.length - 1; k >= 0; k--) {
+      const root = outer[k];
+      if (root.getRootNode() !== document || root === document.documentElement || root === document.body) return null;
+      // Where its lines are (or would be): [from, to).
+      let from = 0;
+      while (from < recs.length && !(root === recs[from].node || root.contains(recs[from].node))
+        && root.compareDocumentPosition(recs[from].node) & Node.DOCUMENT_POSITION_PRECEDING) from++;
+      let to = from;
+      while (to < recs.length && (root === recs[to].node || root.contains(recs[to].node))) to++;
+      // Past the end of a cut baseline: a budgeted walk does not reach it.
+      if (baseline.full && to >= recs.length) { if (from === to) continue; return null; }
+      let ctx;
+      if (from < to) {
+        const first = recs[from];
+        if (first.pn === undefined || (first.node !== root && first.role === "option")) return null;
+        ctx = { depth: first.depth, pn: first.pn, tn: first.tn };
+      } else {
+        // It had no lines: the context its nearest ancestor with a line
+        // gives its children.
+        if (root.closest("[aria-hidden=true], select, textarea, input, svg")) continue;
+        let up = from - 1;
+        while (up >= 0 && !(recs[up].node.nodeType === 1 && recs[up].node.contains(root))) up--;
+        if (up < 0) ctx = { depth: 0, pn: "", tn: false };
+        else {
+          const a = recs[up];
+          if (a.pn === undefined || a.role === "Iframe") return null;
+          const named = NAME_FROM_CONTENT.has(a.role) && !!a.name && !a.node.hasAttribute("aria-label") && !a.node.hasAttribute("aria-labelledby");
+          ctx = { depth: a.depth + 1, pn: a.name || "", tn: named };
+        }
+      }
+      const sub = [];
+      const r = render(root, budget, false, sub, false, ctx);
+      if (r.full || r.frames.length) return null;
+      lines = [...lines.slice(0, from), ...r.lines, ...lines.slice(to)];
+      recs = [...recs.slice(0, from), ...sub, ...recs.slice(to)];
+    }
+    return { lines, recs };
+  }
 
   // Line numbers of `after` not in `before` (added) and of `before` not
   // in `after` (removed), as multisets of lines.
@@ -1372,7 +1586,7 @@
     // What `changes` compares with: the rendering a budgeted walk makes
     // (what a person can see of it, decided when it is needed).
     const upTo = fitting(r.lines, budget);
-    baseline = { lines: r.lines.slice(0, upTo), recs: recs.slice(0, upTo) };
+    setBaseline(r.lines.slice(0, upTo), recs.slice(0, upTo), r.full || upTo < r.lines.length);
     const size = r.lines.reduce((a, l) => a + l.length + 1, 0);
     if (size <= small) return answer(shown(r.lines, recs, [...r.lines.keys()]), false, 0, r.frames.length);
     const sk = skeleton(r.lines, recs);
@@ -1425,21 +1639,48 @@
       const recs = [];
       const r = render(document.documentElement, budget, true, recs, false);
       lastFrames = r.frames;
-      baseline = { lines: r.lines, recs };
+      setBaseline(r.lines, recs, r.full);
       return answer(shown(r.lines, recs, [...r.lines.keys()]), r.full, r.more, r.frames.length);
     },
 
     // What changed since the last whole-page snapshot of this document,
     // then that rendering becomes the new baseline. null: no baseline.
+    // `opts.pointer`: the pointer moved (what :hover rules restyle is
+    // looked at again); `opts.force`: anything CSS shows may have changed
+    // (walk the whole page). `walked` in the answer: whether it did.
     changes(opts) {
       fresh();
       if (!baseline) return null;
-      if (!changedSinceRender() && !opts?.force) {
-        return { added: [], removed: [], frames: lastFrames.length, url: location.href, title: document.title };
+      const budget = opts?.budget ?? 40000;
+      if (observer.takeRecords().length) dirty = moved = true;
+      const hoverNow = hoverChain();
+      let r = null;
+      let walked = false;
+      if (!dirty && !opts?.force) {
+        // Nothing changed the DOM: only what CSS restyled is rendered again.
+        let roots = [...restyled];
+        if (opts?.pointer) {
+          const more = hoverRoots(hoverNow);
+          roots = more && roots.concat(more);
+        }
+        // (A snapshot's skeleton is made again after it.)
+        if (roots?.length) moved = true;
+        if (roots) {
+          const again = roots.length ? regionLines(roots, budget) : { lines: baseline.lines, recs: baseline.recs };
+          if (again) r = { lines: again.lines, recs: again.recs, frames: lastFrames };
+        }
       }
-      const recs = [];
-      const r = render(document.documentElement, opts?.budget ?? 40000, false, recs, false);
-      lastFrames = r.frames;
+      if (!r) {
+        const recs = [];
+        r = render(document.documentElement, budget, false, recs, false);
+        r.recs = recs;
+        walked = true;
+        walks++;
+        lastFrames = r.frames;
+      }
+      dirty = false;
+      restyled = new Set();
+      const recs = r.recs;
       const d = diff(baseline.lines, r.lines);
       // What a person can see of it: added lines are checked now; a
       // removed line is told when an answer showed it or it can be seen.
@@ -1467,8 +1708,8 @@
         const node = baseline.recs[i].node;
         return told.has(node) || (node.isConnected && !unseen(node, false));
       }).map((i) => baseline.lines[i]);
-      baseline = { lines: r.lines, recs };
-      return { added, removed, frames: r.frames.length, url: location.href, title: document.title, hidden: leftOutCount() };
+      setBaseline(r.lines, recs, walked ? r.full : baseline.full, hoverNow);
+      return { added, removed, frames: r.frames.length, url: location.href, title: document.title, hidden: leftOutCount(), walked };
     },
 
     // Lines of the whole page (no budget) whose text contains `opts.text`
@@ -1554,9 +1795,9 @@
     // soak bench (serve shows them in browser_status with
     // TABWIRE_DEBUG_COUNTS=1): entries of the ref table, refs made so
     // far, sweeps of the table, lines of the last rendering kept for
-    // change reports.
+    // change reports, change reports that walked the whole page.
     stats() {
-      return { refs: elementOf.size, made: nextRef - 1, sweeps, baseline: baseline ? baseline.lines.length : 0 };
+      return { refs: elementOf.size, made: nextRef - 1, sweeps, baseline: baseline ? baseline.lines.length : 0, walks };
     },
 
     resolve,

@@ -75,10 +75,13 @@ pub fn snapshot_args(budget: usize, detail: Detail) -> String {
     }
 }
 
-/// The options of a `changes` call: `force` renders again even when
-/// the engine saw nothing change (a hover can change what CSS shows).
-pub fn changes_args(budget: usize, force: bool) -> String {
-    format!("{{budget: {budget}, force: {force}}}")
+/// The options of a `changes` call: `force` walks the page again even
+/// when the engine saw nothing change (emulated media can change anything
+/// CSS shows); `pointer`: the pointer moved, so the engine renders again
+/// what the page's :hover rules can have restyled (or walks the page when
+/// it cannot tell).
+pub fn changes_args(budget: usize, force: bool, pointer: bool) -> String {
+    format!("{{budget: {budget}, force: {force}, pointer: {pointer}}}")
 }
 
 /// What `snapshot` answers.
@@ -129,6 +132,10 @@ pub struct Changes {
     /// Blocks of text left out because a person cannot see them.
     #[serde(default)]
     pub hidden: usize,
+    /// The engine walked the whole page again (it saw the DOM change, or
+    /// could not tell what CSS alone changed).
+    #[serde(default)]
+    pub walked: bool,
 }
 
 /// What `find` answers: matching outline lines with their section paths.
@@ -446,6 +453,7 @@ mod tests {
             url: String::new(),
             title: String::new(),
             hidden: 0,
+            walked: false,
         };
         let fence = Fence::with_id("f1f1f1f1f1f1");
         assert_eq!(

@@ -72,9 +72,12 @@ pub struct Outcome {
     pub opened_tabs: Vec<(TabId, String)>,
     /// The action opened a file chooser (waiting for browser_file_upload).
     pub file_chooser: bool,
-    /// The action may have changed what CSS alone shows (a hover), which
-    /// the snapshot engine's change tracking does not see.
+    /// The action may have changed anything CSS alone shows (emulated
+    /// media), which the snapshot engine's change tracking does not see.
     pub css_may_change: bool,
+    /// The action moved the pointer: what :hover rules style may have
+    /// changed (the engine works out what, see `engine::changes_args`).
+    pub pointer_moved: bool,
     /// What interrupted the page meanwhile (see `interrupts`), as sentences.
     pub notes: Vec<String>,
 }
@@ -221,6 +224,7 @@ impl Client {
         );
         tokio::pin!(dialog_opened);
         let mut outcome = Outcome::default();
+        let began = std::time::Instant::now();
         tokio::select! {
             r = action() => r?,
             Some(params) = &mut dialog_opened => {
@@ -231,6 +235,7 @@ impl Client {
                 return Ok(outcome);
             }
         }
+        let acted = began.elapsed();
         let started = self.navigation_started(tab, &mut events).await;
         if !started {
             // The page has run the tasks the action queued: the requests
@@ -362,6 +367,12 @@ impl Client {
             .into_iter()
             .filter(|e| e.level == "error")
             .collect();
+        tracing::debug!(
+            target: "tabwire::timing",
+            action_ms = acted.as_secs_f64() * 1e3,
+            wait_ms = (began.elapsed() - acted).as_secs_f64() * 1e3,
+            "settled"
+        );
         Ok(outcome)
     }
 

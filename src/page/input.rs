@@ -214,7 +214,17 @@ pub async fn aim(s: &Client, tab: TabId, el: Element) -> Result<Aim, ToolError> 
             .call_on(tab, el.clone(), ANIMATIONS_END, Value::Null)
             .await;
         point = center(s, tab, el.clone()).await?;
-        hit = s.call_on(tab, el, HIT_TEST, json!(true)).await?;
+        hit = s.call_on(tab, el.clone(), HIT_TEST, json!(true)).await?;
+    }
+    if hit["outside"].as_bool() == Some(true) {
+        // A scroll still running (a key's smooth scroll) can carry it out
+        // again after it was scrolled into view: once it comes to rest, aim
+        // again.
+        let scrolling = s.call_on(tab, el.clone(), SCROLL_END, Value::Null).await?;
+        if scrolling.as_bool() == Some(true) {
+            point = center(s, tab, el.clone()).await?;
+            hit = s.call_on(tab, el, HIT_TEST, json!(true)).await?;
+        }
     }
     if hit["outside"].as_bool() == Some(true) {
         return Err(ToolError(format!(
@@ -255,6 +265,20 @@ const HIT_TEST: &str = "function(settled) {
   const role = T ? T.roleOf(hit) : 'generic';
   const name = T ? (T.nameOf(hit, role) || T.text(hit, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
   return {hit: role + (name ? ' ' + JSON.stringify(name) : '') + ' (<' + hit.localName + '>)'};
+}";
+
+/// Whether the element is still moving with a scroll (its box moves over
+/// 30 ms); if so, resolves when the scroll has ended (at most 1 s).
+const SCROLL_END: &str = "function() {
+  const y = this.getBoundingClientRect().top;
+  return new Promise(r => setTimeout(r, 30)).then(() => {
+    if (this.getBoundingClientRect().top === y) return false;
+    return new Promise(r => {
+      const done = () => r(true);
+      document.addEventListener('scrollend', done, {capture: true, once: true});
+      setTimeout(done, 1000);
+    }).then(() => new Promise(r => setTimeout(() => r(true), 0)));
+  });
 }";
 
 /// Resolves when the animations moving the element (on it or an

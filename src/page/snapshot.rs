@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::action::Outcome;
 use super::client::Client;
 use super::element::Element;
 use super::refs::SnapshotMark;
@@ -212,15 +213,16 @@ pub async fn excerpt(s: &Client, tab: TabId, lines: usize) -> String {
 /// page's whole snapshot; otherwise, when the model has a snapshot of this
 /// document, the lines the engine saw added and removed since its last
 /// rendering (refs stay valid). None when there is nothing to compare
-/// with (the caller reports the page line). The engine renders again only
-/// when it saw the DOM or a control change, or `css_may_change` (a hover:
-/// CSS alone may show a menu).
+/// with (the caller reports the page line). The engine walks the page
+/// again only when it saw the DOM or a control change, or
+/// `outcome.css_may_change`; after a pointer move it renders again what
+/// the page's :hover rules can have restyled.
 pub async fn after_action(
     s: &Client,
     tab: TabId,
-    navigated: bool,
-    css_may_change: bool,
+    outcome: &Outcome,
 ) -> Result<Option<String>, ToolError> {
+    let navigated = outcome.navigated;
     if navigated {
         return take(s, tab).await.map(Some);
     }
@@ -230,7 +232,8 @@ pub async fn after_action(
     if s.loader_id(tab).await? != before.loader_id {
         return take(s, tab).await.map(Some);
     }
-    let args = engine::changes_args(MAX_SNAPSHOT, css_may_change);
+    let began = std::time::Instant::now();
+    let args = engine::changes_args(MAX_SNAPSHOT, outcome.css_may_change, outcome.pointer_moved);
     let Some(mut changes) = s.engine_value::<Changes>(tab, 0, "changes", &args).await? else {
         return Ok(None);
     };
@@ -243,8 +246,15 @@ pub async fn after_action(
             changes.added.extend(c.added);
             changes.removed.extend(c.removed);
             changes.hidden += c.hidden;
+            changes.walked |= c.walked;
         }
     }
+    tracing::debug!(
+        target: "tabwire::timing",
+        changes_ms = began.elapsed().as_secs_f64() * 1e3,
+        walked = changes.walked,
+        "change report"
+    );
     let added = changes.added.join("\n");
     s.remember_snapshot(SnapshotMark::new(tab, before.loader_id, &added));
     Ok(Some(format!(

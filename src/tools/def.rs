@@ -264,19 +264,10 @@ pub(super) async fn done(
     // While a dialog blocks the page, its title and URL cannot be read.
     let page = match outcome.dialog {
         Some(_) => String::new(),
-        None => {
-            match crate::page::snapshot::after_action(
-                s,
-                tab,
-                outcome.navigated,
-                outcome.css_may_change,
-            )
-            .await?
-            {
-                Some(changes) => format!("\n{changes}"),
-                None => format!("\n{}", s.page_line(tab).await?),
-            }
-        }
+        None => match crate::page::snapshot::after_action(s, tab, outcome).await? {
+            Some(changes) => format!("\n{changes}"),
+            None => format!("\n{}", s.page_line(tab).await?),
+        },
     };
     Ok(Response::text(format!(
         "{what}.{}{page}",

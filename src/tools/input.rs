@@ -219,7 +219,7 @@ pub fn tools() -> Vec<ToolDef> {
                         s.cdp(tab, method, ev).await.map(|_| ())
                     })
                     .await?;
-                outcome.css_may_change = true;
+                outcome.pointer_moved = true;
                 done(
                     &s,
                     tab,

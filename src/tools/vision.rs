@@ -130,7 +130,7 @@ pub fn tools() -> Vec<ToolDef> {
                     })
                     .await?;
                 // What a hover shows may be CSS alone.
-                outcome.css_may_change = true;
+                outcome.pointer_moved = true;
                 done(&s, tab, format!("Moved the mouse {}", at(&a.element, (a.x, a.y), &hit)), &outcome)
                     .await
             },

@@ -354,6 +354,7 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
         }
         "/later" => ("200 OK", LATER.to_string()),
         "/hover" => ("200 OK", HOVER.to_string()),
+        "/hover-menu" => ("200 OK", HOVER_MENU.to_string()),
         "/console" => ("200 OK", CONSOLE.to_string()),
         "/links" => {
             let mut body = String::from(
@@ -517,6 +518,23 @@ const LATER: &str = r#"<!doctype html><meta charset=utf-8><title>Later</title>
 const HOVER: &str = r#"<!doctype html><meta charset=utf-8><title>Hover</title>
 <button id=menu onmouseover="document.querySelector('#tip').textContent = 'Menu open'">Menu</button>
 <p id=tip>closed</p>"#;
+
+// Menus CSS alone opens: one under a hovered item, one beside it (`+`),
+// and a link whose hover only recolours it.
+const HOVER_MENU: &str = r#"<!doctype html><meta charset=utf-8><title>Hover menu</title>
+<style>
+  li { position: relative; }
+  .menu { display: none; position: absolute; left: 120px; top: 0; margin: 0; }
+  li:hover > .menu { display: block; }
+  #help:hover + .tip { visibility: visible; }
+  .tip { visibility: hidden; }
+  a:hover { color: #c00; text-decoration: underline; cursor: pointer; }
+</style>
+<ul><li><button>Products</button><ul class=menu><li><a href=/page/laptops>Laptops</a></li>
+<li><a href=/page/phones>Phones</a></li></ul></li></ul>
+<div><button id=help>Help</button><p class=tip>Ask us anything</p></div>
+<p><a href=/page/docs>Docs</a></p>
+<p style="margin-top: 200px">Far below</p>"#;
 
 const CONSOLE: &str = r#"<!doctype html><meta charset=utf-8><title>Console</title>
 <script>console.log('hello log'); console.warn('careful'); console.error('broken thing');</script>
