@@ -387,6 +387,11 @@ async fn two_clients_stay_apart_in_both_browsers_and_a_browser_that_quits_voids_
     )
     .await;
     assert!(shows(&first, "/page/bob-after-stop"));
+    // The popup shows its Resume button once it has heard of the stop.
+    page_text(&second, &popup, "Browser control stopped", |t| {
+        t.contains("Browser control stopped")
+    })
+    .await;
     second
         .eval(
             &popup,
