@@ -120,6 +120,10 @@ impl App {
                 },
             ));
             socket = Some(listening.path.clone());
+            // Running native hosts list the directory now, not at their
+            // next periodic scan.
+            let woken = broker::wake::wake_hosts(&dir).await;
+            tracing::debug!(hosts = woken, "woke the native hosts");
         }
         let direct = match &args.cdp_url {
             Some(url) => DirectConfig::Attach(url.clone()),
