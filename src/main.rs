@@ -232,7 +232,7 @@ fn with_env(what: &str, f: impl FnOnce(&install::Env) -> Result<(), install::Ins
 }
 
 async fn run_serve(args: ServeArgs) -> i32 {
-    let app = match App::build(&args, BackendChoice::Auto, None).await {
+    let app = match App::build(&args, BackendChoice::Auto, None, None).await {
         Ok(a) => a,
         Err(e) => {
             eprintln!("tabwire serve: {e}");
