@@ -11,7 +11,9 @@ RUST_LOG=tabwire=info) it splits the time into:
   start     process start → its socket is listening
   discover  listening → the native host connected to it
   hello     host connected → the extension answered hello
-  rest      hello answered → the process exited (the tool, shutdown)
+  tool      hello answered → the tool's answer is ready (tab lookup, the
+            tab's setup, the tool's own CDP calls)
+  exit      answer ready → the process exited (printing, shutdown)
 
 Needs Chromium at /usr/lib/chromium/chromium and a tabwire build
 (TABWIRE_BIN, else target/release, else target/debug).
@@ -61,7 +63,8 @@ def serve_page():
 
 MARKS = [("listening", "listening for the native host"),
          ("host", "native host connected"),
-         ("hello", "extension answered hello")]
+         ("hello", "extension answered hello"),
+         ("tool", "tool call tool=")]
 
 
 def log_time(line):
@@ -95,12 +98,13 @@ def call(b, env, tool, args, log):
             if text in line and name not in at:
                 at[name] = log_time(line)
     phases = {}
-    order = ["start", "listening", "host", "hello"]
+    at["exit"] = end
+    order = ["start", "listening", "host", "hello", "tool", "exit"]
+    names = {"listening": "start", "host": "discover", "hello": "hello", "tool": "tool",
+             "exit": "exit"}
     if all(at.get(k) for k in order):
         for a, b_ in zip(order, order[1:]):
-            phases[{"listening": "start", "host": "discover", "hello": "hello"}[b_]] = \
-                (at[b_] - at[a]) * 1000
-        phases["rest"] = (end - at["hello"]) * 1000
+            phases[names[b_]] = (at[b_] - at[a]) * 1000
     return ms, phases, p.stdout
 
 
@@ -141,7 +145,7 @@ def main():
         "min_ms": round(min(after), 1),
     }
     phase_medians = {}
-    for name in ["start", "discover", "hello", "rest"]:
+    for name in ["start", "discover", "hello", "tool", "exit"]:
         xs = [r["phases"][name] for r in runs[1:] if name in r["phases"]]
         if xs:
             phase_medians[name] = round(statistics.median(xs), 1)

@@ -134,7 +134,7 @@ impl Client {
             setup.extend(self.tab_state(tab).net.setup());
             setup.extend(self.tab_state(tab).emulation.commands());
             self.backend()
-                .cdp_batch(tab, setup)
+                .set_up_tab(tab, setup)
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
             self.tab_state(tab).set_up = true;
