@@ -160,7 +160,8 @@ def main():
     stamp = time.strftime("%Y-%m-%dT%H-%M-%SZ", time.gmtime())
     path = f"{ROOT}/bench/results/call-latency-{stamp}.json"
     with open(path, "w") as f:
-        json.dump({"bench": "call-latency", "binary": b,
+        binary = os.path.relpath(b, ROOT) if b.startswith(ROOT + "/") else os.path.basename(b)
+        json.dump({"bench": "call-latency", "binary": binary,
                    "build": "release" if "/release/" in b else "debug",
                    "runs": opts.runs, "navigate_first_ms": round(nav_ms, 1),
                    "get_text": summary, "phase_medians_ms": phase_medians,
