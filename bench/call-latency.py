@@ -17,7 +17,12 @@ RUST_LOG=tabwire=info) it splits the time into:
 
 Needs Chromium at /usr/lib/chromium/chromium and a tabwire build
 (TABWIRE_BIN, else target/release, else target/debug).
-Run: python3 bench/call-latency.py [--runs 30]
+With --grow N it also times `tabwire call browser_navigate` (median of 7)
+before the runs and again after N more calls: a tab's setup that piled up
+per call (each serve adding the engine's script for new documents again)
+showed as navigations getting slower with every call.
+
+Run: python3 bench/call-latency.py [--runs 30] [--grow 300]
 Prints median/p90 and the first call, and writes
 bench/results/call-latency-<time>.json. Target (issue 25): median ≤ 20 ms
 after the first call.
@@ -116,6 +121,7 @@ def pct(xs, q):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--grow", type=int, default=0)
     opts = ap.parse_args()
     b = tabwire_bin("call-latency")
     env, _ = tabwire_servers(b, TMP)
@@ -128,6 +134,13 @@ def main():
     if b"Small page" not in out:
         sys.exit(f"call-latency: navigate did not reach the page: {out[:300]!r}")
     print(f"call-latency: navigate (first call) {nav_ms:.0f} ms", file=sys.stderr)
+
+    def navigations():
+        return statistics.median(call(b, env, "browser_navigate", {"url": url}, log)[0]
+                                 for _ in range(7))
+    grow = {}
+    if opts.grow:
+        grow["navigate_before_ms"] = round(navigations(), 1)
     runs = []
     for i in range(opts.runs):
         ms, phases, out = call(b, env, "browser_get_text", {}, log)
@@ -135,6 +148,14 @@ def main():
             sys.exit(f"call-latency: get_text did not read the page: {out[:300]!r}")
         runs.append({"ms": ms, "phases": phases})
         print(f"call-latency: get_text {i + 1}/{opts.runs}: {ms:.0f} ms", file=sys.stderr)
+
+    if opts.grow:
+        for i in range(opts.grow):
+            call(b, env, "browser_get_text", {}, log)
+            if (i + 1) % 50 == 0:
+                print(f"call-latency: grow {i + 1}/{opts.grow}", file=sys.stderr)
+        grow["navigate_after_ms"] = round(navigations(), 1)
+        grow["calls_between"] = opts.runs + opts.grow
 
     first = runs[0]["ms"]
     after = [r["ms"] for r in runs[1:]] or [first]
@@ -155,6 +176,9 @@ def main():
     print(f"  first {summary['first_ms']:.1f} ms; after it: median {summary['median_ms']:.1f} ms, "
           f"p90 {summary['p90_ms']:.1f} ms, min {summary['min_ms']:.1f} ms  (target: median ≤ 20 ms)")
     print("  median per part: " + ", ".join(f"{k} {v:.1f} ms" for k, v in phase_medians.items()))
+    if grow:
+        print(f"tabwire call browser_navigate, median of 7: {grow['navigate_before_ms']:.1f} ms, "
+              f"and {grow['navigate_after_ms']:.1f} ms after {grow['calls_between']} more calls")
 
     os.makedirs(f"{ROOT}/bench/results", exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H-%M-%SZ", time.gmtime())
@@ -164,7 +188,7 @@ def main():
         json.dump({"bench": "call-latency", "binary": binary,
                    "build": "release" if "/release/" in b else "debug",
                    "runs": opts.runs, "navigate_first_ms": round(nav_ms, 1),
-                   "get_text": summary, "phase_medians_ms": phase_medians,
+                   "get_text": summary, "phase_medians_ms": phase_medians, "grow": grow,
                    "each": [{"ms": round(r["ms"], 1),
                              "phases": {k: round(v, 1) for k, v in r["phases"].items()}}
                             for r in runs]}, f, indent=1)
