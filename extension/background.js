@@ -31,6 +31,12 @@ const servers = new Map();      // server id -> {name, windowId, groupId, tabs:S
 const ownerOfTab = new Map();   // tabId -> server id
 const sharedTabs = new Map();   // tabId -> {grouped} for tabs the user shared
 const attached = new Map();     // tabId -> Promise of attach
+// The setup a server ran in a tab's debugger session (domains enabled,
+// scripts for new documents), by the key it gave: keyed by the attach, so
+// a new session starts with none. The next serve of a `tabwire call`
+// script finds the tab ready and sends nothing twice. (Fetch is not part
+// of it: it is disabled when a server leaves, and sent every time.)
+const setupOf = new WeakMap();  // Promise of attach -> setup key
 const chunks = new Map();       // `${c}/${id}` -> [parts]
 const inFlight = new Map();     // `${c}/${id}` -> {c, method, abort(error)} for requests being handled
 
@@ -229,7 +235,12 @@ async function dispatch(c, method, params) {
       // One message for a sequence (mouse down/up, key down/up): fewer
       // trips through the host, the same checks, strictly in order.
       const commands = Array.isArray(params.commands) ? params.commands : [];
-      return { results: await sendToTab(c, params.tabId, commands) };
+      // `ask`: did the tab's session run the setup of this key before?
+      // `mark`: these commands are that setup (see setupOf).
+      const str = (v) => (typeof v === "string" ? v : undefined);
+      const setup = { ask: str(params.ask), mark: str(params.mark) };
+      const results = await sendToTab(c, params.tabId, commands, undefined, setup);
+      return setup.ask ? { results, setUp: setup.done === true } : { results };
     }
     default:
       throw new RelayError(ERROR.BAD_REQUEST, `unknown method ${method}`);
@@ -394,7 +405,10 @@ function attachError(msg) {
 // the ownership, own-page and policy checks (once for the whole sequence).
 // `sessionId`: a child session of the tab (an out-of-process frame the
 // tab's session auto-attached).
-async function sendToTab(c, tabId, commands, sessionId) {
+// `setup` ({ask, mark}, keys of setupOf): `done` tells whether the tab's
+// session had run the setup `ask` before these commands; after them, the
+// session has run the setup `mark`.
+async function sendToTab(c, tabId, commands, sessionId, setup) {
   ownedTab(c, tabId);
   for (const cmd of commands) refuseOwnPage(cmd.params?.url);
   const tab = await chrome.tabs.get(tabId);
@@ -406,13 +420,17 @@ async function sendToTab(c, tabId, commands, sessionId) {
     if (!LEAVING.has(cmd.method)) refuseByPolicy(server, tab.url || tab.pendingUrl);
   }
   try {
-    await attach(tabId);
+    const session = attach(tabId);
+    await session;
+    if (setup?.ask) setup.done = setupOf.get(session) === setup.ask;
     const results = [];
     for (const cmd of commands) {
       const target = sessionId ? { tabId, sessionId } : { tabId };
       if (!sessionId) noteFetch(tabId, cmd);
       results.push(await chrome.debugger.sendCommand(target, String(cmd.method), cmd.params ?? {}));
     }
+    // Only a setup that ran whole, in the session it ran in, counts.
+    if (setup?.mark && attached.get(tabId) === session) setupOf.set(session, setup.mark);
     return results;
   } catch (e) {
     // A tab closed while the command ran answers "Detached while

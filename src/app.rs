@@ -75,10 +75,12 @@ impl App {
     /// Builds everything `args` asks for; `default_backend` applies when
     /// `--backend` is not given. `server_id` names this server to the
     /// extension, which keeps tab ownership per id (None: unique per process).
+    /// `client_name`: the client's name when known before it connects.
     pub async fn build(
         args: &ServeArgs,
         default_backend: BackendChoice,
         server_id: Option<String>,
+        client_name: Option<String>,
     ) -> Result<Self, String> {
         let policy = Arc::new(Policy::load(&args.policy)?);
         let mode = match args.backend.unwrap_or(default_backend) {
@@ -117,9 +119,14 @@ impl App {
                     max_frame: args.max_frame,
                     policy: policy.for_extension(),
                     audit: Some(audit.clone()),
+                    client_name: client_name.clone(),
                 },
             ));
             socket = Some(listening.path.clone());
+            // Running native hosts list the directory now, not at their
+            // next periodic scan.
+            let woken = broker::wake::wake_hosts(&dir).await;
+            tracing::debug!(hosts = woken, "woke the native hosts");
         }
         let direct = match &args.cdp_url {
             Some(url) => DirectConfig::Attach(url.clone()),
@@ -138,6 +145,9 @@ impl App {
             call_timeout,
         ));
         let session = Client::new(backend.clone(), policy);
+        if let Some(name) = &client_name {
+            session.set_client_name(name);
+        }
         // Scripts stop a little before the command times out, so the tab
         // stays usable.
         session.set_script_timeout(

@@ -46,15 +46,22 @@ pub async fn run(args: CallArgs) -> i32 {
         }
     };
     let server_id = format!("call-{}", args.session);
-    let app = match App::build(&args.serve, BackendChoice::Extension, Some(server_id)).await {
+    // Named from the start: the extension's first hello carries the name.
+    let client_name = format!("tabwire call ({})", args.session);
+    let app = match App::build(
+        &args.serve,
+        BackendChoice::Extension,
+        Some(server_id),
+        Some(client_name),
+    )
+    .await
+    {
         Ok(a) => a,
         Err(e) => {
             eprintln!("tabwire call: {e}");
             return EXIT_USAGE;
         }
     };
-    app.session
-        .set_client_name(&format!("tabwire call ({})", args.session));
     let server = TabwireServer::new(app.session.clone(), app.audit.clone());
     let code = match &args.tool {
         None => {

@@ -35,6 +35,9 @@ enum Command {
         /// Largest message accepted from Chrome or a server, in bytes.
         #[arg(long, default_value_t = frame::DEFAULT_MAX_FRAME)]
         max_frame: usize,
+        /// Milliseconds between scans for serves that did not wake the host.
+        #[arg(long, hide = true, default_value_t = host::SCAN_INTERVAL.as_millis() as u64)]
+        scan_ms: u64,
     },
     /// Show the audit log of tool calls.
     Audit {
@@ -119,7 +122,13 @@ fn main() {
 
 async fn run() -> i32 {
     if let Some(origin) = bare_host_origin() {
-        return host::run_as("tabwire native-host", &origin, frame::DEFAULT_MAX_FRAME).await;
+        return host::run_as(
+            "tabwire native-host",
+            &origin,
+            frame::DEFAULT_MAX_FRAME,
+            host::SCAN_INTERVAL,
+        )
+        .await;
     }
     let cli = Cli::parse();
     let command = match cli.command {
@@ -135,8 +144,18 @@ async fn run() -> i32 {
     match command {
         Command::Serve(args) => run_serve(*args).await,
         Command::Call(args) => call::run(*args).await,
-        Command::NativeHost { origin, max_frame } => {
-            host::run_as("tabwire native-host", &origin, max_frame).await
+        Command::NativeHost {
+            origin,
+            max_frame,
+            scan_ms,
+        } => {
+            host::run_as(
+                "tabwire native-host",
+                &origin,
+                max_frame,
+                std::time::Duration::from_millis(scan_ms),
+            )
+            .await
         }
         Command::Audit { tail, client } => {
             for e in audit::tail(&audit::default_path(), tail, client.as_deref()) {
@@ -213,7 +232,7 @@ fn with_env(what: &str, f: impl FnOnce(&install::Env) -> Result<(), install::Ins
 }
 
 async fn run_serve(args: ServeArgs) -> i32 {
-    let app = match App::build(&args, BackendChoice::Auto, None).await {
+    let app = match App::build(&args, BackendChoice::Auto, None, None).await {
         Ok(a) => a,
         Err(e) => {
             eprintln!("tabwire serve: {e}");

@@ -14,6 +14,9 @@
 //!   ext → serve  control event  {"event":"control","stopped":null|{"scope":"all"|"client","cause":"canceled_by_user"|"popup","since":…}}
 //!   ext → serve  waiting event  {"event":"waiting","waiting":"the user to allow example.com"|null}
 //!
+//! serve → host wake (a host's own socket, host-<pid>.wake): connect, then
+//! close; no bytes. The host lists the runtime directory for new serves.
+//!
 //! host ⇄ extension (native messaging, u32 native-endian), every message tagged
 //! with the host's connection number `c` for one serve:
 //!   {"c":4,"m":<serve message, passed through unparsed>}
@@ -98,6 +101,11 @@ pub mod method {
     pub const CDP_SEND: &str = "cdp.send";
     /// Several CDP commands for one tab, run in order in one message
     /// (`{tabId, commands: [{method, params}]}` → `{results: [...]}`).
+    /// A tab's setup is keyed per debugger session: `"ask": key` adds
+    /// `"setUp": true|false` to the answer (did this session run the setup
+    /// `key` before these commands?), `"mark": key` records that these
+    /// commands are it. Both optional: an extension without them answers
+    /// with no `setUp`, and the serve then sends the whole setup.
     pub const CDP_BATCH: &str = "cdp.batch";
     /// Fire-and-forget: a tool call finished (the popup lists recent ones).
     pub const NOTE: &str = "note";

@@ -143,6 +143,37 @@ async fn routes_each_server_including_one_started_after_the_host() {
     assert_eq!((a, b), (title_early, title_late));
 }
 
+/// A serve started after the host is found because it wakes the host, not
+/// by the host's periodic scan: here that scan is ten minutes apart.
+#[tokio::test]
+async fn a_new_serve_wakes_the_host_instead_of_waiting_for_its_scan() {
+    let sb = Sandbox::new();
+    let early = Mcp::start(&sb, "early", &serve_args()).await;
+    let _chrome = FakeChrome::start(
+        &sb,
+        &["native-host", EXTENSION_ORIGIN, "--scan-ms", "600000"],
+    )
+    .await;
+    // The host's first scan is done: it found the early serve.
+    tab_title(&early).await;
+
+    let late = Mcp::start(&sb, "late", &["--connect-timeout", "5"]).await;
+    let title = tab_title(&late).await;
+    assert!(title.contains("tab of "), "{title}");
+}
+
+/// The wake sockets of the hosts running now, in the runtime directory.
+fn wake_sockets(sb: &Sandbox) -> Vec<String> {
+    std::fs::read_dir(&sb.runtime)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".wake"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[tokio::test]
 async fn bare_origin_invocation_is_host_mode_and_stdin_close_ends_it() {
     let sb = Sandbox::new();
@@ -150,6 +181,8 @@ async fn bare_origin_invocation_is_host_mode_and_stdin_close_ends_it() {
     // Chrome runs the manifest's path with only the origin as argument.
     let mut chrome = FakeChrome::start(&sb, &[EXTENSION_ORIGIN]).await;
     tab_title(&mcp).await;
+    let pid = chrome.child.id().unwrap();
+    assert_eq!(wake_sockets(&sb), vec![format!("host-{pid}.wake")]);
 
     chrome.close_stdin();
     let status = tokio::time::timeout(Duration::from_secs(3), chrome.child.wait())
@@ -157,6 +190,8 @@ async fn bare_origin_invocation_is_host_mode_and_stdin_close_ends_it() {
         .expect("host must exit when Chrome closes its stdin")
         .unwrap();
     assert!(status.success());
+    // It took its wake socket with it.
+    assert_eq!(wake_sockets(&sb), Vec::<String>::new());
 }
 
 #[tokio::test]

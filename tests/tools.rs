@@ -619,6 +619,22 @@ fn tabwire_call(sb: &Sandbox, args: &[&str]) -> (i32, serde_json::Value) {
     (out.status.code().unwrap_or(-1), json)
 }
 
+/// [`tabwire_call`], with the call's debug log: (exit status, JSON, log).
+fn tabwire_call_logged(sb: &Sandbox, args: &[&str]) -> (i32, serde_json::Value, String) {
+    let out = std::process::Command::new(BIN)
+        .arg("call")
+        .args(args)
+        .args(["--connect-timeout", "30"])
+        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+        .env("TABWIRE_DATA_DIR", sb.data_dir())
+        .env("RUST_LOG", "tabwire=debug")
+        .output()
+        .expect("run tabwire call");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {log}"));
+    (out.status.code().unwrap_or(-1), json, log)
+}
+
 fn result_text(v: &serde_json::Value) -> String {
     v["content"][0]["text"].as_str().unwrap_or("").to_string()
 }
@@ -643,10 +659,13 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
         result_text(&nav).contains("heading \"from-a-script\""),
         "{nav}"
     );
-    // The next call of the same session finds that tab.
-    let (code, text) = tabwire_call(&sb, &["browser_get_text"]);
+    // The next call of the same session finds that tab, set up already by
+    // the first: the engine and the domains are not sent again.
+    let (code, text, log) = tabwire_call_logged(&sb, &["browser_get_text"]);
     assert_eq!(code, 0, "{text}");
     assert!(result_text(&text).contains("from-a-script"), "{text}");
+    assert!(log.contains("was set up before"), "{log}");
+    assert!(!log.contains("setting the tab up"), "{log}");
     // Another session has its own tabs.
     let (code, tabs) = tabwire_call(
         &sb,

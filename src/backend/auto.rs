@@ -305,6 +305,18 @@ impl Backend for AutoBackend {
             .await
     }
 
+    async fn set_up_tab(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<(), BackendError> {
+        self.for_tab(tab)
+            .await?
+            .get()
+            .set_up_tab(tab, commands)
+            .await
+    }
+
     fn generation(&self) -> u64 {
         let ext = self.ext.as_ref().map_or(0, |e| e.generation());
         ext + self.launches.load(Ordering::SeqCst)

@@ -173,6 +173,19 @@ pub trait Backend: Send + Sync {
     ) -> Result<Vec<Value>, BackendError> {
         cdp_in_order(self, tab, commands).await
     }
+    /// Runs a tab's one-time setup (domains to enable, scripts for new
+    /// documents): `commands` in order, unless the tab's debugger session
+    /// already ran this same setup. The extension's session outlives the
+    /// serve that set it up, so the next serve (the next `tabwire call`)
+    /// finds the tab ready; a fallback browser's session is this process's
+    /// own, so the default always runs them.
+    async fn set_up_tab(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<(), BackendError> {
+        self.cdp_batch(tab, commands).await.map(|_| ())
+    }
     /// Changes whenever every earlier tab handle became void (the browser
     /// or its extension restarted, a new fallback browser was launched).
     fn generation(&self) -> u64 {

@@ -23,6 +23,7 @@ fn main() {
         "tabwire-host",
         &origin,
         frame::DEFAULT_MAX_FRAME,
+        host::SCAN_INTERVAL,
     ));
     // Do not wait for the blocking stdin reader thread: exit now.
     std::process::exit(code);

@@ -6,6 +6,7 @@
 //! peer's uid checked on every accepted connection).
 
 pub mod dir;
+pub mod wake;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -19,17 +20,21 @@ pub const SOCKET_SUFFIX: &str = ".sock";
 /// The socket file a serve with this pid listens on. On Windows it is a
 /// named pipe, `\\.\pipe\tabwire-<user>-serve-<pid>`, found by its prefix.
 pub fn socket_path(dir: &Path, pid: u32) -> PathBuf {
+    named_path(dir, &format!("serve-{pid}"), SOCKET_SUFFIX)
+}
+
+/// The path of this user's socket `name`: `<dir>/<name><suffix>`, or on
+/// Windows the pipe `\\.\pipe\tabwire-<user>-<name>` (pipes live
+/// outside any directory).
+pub(crate) fn named_path(dir: &Path, name: &str, suffix: &str) -> PathBuf {
     #[cfg(windows)]
     {
-        let _ = dir;
-        PathBuf::from(format!(
-            r"\\.\pipe\{}serve-{pid}",
-            pipe_prefix(&windows_user())
-        ))
+        let _ = (dir, suffix);
+        PathBuf::from(format!(r"\\.\pipe\{}{name}", pipe_prefix(&windows_user())))
     }
     #[cfg(not(windows))]
     {
-        dir.join(format!("serve-{pid}{SOCKET_SUFFIX}"))
+        dir.join(format!("{name}{suffix}"))
     }
 }
 
@@ -60,10 +65,16 @@ fn windows_user() -> String {
     std::env::var("USERNAME").unwrap_or_else(|_| "user".into())
 }
 
-/// Every serve pipe of this user (Windows lists pipes, not a directory).
+/// Every candidate serve socket in the directory (sorted, for stable order).
+pub fn list_sockets(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    list_named(dir, "serve-", SOCKET_SUFFIX)
+}
+
+/// This user's pipes named `<pipe prefix><stem>…` (Windows lists pipes,
+/// not a directory; `suffix` is not part of pipe names).
 #[cfg(windows)]
-pub fn list_sockets(_dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let prefix = format!("{}serve-", pipe_prefix(&windows_user()));
+pub(crate) fn list_named(_dir: &Path, stem: &str, _suffix: &str) -> io::Result<Vec<PathBuf>> {
+    let prefix = format!("{}{stem}", pipe_prefix(&windows_user()));
     let mut out: Vec<PathBuf> = std::fs::read_dir(r"\\.\pipe\")?
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
@@ -73,15 +84,15 @@ pub fn list_sockets(_dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Every candidate serve socket in the directory (sorted, for stable order).
+/// Sockets in `dir` named `<stem>…<suffix>` (sorted, for stable order).
 #[cfg(not(windows))]
-pub fn list_sockets(dir: &Path) -> io::Result<Vec<PathBuf>> {
+pub(crate) fn list_named(dir: &Path, stem: &str, suffix: &str) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with("serve-") && name.ends_with(SOCKET_SUFFIX) && is_socket(&entry) {
+        if name.starts_with(stem) && name.ends_with(suffix) && is_socket(&entry) {
             out.push(entry.path());
         }
     }
@@ -132,9 +143,17 @@ pub async fn remove_stale_sockets(dir: &Path) {
 /// Creates this serve's listening socket (mode 0600) in `dir`.
 pub fn listen(dir: &Path) -> io::Result<ServeSocket> {
     let path = socket_path(dir, std::process::id());
-    // A previous process with our pid cannot still be alive: reuse the name.
-    let _ = std::fs::remove_file(&path);
-    let name = path.as_path().to_fs_name::<GenericFilePath>()?;
+    let listener = bind_private(&path)?;
+    Ok(ServeSocket { listener, path })
+}
+
+/// Listens on `path` so that only the current user may connect: a 0600
+/// socket file (in the 0700 runtime dir), or on Windows a pipe with
+/// [`PIPE_SDDL`]. A file left there by an earlier process of our pid is
+/// replaced (that process cannot still be alive).
+pub(crate) fn bind_private(path: &Path) -> io::Result<Listener> {
+    let _ = std::fs::remove_file(path);
+    let name = path.to_fs_name::<GenericFilePath>()?;
     let opts = ListenerOptions::new().name(name).reclaim_name(false);
     #[cfg(target_os = "linux")]
     let opts = {
@@ -155,9 +174,9 @@ pub fn listen(dir: &Path) -> io::Result<ServeSocket> {
         // macOS cannot set the mode at bind time; the 0700 directory covers
         // the moment in between.
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
     }
-    Ok(ServeSocket { listener, path })
+    Ok(listener)
 }
 
 /// Connects to a serve socket.

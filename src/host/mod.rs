@@ -3,7 +3,9 @@
 //! It checks the calling origin, then brokers between the extension (its
 //! stdin/stdout, native-messaging framing) and every running `serve` (one
 //! socket connection each, found by scanning the runtime directory, including
-//! servers that start later). Messages from a serve are tagged with that
+//! servers that start later: each new serve wakes the host through its
+//! wake socket, [`broker::wake`], and a slow periodic scan catches the
+//! rest). Messages from a serve are tagged with that
 //! connection's number `c` and passed through unparsed; messages from the
 //! extension are routed on `c`. One bad connection is closed alone; the host
 //! exits when Chrome closes its stdin (Chrome sends no other signal).
@@ -29,8 +31,9 @@ use crate::broker;
 use crate::frame::{self, FrameReader, Framing, NATIVE_TO_CHROME_MAX};
 use crate::protocol::{self, FromExtension, HostHello};
 
-/// How often the runtime directory is scanned for new servers.
-const SCAN_INTERVAL: Duration = Duration::from_millis(200);
+/// How often the runtime directory is scanned for new servers when no
+/// serve wakes the host (a serve from before wake sockets, a missed wake).
+pub const SCAN_INTERVAL: Duration = Duration::from_secs(1);
 /// A socket that refused a connection is retried after this long.
 const RETRY_AFTER: Duration = Duration::from_secs(2);
 /// Messages (or chunks of one) queued toward one serve before it is
@@ -56,6 +59,9 @@ pub enum HostError {
 pub struct HostOptions {
     pub runtime_dir: PathBuf,
     pub max_frame: usize,
+    /// The periodic scan's interval ([`SCAN_INTERVAL`]; tests lengthen it
+    /// to show that wakes alone find new serves).
+    pub scan_interval: Duration,
 }
 
 /// Accepts `chrome-extension://<id>/` for tabwire's pinned ID, and for the
@@ -92,10 +98,11 @@ struct Routes {
 /// The host as a program runs it (`tabwire native-host`, `tabwire-host`):
 /// [`run`] with the user's runtime dir; returns the exit status, and says
 /// what went wrong on stderr as `name`.
-pub async fn run_as(name: &str, origin: &str, max_frame: usize) -> i32 {
+pub async fn run_as(name: &str, origin: &str, max_frame: usize, scan_interval: Duration) -> i32 {
     let opts = HostOptions {
         runtime_dir: broker::dir::runtime_dir_path(),
         max_frame,
+        scan_interval,
     };
     match run(origin, opts).await {
         Ok(()) => 0,
@@ -110,6 +117,16 @@ pub async fn run(origin: &str, opts: HostOptions) -> Result<(), HostError> {
     check_origin(origin)?;
     let dir = broker::dir::ensure_runtime_dir(&opts.runtime_dir)?;
     tracing::info!(dir = %dir.display(), "native host started");
+    // Listening for wakes before the first scan: a serve that binds after
+    // that scan finds this socket and wakes us.
+    let wake = match broker::wake::listen(&dir) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::warn!(error = %e, "no wake socket; new serves are found by the periodic scan");
+            None
+        }
+    };
+    let wake_path = wake.as_ref().map(|w| w.path.clone());
 
     let routes = Arc::new(Mutex::new(Routes::default()));
     let (to_chrome, chrome_rx) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -118,7 +135,11 @@ pub async fn run(origin: &str, opts: HostOptions) -> Result<(), HostError> {
         .spawn(move || write_to_chrome(chrome_rx))
         .expect("spawn the stdout thread");
     tokio::spawn(discover(
-        dir,
+        Discovery {
+            dir,
+            wake,
+            scan_interval: opts.scan_interval,
+        },
         origin.to_string(),
         opts.max_frame,
         routes.clone(),
@@ -137,7 +158,13 @@ pub async fn run(origin: &str, opts: HostOptions) -> Result<(), HostError> {
             ));
         })
         .expect("spawn the stdin thread");
-    match stdin_ended.await {
+    let ended = stdin_ended.await;
+    // The process exits without running destructors: remove the wake
+    // socket here (one left behind is removed by the next serve).
+    if let Some(path) = wake_path {
+        let _ = std::fs::remove_file(path);
+    }
+    match ended {
         Ok(Err(e)) => Err(HostError::Stdin(e)),
         _ => {
             tracing::info!("Chrome closed stdin; native host exiting");
@@ -353,16 +380,43 @@ fn write_to_chrome(mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
     }
 }
 
-/// Finds serve sockets, now and later, and connects to each new one.
-async fn discover(
+/// Where and when [`discover`] looks for serves.
+struct Discovery {
     dir: PathBuf,
+    /// This host's wake socket: a serve connects to it right after it binds.
+    wake: Option<broker::wake::WakeSocket>,
+    scan_interval: Duration,
+}
+
+/// Finds serve sockets, now and later, and connects to each new one: it
+/// lists the directory at start, whenever a serve wakes it, and every
+/// `scan_interval`.
+async fn discover(
+    how: Discovery,
     origin: String,
     max_frame: usize,
     routes: Arc<Mutex<Routes>>,
     to_chrome: mpsc::UnboundedSender<Vec<u8>>,
 ) {
+    let woken = Arc::new(tokio::sync::Notify::new());
+    if let Some(wake) = how.wake {
+        let woken = woken.clone();
+        tokio::spawn(async move {
+            loop {
+                match broker::wake::next_wake(&wake).await {
+                    // A wake that comes during a scan is kept (one permit)
+                    // and starts the next scan at once.
+                    Ok(()) => woken.notify_one(),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accepting a wake failed");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                }
+            }
+        });
+    }
     loop {
-        for path in broker::list_sockets(&dir).unwrap_or_default() {
+        for path in broker::list_sockets(&how.dir).unwrap_or_default() {
             if !claim(&routes, &path) {
                 continue;
             }
@@ -374,7 +428,10 @@ async fn discover(
                 routes.lock().expect("routes lock").connected.remove(&path);
             });
         }
-        tokio::time::sleep(SCAN_INTERVAL).await;
+        tokio::select! {
+            _ = tokio::time::sleep(how.scan_interval) => {}
+            _ = woken.notified() => tracing::debug!("woken by a new serve"),
+        }
     }
 }
 

@@ -143,7 +143,7 @@ impl Client {
                 setup.push(super::video::start_command());
             }
             self.backend()
-                .cdp_batch(tab, setup)
+                .set_up_tab(tab, setup)
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
             self.tab_state(tab).set_up = true;

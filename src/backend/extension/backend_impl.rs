@@ -44,6 +44,31 @@ impl ExtensionBackend {
             })
     }
 
+    /// One `cdp.batch` of `commands` with `extra` params; the answer whole.
+    async fn batch(
+        &self,
+        tab: TabId,
+        commands: &[(&'static str, Value)],
+        mut extra: Value,
+    ) -> Result<Value, BackendError> {
+        let first = commands.first().map_or(method::CDP_BATCH, |c| c.0);
+        extra["commands"] = commands
+            .iter()
+            .map(|(m, p)| json!({"method": m, "params": p}))
+            .collect();
+        self.inner
+            .tab_request_raw(tab, method::CDP_BATCH, extra)
+            .await
+            .and_then(|raw| crate::backend::parse_result(method::CDP_BATCH, &raw))
+            .map_err(|e| match e {
+                BackendError::Cdp { message, .. } => BackendError::Cdp {
+                    method: first.into(),
+                    message,
+                },
+                other => other,
+            })
+    }
+
     /// The tabs this client has in the browser of `link`, as handles.
     async fn tabs_in(&self, link: &Arc<Link>) -> Result<Vec<TabInfo>, BackendError> {
         let v = self
@@ -187,6 +212,32 @@ impl Backend for ExtensionBackend {
         }
     }
 
+    /// The Fetch commands go every time (the extension disables Fetch in
+    /// a server's tabs when it leaves), with the question whether the tab's
+    /// session already ran the rest of this setup: a small message. Only
+    /// if not is the rest sent (with the engine's source, 40 KB), marked
+    /// with its key. An extension from before setup keys answers without
+    /// `setUp`, and gets the rest as it always did.
+    async fn set_up_tab(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<(), BackendError> {
+        let (every_time, kept): (Vec<_>, Vec<_>) = commands
+            .into_iter()
+            .partition(|(m, _)| m.starts_with("Fetch."));
+        let key = setup_key(&kept);
+        let answer = self.batch(tab, &every_time, json!({"ask": key})).await?;
+        if answer["setUp"] == true {
+            tracing::debug!(tab, "the tab's session was set up before; only Fetch sent");
+            return Ok(());
+        }
+        tracing::debug!(tab, "setting the tab up");
+        self.batch(tab, &kept, json!({"mark": key}))
+            .await
+            .map(|_| ())
+    }
+
     fn client_named(&self, name: &str) {
         self.name_client(name);
     }
@@ -256,5 +307,43 @@ impl Backend for ExtensionBackend {
 
     fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
         self.inner.events.subscribe()
+    }
+}
+
+/// Names a tab setup by its commands: a session that ran a setup with this
+/// key needs none of it again. (FNV-1a over the commands, and their length:
+/// stable across processes and versions, unlike std's hasher.)
+fn setup_key(commands: &[(&'static str, Value)]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut len: u64 = 0;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            hash = (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        len += bytes.len() as u64;
+    };
+    for (method, params) in commands {
+        feed(method.as_bytes());
+        feed(&[0]);
+        feed(params.to_string().as_bytes());
+        feed(&[0]);
+    }
+    format!("{hash:016x}-{len:x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setup_key_changes_with_any_command() {
+        let one = vec![("Page.enable", json!({})), ("Runtime.enable", json!({}))];
+        let key = setup_key(&one);
+        assert!(key.len() > 17, "{key}");
+        assert_eq!(key, setup_key(&one.clone()));
+        let mut other = one.clone();
+        other[1].1 = json!({"x": 1});
+        assert_ne!(key, setup_key(&other));
+        assert_ne!(key, setup_key(&one[..1]));
     }
 }

@@ -155,3 +155,36 @@ impl Inner {
         }
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::backend::extension::ExtensionOptions;
+
+    /// `tabwire call` knows its name before any browser connects: the
+    /// first hello carries it (no nameless hello, then a second one).
+    #[tokio::test]
+    async fn a_name_given_at_start_is_in_the_first_hello() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = crate::broker::dir::ensure_runtime_dir(&tmp.path().join("rt")).unwrap();
+        let socket = Arc::new(crate::broker::listen(&dir).unwrap());
+        let opts = |client_name: Option<&str>| ExtensionOptions {
+            server_id: "call-default".into(),
+            connect_timeout: Duration::from_secs(1),
+            call_timeout: Duration::from_secs(5),
+            max_frame: 1 << 20,
+            policy: json!({}),
+            audit: None,
+            client_name: client_name.map(str::to_string),
+        };
+        let named = ExtensionBackend::start(socket.clone(), opts(Some("tabwire call (default)")));
+        assert_eq!(
+            named.inner.hello_params()["client"],
+            "tabwire call (default)"
+        );
+        let unnamed = ExtensionBackend::start(socket, opts(None));
+        assert!(unnamed.inner.hello_params().get("client").is_none());
+    }
+}

@@ -64,6 +64,9 @@ pub struct ExtensionOptions {
     pub policy: Value,
     /// Where the user's stops and resumes are recorded.
     pub audit: Option<Arc<AuditLog>>,
+    /// The client's name when it is known from the start (`tabwire call`),
+    /// so the first hello carries it and no second hello is needed.
+    pub client_name: Option<String>,
 }
 
 struct Inner {
@@ -104,6 +107,7 @@ impl ExtensionBackend {
     /// Starts accepting native-host connections on `socket`.
     pub fn start(socket: Arc<ServeSocket>, opts: ExtensionOptions) -> Self {
         let (events, _) = broadcast::channel(1024);
+        let client_name = opts.client_name.clone();
         let inner = Arc::new(Inner {
             opts,
             known: Mutex::new(HashMap::new()),
@@ -113,7 +117,7 @@ impl ExtensionBackend {
             gave_up_once: AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             events,
-            client_name: Mutex::new(None),
+            client_name: Mutex::new(client_name),
             hosts: AtomicU32::new(0),
             stops: Mutex::new(HashMap::new()),
             stop_text: tokio::sync::watch::channel(None).0,

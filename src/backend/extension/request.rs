@@ -50,7 +50,11 @@ impl Inner {
             ));
         }
         let secs = self.opts.call_timeout.as_secs();
-        match tokio::time::timeout(self.opts.call_timeout, rx).await {
+        let started = std::time::Instant::now();
+        let answer = tokio::time::timeout(self.opts.call_timeout, rx).await;
+        // Per-request timings, for profiling with RUST_LOG=tabwire::relay=debug.
+        tracing::debug!(target: "tabwire::relay", method, ms = started.elapsed().as_secs_f64() * 1e3, "extension request");
+        match answer {
             Ok(Ok(Ok(v))) => Ok(v),
             Ok(Ok(Err(e))) => Err(remote_to_backend(method, e)),
             Ok(Err(_)) => Err(BackendError::NotConnected(
