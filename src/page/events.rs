@@ -132,10 +132,10 @@ impl TabEvents {
                     self.engine_world = c["id"].as_i64();
                 }
             }
-            "Runtime.executionContextDestroyed" => {
-                if params["executionContextId"].as_i64() == self.engine_world {
-                    self.engine_world = None;
-                }
+            "Runtime.executionContextDestroyed"
+                if params["executionContextId"].as_i64() == self.engine_world =>
+            {
+                self.engine_world = None;
             }
             "Runtime.executionContextsCleared" => self.engine_world = None,
             "Target.attachedToTarget" if params["targetInfo"]["type"] == "iframe" => {
