@@ -12,6 +12,9 @@ cut out and summed:
                  call's first log line)
   not in cdp     the call's time minus every command's round trip: waits on
                  events, serve's own work, the MCP stdio hop
+  inside the extension  (extension only) the worker's own time on the
+                 call's requests, as it reports in each response: checks
+                 and chrome.debugger; the rest of a round trip is the relay
 The browser's own time is Page.navigate → the load event over a raw CDP
 pipe to a Chromium of its own (bench/nav-waits.py's client).
 
@@ -58,6 +61,7 @@ def parts_of(log_text):
     cdp = collections.defaultdict(float)
     count = collections.Counter()
     first = load_seen = None
+    inside = 0.0
     for line in log_text.splitlines():
         m = LINE.match(line)
         if not m:
@@ -70,19 +74,21 @@ def parts_of(log_text):
             name = fields.get("method") or f"batch of {fields.get('n')} from {fields.get('first')}"
             cdp[name] += float(fields["ms"])
             count[name] += 1
+        if m.group(2) == "tabwire::relay" and "inside the extension" in m.group(3):
+            inside += float(fields["ms"])
         if (m.group(2) == "tabwire::load" and load_seen is None
                 and fields.get("method") in ('"Page.loadEventFired"', "Page.loadEventFired")):
             load_seen = t - first
-    return cdp, count, load_seen
+    return cdp, count, load_seen, inside
 
 
 def measure(label, argv, env, site, runs):
-    env = dict(env, RUST_LOG="tabwire=info,tabwire::cdp=debug,tabwire::load=debug,tabwire::wait=debug")
+    env = dict(env, RUST_LOG="tabwire=info,tabwire::cdp=debug,tabwire::load=debug,tabwire::wait=debug,tabwire::relay=debug")
     server = McpServer(label, argv, env, TMP)
     # Warm: the tab, its setup and the engine.
     for i in range(3):
         server.call("browser_navigate", {"url": f"{site}/start?warm={i}"})
-    totals, cdp_all, counts, loads = [], collections.defaultdict(list), [], []
+    totals, cdp_all, counts, loads, insides = [], collections.defaultdict(list), [], [], []
     for r in range(runs):
         progress(f"{label} {r + 1}/{runs}")
         before = os.path.getsize(server.log)
@@ -90,7 +96,8 @@ def measure(label, argv, env, site, runs):
         assert "landed" in text, text
         with open(server.log) as f:
             f.seek(before)
-            cdp, count, load_seen = parts_of(f.read())
+            cdp, count, load_seen, inside = parts_of(f.read())
+        insides.append(inside)
         totals.append(ms)
         for k in set(cdp_all) | set(cdp):
             cdp_all[k].append(cdp.get(k, 0.0))
@@ -107,6 +114,8 @@ def measure(label, argv, env, site, runs):
         "all_cdp_ms": med(in_cdp),
         "not_in_cdp_ms": med([t - c for t, c in zip(totals, in_cdp)]),
         "load_seen_ms": med(loads),
+        # Extension only: what its worker spent on the call's requests.
+        "inside_extension_ms": med(insides) if any(insides) else None,
     }
 
 
@@ -134,6 +143,10 @@ def main():
               f"{over} ms; target ≤ 30), {r['commands_per_call']} CDP commands")
         print(f"  load event seen by serve at {r['load_seen_ms']} ms; not in a CDP round trip: "
               f"{r['not_in_cdp_ms']} ms; in CDP round trips: {r['all_cdp_ms']} ms")
+        if r["inside_extension_ms"] is not None:
+            print(f"  of the round trips, inside the extension's worker: {r['inside_extension_ms']} ms; "
+                  f"relay (host, sockets, serve's parsing): "
+                  f"{round(r['all_cdp_ms'] - r['inside_extension_ms'], 1)} ms")
         for k, v in r["cdp_ms"].items():
             if v:
                 print(f"    {v:7.1f} ms  {k}")

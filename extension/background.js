@@ -133,9 +133,12 @@ async function handleRequest(c, req) {
   let abort;
   const aborted = new Promise((_, reject) => { abort = reject; });
   inFlight.set(key, { c, method: req.method, abort });
+  // The time this worker spent on the request (checks, chrome.debugger),
+  // so the server can tell it from the relay's (its debug log shows both).
+  const began = performance.now();
   try {
     const result = await Promise.race([dispatch(c, req.method, req.params ?? {}), aborted]);
-    post(c, { id: req.id, result: result ?? {} });
+    post(c, { id: req.id, result: result ?? {}, ms: Math.round((performance.now() - began) * 100) / 100 });
   } catch (e) {
     const code = e instanceof RelayError ? e.code : ERROR.CDP;
     post(c, { id: req.id, error: { code, message: String(e?.message ?? e) } });

@@ -9,7 +9,7 @@
 //!   doctor → serve, first frame {"type":"status-query","v":1}
 //!   serve → doctor, one frame   {"type":"status","v":1,"pid":…,"client":"…","hosts":1,"extension":{…}|null}, then close
 //!   serve → ext  request        {"id":7,"method":"cdp.send","params":{…}}
-//!   ext → serve  response       {"id":7,"result":…} | {"id":7,"error":{"code":"…","message":"…"}}
+//!   ext → serve  response       {"id":7,"result":…,"ms":1.2} | {"id":7,"error":{"code":"…","message":"…"}}
 //!   ext → serve  event          {"event":"cdp","tabId":3,"method":"Page.loadEventFired","params":{…}}
 //!   ext → serve  control event  {"event":"control","stopped":null|{"scope":"all"|"client","cause":"canceled_by_user"|"popup","since":…}}
 //!   ext → serve  waiting event  {"event":"waiting","waiting":"the user to allow example.com"|null}
@@ -306,6 +306,9 @@ pub struct Incoming {
     /// For `waiting` events: what the extension waits for (the user's
     /// answer about a site), or None when it no longer waits.
     pub waiting: Option<String>,
+    /// For responses: the milliseconds the extension spent on the request
+    /// itself (the rest of a call's time is the relay's).
+    pub ms: Option<f64>,
 }
 
 /// The host's view of a message from the extension: only the routing tag is

@@ -205,6 +205,9 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
                 inner.adopt_hello(link, &info);
             }
         }
+        if let Some(ms) = inc.ms {
+            tracing::debug!(target: "tabwire::relay", id, ms, "inside the extension");
+        }
         let waiter = link.pending.lock().expect("pending lock").remove(&id);
         if let Some(waiter) = waiter {
             let outcome = match inc.error {
