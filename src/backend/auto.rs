@@ -66,11 +66,13 @@ impl AutoBackend {
         grace: Duration,
         call_timeout: Duration,
     ) -> Self {
-        let (events, _) = broadcast::channel(1024);
+        // One event stream for both backends, sent into directly: a task
+        // copying events between streams would let an answer overtake the
+        // events the browser sent before it.
+        let events = ext
+            .as_ref()
+            .map_or_else(|| broadcast::channel(1024).0, |e| e.event_sender());
         let ext = ext.map(Arc::new);
-        if let Some(ext) = &ext {
-            forward(ext.subscribe(), events.clone());
-        }
         let initial = match mode {
             Mode::Cdp => (Which::Direct, "--backend cdp".to_string()),
             Mode::Extension => (Which::Extension, "--backend extension".to_string()),
@@ -108,14 +110,17 @@ impl AutoBackend {
         }
         self.launching.store(true, Ordering::SeqCst);
         let made = match &self.direct_cfg {
-            DirectConfig::Launch(opts) => DirectBackend::launch(opts, self.call_timeout).await,
-            DirectConfig::Attach(url) => DirectBackend::attach(url, self.call_timeout).await,
+            DirectConfig::Launch(opts) => {
+                DirectBackend::launch(opts, self.call_timeout, Some(self.events.clone())).await
+            }
+            DirectConfig::Attach(url) => {
+                DirectBackend::attach(url, self.call_timeout, Some(self.events.clone())).await
+            }
         };
         self.launching.store(false, Ordering::SeqCst);
         let d = Arc::new(made.map_err(|e| {
             BackendError::NotConnected(format!("could not start the CDP fallback: {e}"))
         })?);
-        forward(d.subscribe(), self.events.clone());
         // The first browser voids nothing; a replacement voids its ids.
         if slot.is_some() {
             self.launches.fetch_add(1, Ordering::SeqCst);
@@ -170,21 +175,6 @@ impl Chosen {
             Chosen::Direct(d) => d.as_ref(),
         }
     }
-}
-
-/// Copies one backend's events into the merged stream.
-fn forward(mut from: broadcast::Receiver<TabEvent>, to: broadcast::Sender<TabEvent>) {
-    tokio::spawn(async move {
-        loop {
-            match from.recv().await {
-                Ok(e) => {
-                    let _ = to.send(e);
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return,
-            }
-        }
-    });
 }
 
 #[async_trait]

@@ -21,8 +21,11 @@ use crate::fence::Fence;
 /// cannot tell sooner (see [`Client::navigation_started`]).
 const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 
-/// How long an event may trail the answer that followed it in the browser.
-const EVENT_HOP: Duration = Duration::from_millis(5);
+/// How long an action's answer still looks for a navigation or download
+/// the page started in the task the probe ran after: a download link's
+/// `Page.downloadWillBegin` comes a moment after that task (measured: a
+/// look without waiting misses `<a download>` under load).
+const LATE_START: Duration = Duration::from_millis(5);
 
 /// Resolves once the DOM has not changed for 25 ms (at most 300 ms: a
 /// spinner or a clock never stops).
@@ -515,9 +518,9 @@ impl Client {
             Some(_) = &mut nav => true,
             r = &mut probe => {
                 if r.is_ok_and(|v| v.get("exceptionDetails").is_none()) {
-                    // The answer can overtake the event on its way through
-                    // the backends' event fan-out: allow that hop a moment.
-                    tokio::time::timeout(EVENT_HOP, &mut nav).await.ok().flatten().is_some()
+                    // Events the browser sent before this answer are in the
+                    // stream already; some start a moment later (LATE_START).
+                    tokio::time::timeout(LATE_START, &mut nav).await.ok().flatten().is_some()
                 } else {
                     tokio::select! {
                         Some(_) = &mut nav => true,

@@ -53,12 +53,15 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
     } else {
         (0.0, 0.0)
     };
-    let q = quads["quads"][0]
-        .as_array()
-        .filter(|q| q.len() == 8)
-        .ok_or_else(|| {
-            ToolError("the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
-        })?;
+    let (x, y) = quad_middle(&quads).ok_or_else(|| {
+        ToolError("the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
+    })?;
+    Ok((x + dx, y + dy))
+}
+
+/// The middle of the first quad of a `DOM.getContentQuads` answer.
+fn quad_middle(quads: &Value) -> Option<(f64, f64)> {
+    let q = quads["quads"][0].as_array().filter(|q| q.len() == 8)?;
     let xs: Vec<f64> = q.iter().step_by(2).filter_map(Value::as_f64).collect();
     let ys: Vec<f64> = q
         .iter()
@@ -66,10 +69,50 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
         .step_by(2)
         .filter_map(Value::as_f64)
         .collect();
-    Ok((
-        xs.iter().sum::<f64>() / 4.0 + dx,
-        ys.iter().sum::<f64>() / 4.0 + dy,
-    ))
+    Some((xs.iter().sum::<f64>() / 4.0, ys.iter().sum::<f64>() / 4.0))
+}
+
+/// [`center`], then [`HIT_TEST`] (`settled`: its argument): in one message
+/// when the element has a handle in the top document of the tab's own
+/// session (most targets), else in two or three.
+async fn center_and_hit(
+    s: &Client,
+    tab: TabId,
+    el: Element,
+    settled: bool,
+) -> Result<((f64, f64), Value), ToolError> {
+    if let (None, Some(object_id), 0) = (el.session.as_deref(), el.object_id.as_deref(), el.frame) {
+        let target = el.dom_params(json!({}));
+        let batch = s
+            .cdp_batch(
+                tab,
+                vec![
+                    ("DOM.scrollIntoViewIfNeeded", target.clone()),
+                    ("DOM.getContentQuads", target),
+                    (
+                        "Runtime.callFunctionOn",
+                        json!({
+                            "objectId": object_id,
+                            "functionDeclaration": HIT_TEST,
+                            "arguments": [{"value": settled}],
+                            "returnByValue": true,
+                            "awaitPromise": true,
+                        }),
+                    ),
+                ],
+            )
+            .await;
+        // A node that cannot scroll (display: contents) or has no box
+        // fails the batch: the step-by-step path below says why.
+        if let Ok(mut r) = batch {
+            if let (3, Some(point)) = (r.len(), r.get(1).and_then(quad_middle)) {
+                return Ok((point, super::tab::page_value(r.remove(2))?));
+            }
+        }
+    }
+    let point = center(s, tab, el.clone()).await?;
+    let hit = s.call_on(tab, el, HIT_TEST, json!(settled)).await?;
+    Ok((point, hit))
 }
 
 /// One `Input.dispatchMouseEvent` command. `button` comes with a click
@@ -205,16 +248,14 @@ impl Aim {
 /// would reach it. Another element on top is where a person's press
 /// lands, so that is where input goes, and the answer says so.
 pub async fn aim(s: &Client, tab: TabId, el: Element) -> Result<Aim, ToolError> {
-    let mut point = center(s, tab, el.clone()).await?;
-    let mut hit = s.call_on(tab, el.clone(), HIT_TEST, json!(false)).await?;
+    let (mut point, mut hit) = center_and_hit(s, tab, el.clone(), false).await?;
     if hit["moving"].as_bool() == Some(true) {
         // A drawer still sliding in, a menu still unfolding: aim where it
         // comes to rest (its animations end, at most 1 s).
         let _ = s
             .call_on(tab, el.clone(), ANIMATIONS_END, Value::Null)
             .await;
-        point = center(s, tab, el.clone()).await?;
-        hit = s.call_on(tab, el.clone(), HIT_TEST, json!(true)).await?;
+        (point, hit) = center_and_hit(s, tab, el.clone(), true).await?;
     }
     if hit["outside"].as_bool() == Some(true) {
         // A scroll still running (a key's smooth scroll) can carry it out
@@ -222,8 +263,7 @@ pub async fn aim(s: &Client, tab: TabId, el: Element) -> Result<Aim, ToolError> 
         // again.
         let scrolling = s.call_on(tab, el.clone(), SCROLL_END, Value::Null).await?;
         if scrolling.as_bool() == Some(true) {
-            point = center(s, tab, el.clone()).await?;
-            hit = s.call_on(tab, el, HIT_TEST, json!(true)).await?;
+            (point, hit) = center_and_hit(s, tab, el, true).await?;
         }
     }
     if hit["outside"].as_bool() == Some(true) {

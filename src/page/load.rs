@@ -39,8 +39,6 @@ const TICK: Duration = Duration::from_millis(100);
 const PROBE_EVERY: Duration = Duration::from_millis(500);
 /// How long one probe may take (a busy page answers late).
 const PROBE_LIMIT: Duration = Duration::from_millis(1000);
-/// How long an event may trail the answer that followed it in the browser.
-const EVENT_HOP: Duration = Duration::from_millis(5);
 
 /// Runs after the tasks queued before it (a posted message), then reports
 /// the document's state, the delay of a meta refresh to another URL (or
@@ -300,8 +298,9 @@ impl Client {
                     let probe = self.probe(tab).await;
                     last_probe = Some(Instant::now());
                     tracing::debug!(target: "tabwire::load", ms = started.elapsed().as_secs_f64() * 1e3, state = ?probe.as_ref().map(|p| p.state.clone()), "probe");
-                    // An answer can overtake the event that preceded it.
-                    tokio::time::sleep(EVENT_HOP).await;
+                    // The events the browser sent before the answer are in
+                    // the stream already (each backend sends them there
+                    // before it hands over the answer that followed).
                     if drain(events, tab, &mut t) {
                         return Ok(LoadEnd::loading("the tab closed"));
                     }

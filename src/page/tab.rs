@@ -107,7 +107,7 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
 
 /// The JSON value of a `Runtime.evaluate`/`callFunctionOn` result, or the
 /// exception the page script threw.
-fn page_value(r: Value) -> Result<Value, ToolError> {
+pub(super) fn page_value(r: Value) -> Result<Value, ToolError> {
     if let Some(ex) = r.get("exceptionDetails") {
         return Err(ToolError(format!(
             "page script threw: {}",

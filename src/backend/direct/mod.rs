@@ -137,9 +137,11 @@ pub struct DirectBackend {
 
 impl DirectBackend {
     /// Launches a browser (see [`launch`]) and connects over its pipe.
+    /// `events`: the stream to send its events into (a new one if None).
     pub async fn launch(
         opts: &launch::LaunchOptions,
         call_timeout: Duration,
+        events: Option<broadcast::Sender<TabEvent>>,
     ) -> Result<Self, String> {
         let program = launch::find_browser(opts.browser_path.as_deref())?;
         let (profile, temp) = launch::choose_profile(opts)?;
@@ -151,11 +153,15 @@ impl DirectBackend {
             profile: profile.clone(),
             temp_profile: Mutex::new(temp),
         };
-        Self::connect(transport, origin, call_timeout).await
+        Self::connect(transport, origin, call_timeout, events).await
     }
 
     /// Attaches to a running browser at `url` (ws:// or http://).
-    pub async fn attach(url: &str, call_timeout: Duration) -> Result<Self, String> {
+    pub async fn attach(
+        url: &str,
+        call_timeout: Duration,
+        events: Option<broadcast::Sender<TabEvent>>,
+    ) -> Result<Self, String> {
         let ws = transport::resolve_ws_url(url).await?;
         let transport = transport::connect_websocket(&ws).await?;
         Self::connect(
@@ -164,6 +170,7 @@ impl DirectBackend {
                 url: url.to_string(),
             },
             call_timeout,
+            events,
         )
         .await
     }
@@ -172,8 +179,9 @@ impl DirectBackend {
         transport: Transport,
         origin: Origin,
         call_timeout: Duration,
+        events: Option<broadcast::Sender<TabEvent>>,
     ) -> Result<Self, String> {
-        let (events, _) = broadcast::channel(1024);
+        let events = events.unwrap_or_else(|| broadcast::channel(1024).0);
         let inner = Arc::new(Inner {
             tx: transport.tx,
             pending: Mutex::new(HashMap::new()),

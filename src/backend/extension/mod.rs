@@ -127,6 +127,13 @@ impl ExtensionBackend {
         Self { inner }
     }
 
+    /// The sender of this backend's event stream, for a backend that merges
+    /// it with another's (the auto backend): sending into one stream, with
+    /// no task between, keeps every event ahead of the answers that follow it.
+    pub fn event_sender(&self) -> broadcast::Sender<TabEvent> {
+        self.inner.events.clone()
+    }
+
     /// True when at least one native host with a live extension is connected.
     pub fn is_connected(&self) -> bool {
         !self.inner.live_links().is_empty()

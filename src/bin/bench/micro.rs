@@ -346,7 +346,7 @@ async fn on_launched_tab(
         headless: true,
         profile_dir: Some(profile.to_path_buf()),
     };
-    let d = DirectBackend::launch(&opts, Duration::from_secs(30)).await?;
+    let d = DirectBackend::launch(&opts, Duration::from_secs(30), None).await?;
     let result = match d.new_tab("about:blank", "bench").await {
         Ok(tab) => f(&d, tab.tab_id).await,
         Err(e) => Err(e.to_string()),
