@@ -9,7 +9,7 @@
 mod common;
 
 use common::find_ref;
-use common::gif_frames::{colour_story, colours_at};
+use common::gif_frames::{colour_story, colours_at, saved_gif};
 use common::world::*;
 use serde_json::json;
 
@@ -140,13 +140,7 @@ async fn a_screen_recording_shows_each_change_in_order(w: World) {
     }
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let out = mcp.ok("browser_stop_video", json!({})).await;
-    let path = out
-        .split("saved as ")
-        .nth(1)
-        .and_then(|r| r.split(".gif (").next())
-        .map(|p| format!("{p}.gif"))
-        .unwrap_or_else(|| panic!("a saved path: {out}"));
-    let bytes = std::fs::read(&path).expect("the GIF file");
+    let bytes = saved_gif(&out);
     assert_eq!(&bytes[..6], b"GIF89a", "{out}");
     // The wall's middle (CSS 150, 160; the headless window's pixel ratio
     // is 1) goes white → blue → red, in that order, frame by frame.

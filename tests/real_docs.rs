@@ -37,9 +37,9 @@ fn build_docs(dir: &std::path::Path) -> DocsSite {
     )
 }
 
-async fn a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through(w: World) {
-    let site = build_docs(&w.sb.tmp.path().join("mkdocs"));
-    let mcp = client(&w, "Docs reader").await;
+/// The site's home page in a 780 px window (its navigation in the closed
+/// drawer); its snapshot.
+async fn open_narrow(mcp: &Mcp, site: &DocsSite) -> String {
     mcp.ok(
         "browser_navigate",
         json!({"url": format!("{}/", site.base)}),
@@ -47,7 +47,13 @@ async fn a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through(w: W
     .await;
     mcp.ok("browser_resize", json!({"width": 780, "height": 700}))
         .await;
-    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    mcp.ok("browser_snapshot", json!({})).await
+}
+
+async fn a_closed_drawer_of_a_real_docs_theme_is_opened_not_clicked_through(w: World) {
+    let site = build_docs(&w.sb.tmp.path().join("mkdocs"));
+    let mcp = client(&w, "Docs reader").await;
+    let snap = open_narrow(&mcp, &site).await;
     assert!(snap.contains("heading \"Welcome\""), "{snap}");
     // The drawer is closed: its links are not what a person sees.
     assert!(!snap.contains("link \"Field guide\""), "{snap}");
@@ -109,14 +115,7 @@ async fn a_trace_of_a_real_docs_page_names_its_largest_paint(w: World) {
 async fn the_drawer_of_a_real_docs_theme_opens_by_coordinates(w: World) {
     let site = build_docs(&w.sb.tmp.path().join("mkdocs-vision"));
     let mcp = client_with(&w, "Docs pointer", &["--caps".into(), "vision".into()]).await;
-    mcp.ok(
-        "browser_navigate",
-        json!({"url": format!("{}/", site.base)}),
-    )
-    .await;
-    mcp.ok("browser_resize", json!({"width": 780, "height": 700}))
-        .await;
-    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    let snap = open_narrow(&mcp, &site).await;
     assert!(
         !snap.contains("link \"Field guide\""),
         "the drawer starts closed: {snap}"
@@ -153,14 +152,7 @@ async fn the_drawer_of_a_real_docs_theme_opens_by_coordinates(w: World) {
 async fn a_recording_of_a_real_docs_theme_shows_its_drawer_opening(w: World) {
     let site = build_docs(&w.sb.tmp.path().join("mkdocs-video"));
     let mcp = client_with(&w, "Docs recorder", &["--caps".into(), "devtools".into()]).await;
-    mcp.ok(
-        "browser_navigate",
-        json!({"url": format!("{}/", site.base)}),
-    )
-    .await;
-    mcp.ok("browser_resize", json!({"width": 780, "height": 700}))
-        .await;
-    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    let snap = open_narrow(&mcp, &site).await;
     mcp.ok("browser_start_video", json!({})).await;
     let menu = find_ref(&snap, "clickable", "drawer (name guessed from its id)");
     let opened = mcp.ok("browser_click", json!({"target": menu})).await;
@@ -168,13 +160,7 @@ async fn a_recording_of_a_real_docs_theme_shows_its_drawer_opening(w: World) {
     // The drawer slides in over a quarter second.
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     let out = mcp.ok("browser_stop_video", json!({})).await;
-    let path = out
-        .split("saved as ")
-        .nth(1)
-        .and_then(|r| r.split(".gif (").next())
-        .map(|p| format!("{p}.gif"))
-        .unwrap_or_else(|| panic!("a saved path: {out}"));
-    let bytes = std::fs::read(&path).expect("the GIF file");
+    let bytes = gif_frames::saved_gif(&out);
     // A point of the page's text column, right of where the drawer ends:
     // light at first, dimmed by the overlay at the end.
     let width = u16::from_le_bytes([bytes[6], bytes[7]]) as usize;

@@ -38,3 +38,14 @@ pub fn colour_story(seen: &[[u8; 3]]) -> Vec<&'static str> {
     }
     story
 }
+
+/// The bytes of the GIF a `browser_stop_video` answer says it saved.
+pub fn saved_gif(answer: &str) -> Vec<u8> {
+    let path = answer
+        .split("saved as ")
+        .nth(1)
+        .and_then(|r| r.split(".gif (").next())
+        .map(|p| format!("{p}.gif"))
+        .unwrap_or_else(|| panic!("a saved path: {answer}"));
+    std::fs::read(&path).expect("the GIF file")
+}
