@@ -76,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_start_video",
             "Start a screen recording",
             Kind::ReadOnly,
-            "Record what the current tab shows (up to 10 frames a second, 5 minutes) while you \
+            "Record what the current tab shows (about 10 frames a second, up to 5 minutes) while you \
              work on it, e.g. to show a person what was done. Call browser_stop_video to save it \
              as an animated GIF. The browser paints only a visible tab: keep this tab in front.",
             |s: Client, _: VideoArgs| async move {
