@@ -1,6 +1,6 @@
 """What the Python benches share: finding the tabwire binary and a minimal
 MCP client over stdio (JSON-RPC, one request at a time)."""
-import atexit, json, os, subprocess, sys, time
+import atexit, datetime, json, os, re, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = "/usr/lib/chromium/chromium"
@@ -100,3 +100,21 @@ class McpServer:
             self.p.wait(timeout=10)
         except Exception:
             self.p.kill()
+
+
+def ref_of(snapshot, role, name):
+    """The ref of the first `role "name"` line of a snapshot."""
+    m = re.search(role + r' "' + re.escape(name) + r'"[^\n]*?\[ref=(\w+)\]', snapshot)
+    if not m:
+        raise RuntimeError(f"no {role} {name!r} with a ref in the snapshot: {snapshot[:600]}")
+    return m.group(1)
+
+
+def write_results(bench, data):
+    """Writes `data` as bench/results/<bench>-<UTC time>.json; its path."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
+    os.makedirs(f"{ROOT}/bench/results", exist_ok=True)
+    path = f"{ROOT}/bench/results/{bench}-{stamp}.json"
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1)
+    return path

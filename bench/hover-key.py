@@ -16,21 +16,14 @@ and writes bench/results/hover-key-<time>.json.
 
 Run: python3 bench/hover-key.py [--runs N]
 """
-import argparse, datetime, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, os, re, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+from benchlib import McpServer, ref_of, tabwire_bin, tabwire_servers, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIG = "http://127.0.0.1:8765/library/stdtypes.html"
 FIELDS = ("action_ms", "wait_ms", "changes_ms")
-
-
-def ref_of(snapshot, role, name):
-    m = re.search(role + r' "' + re.escape(name) + r'"[^\n]*?\[ref=(\w+)\]', snapshot)
-    if not m:
-        raise RuntimeError(f"no {role} {name!r} with a ref in the snapshot: {snapshot[:600]}")
-    return m.group(1)
 
 
 class Timed:
@@ -113,11 +106,7 @@ def main():
             print(f"| {label} | {step} | {m['total_ms']:.1f} | {m['action_ms']:.1f} | {m['wait_ms']:.1f} "
                   f"| {m['changes_ms']:.1f} | {m['other_ms']:.1f} |")
     print("\nTarget: hover and key press ≤ 30 ms on both backends")
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
-    os.makedirs(f"{ROOT}/bench/results", exist_ok=True)
-    path = f"{ROOT}/bench/results/hover-key-{stamp}.json"
-    with open(path, "w") as f:
-        json.dump({"tabwire": b, "page": BIG, "runs": a.runs, "results": results}, f, indent=1)
+    path = write_results("hover-key", {"tabwire": b, "page": BIG, "runs": a.runs, "results": results})
     print(f"wrote {path}", file=sys.stderr)
 
 

@@ -27,7 +27,6 @@ import argparse
 import collections
 import datetime
 import importlib.util
-import json
 import os
 import re
 import statistics
@@ -35,7 +34,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+from benchlib import McpServer, tabwire_bin, tabwire_servers, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP = tempfile.mkdtemp(prefix="tabwire-nav-parts-")
@@ -150,10 +149,7 @@ def main():
         for k, v in r["cdp_ms"].items():
             if v:
                 print(f"    {v:7.1f} ms  {k}")
-    os.makedirs(f"{ROOT}/bench/results", exist_ok=True)
-    out = f"{ROOT}/bench/results/nav-parts-{datetime.datetime.utcnow():%Y-%m-%dT%H-%M-%SZ}.json"
-    with open(out, "w") as f:
-        json.dump(results, f, indent=1)
+    out = write_results("nav-parts", results)
     print(f"\nwritten: {out}")
 
 

@@ -11,10 +11,10 @@ else debug).
 Run: python3 bench/video.py [--presses 30]
 Prints a table and writes bench/results/video-<time>.json.
 """
-import argparse, datetime, json, os, re, statistics, sys, tempfile, time
+import argparse, os, re, statistics, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+from benchlib import McpServer, tabwire_bin, tabwire_servers, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP = tempfile.mkdtemp(prefix="tabwire-video-")
@@ -75,10 +75,7 @@ def main():
         print(f"| {label} | {r['press_key_ms']} ms | {r['press_key_recording_ms']} ms | {r['stop_ms']} ms | "
               f"{r['gif_bytes']:,} bytes, {r['gif_size']}, {r['seconds']} s | "
               f"{r['frames_written']} / {r['frames_painted']} |")
-    os.makedirs(f"{ROOT}/bench/results", exist_ok=True)
-    out = f"{ROOT}/bench/results/video-{datetime.datetime.utcnow():%Y-%m-%dT%H-%M-%SZ}.json"
-    with open(out, "w") as f:
-        json.dump(results, f, indent=1)
+    out = write_results("video", results)
     print(f"\nwritten: {out}")
 
 

@@ -208,13 +208,7 @@ impl TabEvents {
 
     fn push(&mut self, level: &str, mut text: String) {
         if text.len() > CONSOLE_TEXT_MAX {
-            let mut at = CONSOLE_TEXT_MAX;
-            while !text.is_char_boundary(at) {
-                at -= 1;
-            }
-            let left = text.len() - at;
-            text.truncate(at);
-            text.push_str(&format!("… ({left} more bytes not kept)"));
+            text = super::network_log::cut(&text, CONSOLE_TEXT_MAX);
         }
         let log = &mut self.console;
         if log.entries.len() == CONSOLE_KEEP {

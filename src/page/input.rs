@@ -19,16 +19,7 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
     // contents), so on failure the quads alone decide. In the tab's own
     // session both go in one message.
     let both = match session {
-        None => {
-            s.cdp_batch(
-                tab,
-                vec![
-                    ("DOM.scrollIntoViewIfNeeded", target.clone()),
-                    ("DOM.getContentQuads", target.clone()),
-                ],
-            )
-            .await
-        }
+        None => s.cdp_batch(tab, scroll_and_measure(&target)).await,
         Some(_) => {
             let _ = s
                 .cdp_in(tab, session, "DOM.scrollIntoViewIfNeeded", target.clone())
@@ -59,6 +50,14 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
     Ok((x + dx, y + dy))
 }
 
+/// Scrolling the node `target` names into view, then its quads.
+fn scroll_and_measure(target: &Value) -> Vec<(&'static str, Value)> {
+    vec![
+        ("DOM.scrollIntoViewIfNeeded", target.clone()),
+        ("DOM.getContentQuads", target.clone()),
+    ]
+}
+
 /// The middle of the first quad of a `DOM.getContentQuads` answer.
 fn quad_middle(quads: &Value) -> Option<(f64, f64)> {
     let q = quads["quads"][0].as_array().filter(|q| q.len() == 8)?;
@@ -82,26 +81,12 @@ async fn center_and_hit(
     settled: bool,
 ) -> Result<((f64, f64), Value), ToolError> {
     if let (None, Some(object_id), 0) = (el.session.as_deref(), el.object_id.as_deref(), el.frame) {
-        let target = el.dom_params(json!({}));
-        let batch = s
-            .cdp_batch(
-                tab,
-                vec![
-                    ("DOM.scrollIntoViewIfNeeded", target.clone()),
-                    ("DOM.getContentQuads", target),
-                    (
-                        "Runtime.callFunctionOn",
-                        json!({
-                            "objectId": object_id,
-                            "functionDeclaration": HIT_TEST,
-                            "arguments": [{"value": settled}],
-                            "returnByValue": true,
-                            "awaitPromise": true,
-                        }),
-                    ),
-                ],
-            )
-            .await;
+        let mut commands = scroll_and_measure(&el.dom_params(json!({})));
+        commands.push((
+            "Runtime.callFunctionOn",
+            super::tab::call_params(object_id, HIT_TEST, json!(settled)),
+        ));
+        let batch = s.cdp_batch(tab, commands).await;
         // A node that cannot scroll (display: contents) or has no box
         // fails the batch: the step-by-step path below says why.
         if let Ok(mut r) = batch {

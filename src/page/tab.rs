@@ -105,6 +105,18 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// `Runtime.callFunctionOn` of `function(arg)` on the object `object_id`,
+/// awaited, its result by value (what [`Client::call_on`] sends).
+pub(super) fn call_params(object_id: &str, function: &str, arg: Value) -> Value {
+    json!({
+        "objectId": object_id,
+        "functionDeclaration": function,
+        "arguments": [{"value": arg}],
+        "returnByValue": true,
+        "awaitPromise": true,
+    })
+}
+
 /// The JSON value of a `Runtime.evaluate`/`callFunctionOn` result, or the
 /// exception the page script threw.
 pub(super) fn page_value(r: Value) -> Result<Value, ToolError> {
@@ -279,13 +291,7 @@ impl Client {
                 tab,
                 session,
                 "Runtime.callFunctionOn",
-                json!({
-                    "objectId": object_id,
-                    "functionDeclaration": function,
-                    "arguments": [{"value": arg}],
-                    "returnByValue": true,
-                    "awaitPromise": true,
-                }),
+                call_params(&object_id, function, arg),
             )
             .await;
         // A handle made for this call only: the browser would keep it (and

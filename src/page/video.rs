@@ -156,11 +156,12 @@ pub async fn stop(s: &Client, tab: TabId) -> Result<Video, ToolError> {
         rec.shots.len()
     )));
     let shots = rec.shots;
-    let encoded = tokio::task::spawn_blocking(move || encode_gif(&shots, end))
-        .await
-        .map_err(|e| ToolError(format!("encoding the recording failed: {e}")))?
-        .map_err(|e| ToolError(format!("encoding the recording failed: {e}")))?;
+    let encoded = tokio::task::spawn_blocking(move || encode_gif(&shots, end)).await;
     s.set_progress(None);
+    let encoded = encoded
+        .map_err(|e| e.to_string())
+        .and_then(|r| r)
+        .map_err(|e| ToolError(format!("encoding the recording failed: {e}")))?;
     Ok(Video {
         gif: encoded.0,
         stats: encoded.1,
