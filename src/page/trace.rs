@@ -172,14 +172,20 @@ pub fn insights(trace: &Value) -> Insights {
             )
         });
     // CLS: shifts not caused by input, in session windows (gaps under
-    // 1 s, at most 5 s long); the worst window counts.
-    out.input_shifts = events
-        .iter()
-        .filter(|e| name(e) == "LayoutShift" && data(e)["had_recent_input"] == true)
+    // 1 s, at most 5 s long); the worst window counts. In a trace of a
+    // navigation, only the new document's shifts count: the old one can
+    // still shift (a timer firing) between the trace's start and the
+    // navigation's, and that is not this load's doing.
+    let shift_events = || {
+        events
+            .iter()
+            .filter(|e| name(e) == "LayoutShift" && ts(e) >= origin)
+    };
+    out.input_shifts = shift_events()
+        .filter(|e| data(e)["had_recent_input"] == true)
         .count();
-    let mut shifts: Vec<(f64, f64)> = events
-        .iter()
-        .filter(|e| name(e) == "LayoutShift" && data(e)["had_recent_input"] != true)
+    let mut shifts: Vec<(f64, f64)> = shift_events()
+        .filter(|e| data(e)["had_recent_input"] != true)
         .map(|e| {
             let d = data(e);
             let score = d["weighted_score_delta"]
@@ -214,7 +220,7 @@ pub fn insights(trace: &Value) -> Insights {
         .collect();
     out.long_tasks = events
         .iter()
-        .filter(|e| name(e) == "RunTask" && e["ph"] == "X")
+        .filter(|e| name(e) == "RunTask" && e["ph"] == "X" && ts(e) >= origin)
         .filter(|e| {
             main_threads.contains(&(
                 e["pid"].as_i64().unwrap_or(0),
@@ -290,6 +296,11 @@ mod tests {
         let trace = json!({"traceEvents": [
             {"name": "thread_name", "ph": "M", "pid": 1, "tid": 2, "args": {"name": "CrRendererMain"}},
             {"name": "thread_name", "ph": "M", "pid": 1, "tid": 3, "args": {"name": "Compositor"}},
+            // The old document shifts and works just before the navigation
+            // starts: neither belongs to this load.
+            ev("LayoutShift", t0 - 50_000.0, json!({"weighted_score_delta": 0.3, "had_recent_input": true})),
+            ev("LayoutShift", t0 - 40_000.0, json!({"weighted_score_delta": 0.3, "had_recent_input": false})),
+            {"name": "RunTask", "ph": "X", "ts": t0 - 200_000.0, "dur": 150_000.0, "pid": 1, "tid": 2},
             ev("navigationStart", t0, json!({"isLoadingMainFrame": true, "documentLoaderURL": "http://x/"})),
             ev("ResourceSendRequest", t0 + 10_000.0, json!({"requestId": "1", "url": "http://x/style.css", "renderBlocking": "blocking"})),
             ev("ResourceSendRequest", t0 + 12_000.0, json!({"requestId": "2", "url": "http://x/hero.png", "renderBlocking": "non_blocking"})),
