@@ -204,6 +204,32 @@ impl Client {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<(), ToolError>>,
     {
+        self.settle_after(tab, LATE_START, action).await
+    }
+
+    /// [`Self::settle`] for an action that activates nothing (a pointer
+    /// move, a key that scrolls, moves the caret or closes a menu): a
+    /// navigation such an action starts is a script's, announced by the
+    /// page itself before the probe's answer, so there is no late download
+    /// start to look for.
+    pub async fn settle_passive<F, Fut>(&self, tab: TabId, action: F) -> Result<Outcome, ToolError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<(), ToolError>>,
+    {
+        self.settle_after(tab, Duration::ZERO, action).await
+    }
+
+    async fn settle_after<F, Fut>(
+        &self,
+        tab: TabId,
+        late_start: Duration,
+        action: F,
+    ) -> Result<Outcome, ToolError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<(), ToolError>>,
+    {
         // Subscribe before acting so no event can slip past.
         let mut events = self.backend().subscribe();
         let mut load_events = self.backend().subscribe();
@@ -239,7 +265,7 @@ impl Client {
             }
         }
         let acted = began.elapsed();
-        let started = self.navigation_started(tab, &mut events).await;
+        let started = self.navigation_started(tab, &mut events, late_start).await;
         if !started {
             // The page has run the tasks the action queued: the requests
             // they started are announced by now.
@@ -503,6 +529,7 @@ impl Client {
         &self,
         tab: TabId,
         events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+        late_start: Duration,
     ) -> bool {
         use futures_util::FutureExt as _;
         // Fused: polled again after it has ended, it stays pending.
@@ -520,7 +547,10 @@ impl Client {
                 if r.is_ok_and(|v| v.get("exceptionDetails").is_none()) {
                     // Events the browser sent before this answer are in the
                     // stream already; some start a moment later (LATE_START).
-                    tokio::time::timeout(LATE_START, &mut nav).await.ok().flatten().is_some()
+                    if late_start.is_zero() {
+                        return (&mut nav).now_or_never().flatten().is_some();
+                    }
+                    tokio::time::timeout(late_start, &mut nav).await.ok().flatten().is_some()
                 } else {
                     tokio::select! {
                         Some(_) = &mut nav => true,

@@ -53,6 +53,33 @@ const NAMED: &[(&str, &str, i64, Option<&str>)] = &[
     (" ", "Space", 32, Some(" ")),
 ];
 
+/// Keys that only scroll, move the caret or focus, edit, or close
+/// something: pressing one follows no link and submits nothing (Enter,
+/// Space and letters, which a page may bind to anything, are not here).
+const PASSIVE: &[&str] = &[
+    "ArrowDown",
+    "ArrowUp",
+    "ArrowLeft",
+    "ArrowRight",
+    "PageDown",
+    "PageUp",
+    "Home",
+    "End",
+    "Tab",
+    "Escape",
+    "Backspace",
+    "Delete",
+];
+
+/// Whether pressing `spec` may activate something: follow a link, submit
+/// a form, start a download (true when unsure).
+pub fn activates(spec: &str) -> bool {
+    match parse(spec) {
+        Ok(k) => !PASSIVE.contains(&k.key.as_str()),
+        Err(_) => true,
+    }
+}
+
 /// Parses "Key" or "Mod+Mod+Key". Errors name what was not understood.
 pub fn parse(spec: &str) -> Result<KeyPress, String> {
     let spec = spec.trim();
@@ -146,6 +173,22 @@ pub fn parse(spec: &str) -> Result<KeyPress, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_keys_that_follow_and_submit_nothing_are_passive() {
+        for k in [
+            "ArrowDown",
+            "pagedown",
+            "Shift+Tab",
+            "Control+End",
+            "Escape",
+        ] {
+            assert!(!activates(k), "{k}");
+        }
+        for k in ["Enter", "Space", " ", "a", "Control+Enter", "NoSuchKey"] {
+            assert!(activates(k), "{k}");
+        }
+    }
 
     #[test]
     fn named_keys_and_modifiers() {

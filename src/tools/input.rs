@@ -213,7 +213,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let el = s.element(tab, &a.target).await?;
                 let aim = aim(&s, tab, el).await?;
                 let mut outcome = s
-                    .settle(tab, || async {
+                    .settle_passive(tab, || async {
                         let (x, y) = aim.point;
                         let (method, ev) = mouse_event("mouseMoved", x, y, None, 0);
                         s.cdp(tab, method, ev).await.map(|_| ())
@@ -273,7 +273,11 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Client, a: PressKeyArgs| async move {
                 let tab = s.tab().await?;
                 keys::parse(&a.key).map_err(ToolError)?;
-                let outcome = s.settle(tab, || press(&s, tab, &a.key)).await?;
+                let outcome = if keys::activates(&a.key) {
+                    s.settle(tab, || press(&s, tab, &a.key)).await?
+                } else {
+                    s.settle_passive(tab, || press(&s, tab, &a.key)).await?
+                };
                 done(&s, tab, format!("Pressed {}", a.key), &outcome).await
             },
         ),
