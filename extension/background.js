@@ -9,7 +9,7 @@
 // lets the user share one of their own tabs with a chosen client, or stop
 // sharing it. A tab nobody shared stays invisible to every client.
 
-import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR } from "./protocol.js";
+import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR, MAIN_FRAME } from "./protocol.js";
 import { blockedBy, LEAVING } from "./policy.js";
 import { siteOf } from "./sites.js";
 import { claimDownload, keepNoCopies } from "./downloads.js";
@@ -427,10 +427,18 @@ async function sendToTab(c, tabId, commands, sessionId, setup) {
     await session;
     if (setup?.ask) setup.done = setupOf.get(session) === setup.ask;
     const results = [];
+    let mainFrame;
     for (const cmd of commands) {
       const target = sessionId ? { tabId, sessionId } : { tabId };
       if (!sessionId) noteFetch(tabId, cmd);
-      results.push(await chrome.debugger.sendCommand(target, String(cmd.method), cmd.params ?? {}));
+      let params = cmd.params ?? {};
+      if (params.frameId === MAIN_FRAME) {
+        if (!mainFrame) throw new RelayError(ERROR.BAD_REQUEST, `${MAIN_FRAME} before any Page.getFrameTree`);
+        params = { ...params, frameId: mainFrame };
+      }
+      const result = await chrome.debugger.sendCommand(target, String(cmd.method), params);
+      if (cmd.method === "Page.getFrameTree") mainFrame = result?.frameTree?.frame?.id;
+      results.push(result);
     }
     // Only a setup that ran whole, in the session it ran in, counts.
     if (setup?.mark && attached.get(tabId) === session) setupOf.set(session, setup.mark);

@@ -15,6 +15,10 @@ export const METHOD = Object.freeze({
   NOTE: "note",
 });
 
+// In a cdp.batch, a command's frameId of this value stands for the top
+// frame's id from a Page.getFrameTree answered earlier in the same batch.
+export const MAIN_FRAME = "$mainFrame";
+
 // Error codes the Rust side maps to its own errors.
 export const ERROR = Object.freeze({
   NO_SUCH_TAB: "no_such_tab",

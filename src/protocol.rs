@@ -111,6 +111,12 @@ pub mod method {
     pub const NOTE: &str = "note";
 }
 
+/// In a `cdp.batch`, a command's `frameId` of this value stands for the
+/// top frame's id from a `Page.getFrameTree` answered earlier in the same
+/// batch (a new serve learns the document and makes the engine's world in
+/// one message). Mirrored in `extension/protocol.js`.
+pub const MAIN_FRAME: &str = "$mainFrame";
+
 /// Error codes the extension answers with (mirrored in `extension/protocol.js`).
 pub mod error_code {
     /// The user stopped browser control (Cancel on the browser's debugging
@@ -513,6 +519,7 @@ mod tests {
     fn the_stop_code_matches_the_extension() {
         let js = include_str!("../extension/protocol.js");
         assert!(js.contains(&format!("STOPPED: \"{}\"", error_code::STOPPED_BY_USER)));
+        assert!(js.contains(&format!("MAIN_FRAME = \"{MAIN_FRAME}\"")));
     }
 
     #[test]

@@ -299,11 +299,12 @@ impl Backend for AutoBackend {
         &self,
         tab: TabId,
         commands: Vec<(&'static str, Value)>,
-    ) -> Result<(), BackendError> {
+        then: Vec<(&'static str, Value)>,
+    ) -> Result<super::SetUp, BackendError> {
         self.for_tab(tab)
             .await?
             .get()
-            .set_up_tab(tab, commands)
+            .set_up_tab(tab, commands, then)
             .await
     }
 

@@ -66,6 +66,44 @@ pub async fn cdp_in_order<B: Backend + ?Sized>(
     Ok(results)
 }
 
+/// What [`Backend::set_up_tab`] found, and the answers of its `then`
+/// commands.
+#[derive(Debug, Default)]
+pub struct SetUp {
+    /// The tab's debugger session had run this same setup before: the
+    /// documents it loaded since carry what the setup registers for them.
+    pub before: bool,
+    /// The `then` commands' answers in order; empty when they could not
+    /// all run (the caller then asks again one by one).
+    pub then: Vec<Value>,
+}
+
+/// Runs `then` (see [`Backend::set_up_tab`]) one command after another;
+/// every answer, or none if one failed.
+pub async fn run_then<B: Backend + ?Sized>(
+    backend: &B,
+    tab: TabId,
+    then: Vec<(&'static str, Value)>,
+) -> Vec<Value> {
+    let mut answers: Vec<Value> = Vec::with_capacity(then.len());
+    for (method, mut params) in then {
+        if params["frameId"] == crate::protocol::MAIN_FRAME {
+            let main = answers
+                .iter()
+                .find_map(|a| a["frameTree"]["frame"]["id"].as_str().map(String::from));
+            match main {
+                Some(id) => params["frameId"] = Value::String(id),
+                None => return Vec::new(),
+            }
+        }
+        match backend.cdp(tab, method, params).await {
+            Ok(a) => answers.push(a),
+            Err(_) => return Vec::new(),
+        }
+    }
+    answers
+}
+
 /// A command's raw result as a `Value`.
 pub fn parse_result(method: &str, raw: &RawValue) -> Result<Value, BackendError> {
     serde_json::from_str(raw.get()).map_err(|e| BackendError::Cdp {
@@ -179,12 +217,23 @@ pub trait Backend: Send + Sync {
     /// serve that set it up, so the next serve (the next `tabwire call`)
     /// finds the tab ready; a fallback browser's session is this process's
     /// own, so the default always runs them.
+    ///
+    /// `then` runs after the check every time, and its answers come back
+    /// (a new serve learns the tab's document and the engine's world in
+    /// the same message); a `frameId` of [`crate::protocol::MAIN_FRAME`]
+    /// there stands for the top frame of a `Page.getFrameTree` answered
+    /// before it.
     async fn set_up_tab(
         &self,
         tab: TabId,
         commands: Vec<(&'static str, Value)>,
-    ) -> Result<(), BackendError> {
-        self.cdp_batch(tab, commands).await.map(|_| ())
+        then: Vec<(&'static str, Value)>,
+    ) -> Result<SetUp, BackendError> {
+        self.cdp_batch(tab, commands).await?;
+        Ok(SetUp {
+            before: false,
+            then: run_then(self, tab, then).await,
+        })
     }
     /// Changes whenever every earlier tab handle became void (the browser
     /// or its extension restarted, a new fallback browser was launched).

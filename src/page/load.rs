@@ -59,6 +59,10 @@ const PROBE: &str = r#"new Promise(r => { const c = new MessageChannel(); c.port
 pub struct LoadEnd {
     /// Why the page was still loading when the wait ended (None: loaded).
     pub still_loading: Option<String>,
+    /// The page's own URL (`location.href`) when it answered that it had
+    /// loaded, after every event before that answer was seen: the policy's
+    /// check after a navigation needs no further round trip.
+    pub url: Option<String>,
 }
 
 impl LoadEnd {
@@ -69,6 +73,7 @@ impl LoadEnd {
     fn loading(why: impl Into<String>) -> Self {
         Self {
             still_loading: Some(why.into()),
+            url: None,
         }
     }
 
@@ -236,6 +241,7 @@ impl Tracker {
 struct Probe {
     state: String,
     refresh: f64,
+    url: Option<String>,
 }
 
 impl Client {
@@ -305,7 +311,7 @@ impl Client {
                         return Ok(LoadEnd::loading("the tab closed"));
                     }
                     if t.committed && !t.pending && t.loader == doc_seen {
-                        state = Some(probe.map(|p| (p.state, p.refresh)));
+                        state = Some(probe.map(|p| (p.state, p.refresh, p.url)));
                     } else {
                         // Another document came meanwhile: start over.
                         continue;
@@ -314,9 +320,12 @@ impl Client {
                 let now = Instant::now();
                 match state {
                     // The page answered: its word counts.
-                    Some(Some((s, refresh))) if s == "complete" => {
+                    Some(Some((s, refresh, url))) if s == "complete" => {
                         if !(0.0..=REFRESH_FOLLOW_S).contains(&refresh) {
-                            return Ok(LoadEnd::loaded());
+                            return Ok(LoadEnd {
+                                url,
+                                ..LoadEnd::loaded()
+                            });
                         }
                         let until = *refresh_until
                             .get_or_insert(now + Duration::from_secs_f64(refresh) + REFRESH_GRACE);
@@ -324,7 +333,7 @@ impl Client {
                             return Ok(LoadEnd::loaded());
                         }
                     }
-                    Some(Some((s, _))) if s == "interactive" => {
+                    Some(Some((s, _, _))) if s == "interactive" => {
                         dcl_at.get_or_insert(now);
                     }
                     // Loaded, but too busy to answer: done all the same.
@@ -411,6 +420,7 @@ impl Client {
         Some(Probe {
             state: v[0].as_str()?.to_string(),
             refresh: v[1].as_f64().unwrap_or(-1.0),
+            url: v[2].as_str().map(String::from),
         })
     }
 }

@@ -65,7 +65,11 @@ pub async fn go(
     let load = s
         .wait_usable(tab, &mut events, loader.is_some(), loader)
         .await?;
-    s.enforce_after_navigation(tab).await?;
+    match &load.url {
+        // The page said where it is once loaded, after the events before.
+        Some(url) => s.enforce_at(tab, url).await?,
+        None => s.enforce_after_navigation(tab).await?,
+    }
     // An app that fetches its content after it loads shows it once those
     // requests are done (the same rule as for actions).
     let mut notes = String::new();
@@ -95,6 +99,24 @@ impl Client {
         self.enforce_after_navigation_to(tab, None).await
     }
 
+    /// [`Self::enforce_after_navigation`] for a page known to be at `url`.
+    pub(super) async fn enforce_at(&self, tab: TabId, url: &str) -> Result<(), ToolError> {
+        match self.policy().check_url(url) {
+            Ok(()) => Ok(()),
+            Err(why) => self.leave_blocked(tab, &why).await,
+        }
+    }
+
+    /// Leaves a page the policy blocks for about:blank; the error says why.
+    async fn leave_blocked(&self, tab: TabId, why: &str) -> Result<(), ToolError> {
+        let _ = self
+            .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
+            .await;
+        Err(ToolError(format!(
+            "the page went to a place the policy blocks ({why}); tabwire left it for about:blank"
+        )))
+    }
+
     /// [`Self::enforce_after_navigation`], also checking `committed`: the
     /// URL of the commit event the caller saw itself. The recorded URL
     /// comes from the event-recording task, which may not have caught up
@@ -108,14 +130,9 @@ impl Client {
         let verdict = committed
             .map_or(Ok(()), |u| self.policy().check_url(u))
             .and_then(|()| self.policy().check_url(&url));
-        if let Err(why) = verdict {
-            let _ = self
-                .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
-                .await;
-            return Err(ToolError(format!(
-                "the page went to a place the policy blocks ({why}); tabwire left it for about:blank"
-            )));
+        match verdict {
+            Ok(()) => Ok(()),
+            Err(why) => self.leave_blocked(tab, &why).await,
         }
-        Ok(())
     }
 }

@@ -154,11 +154,35 @@ impl Client {
             if self.tab_state(tab).video.is_some() {
                 setup.push(super::video::start_command());
             }
-            self.backend()
-                .set_up_tab(tab, setup)
+            // The document and the engine's world ride along: a new serve
+            // (each `tabwire call`) needs both for its first tool.
+            let then = vec![
+                ("Page.getFrameTree", json!({})),
+                (
+                    "Page.createIsolatedWorld",
+                    json!({"frameId": crate::protocol::MAIN_FRAME, "worldName": crate::engine::WORLD}),
+                ),
+            ];
+            let done = self
+                .backend()
+                .set_up_tab(tab, setup, then)
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
-            self.tab_state(tab).set_up = true;
+            let mut state = self.tab_state(tab);
+            state.set_up = true;
+            if let [tree, world] = done.then.as_slice() {
+                let doc = doc_of_tree(tree);
+                if state.events.doc().is_none() {
+                    state.events.set_doc(doc.clone());
+                }
+                if let Some(context_id) = world["executionContextId"].as_i64() {
+                    // A session set up before gave every later document
+                    // the engine; else its source goes with the first call.
+                    state
+                        .worlds
+                        .adopt_top(doc.loader_id, context_id, done.before);
+                }
+            }
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {
@@ -334,16 +358,7 @@ impl Client {
     /// The top frame's document as the browser says it now.
     async fn browser_doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
         let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
-        let frame = &tree["frameTree"]["frame"];
-        Ok(super::events::Doc {
-            frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
-            url: frame["unreachableUrl"]
-                .as_str()
-                .or(frame["url"].as_str())
-                .unwrap_or("about:blank")
-                .to_string(),
-            loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
-        })
+        Ok(doc_of_tree(&tree))
     }
 
     /// The top frame's document: as the latest navigation event described
@@ -411,6 +426,20 @@ impl Client {
     /// The console output recorded for `tab`.
     pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
         self.tab_state(tab).events.console()
+    }
+}
+
+/// The top frame's document in a `Page.getFrameTree` answer.
+fn doc_of_tree(tree: &Value) -> super::events::Doc {
+    let frame = &tree["frameTree"]["frame"];
+    super::events::Doc {
+        frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
+        url: frame["unreachableUrl"]
+            .as_str()
+            .or(frame["url"].as_str())
+            .unwrap_or("about:blank")
+            .to_string(),
+        loader_id: frame["loaderId"].as_str().unwrap_or_default().to_string(),
     }
 }
 

@@ -66,6 +66,18 @@ struct FrameWorld {
 }
 
 impl TabWorlds {
+    /// The top document's world as the tab's setup made it, unless one is
+    /// known already (`installed`: the engine ran in it).
+    pub(super) fn adopt_top(&mut self, loader_id: String, context_id: i64, installed: bool) {
+        if self.top.is_none() {
+            self.top = Some(World {
+                loader_id,
+                context_id,
+                installed,
+            });
+        }
+    }
+
     /// The object group for the next action target in `session`,
     /// and the group to release first: groups of [`TARGET_GROUP`] handles,
     /// the one before last released as a new one starts, so the latest 64

@@ -222,20 +222,47 @@ impl Backend for ExtensionBackend {
         &self,
         tab: TabId,
         commands: Vec<(&'static str, Value)>,
-    ) -> Result<(), BackendError> {
-        let (every_time, kept): (Vec<_>, Vec<_>) = commands
+        then: Vec<(&'static str, Value)>,
+    ) -> Result<crate::backend::SetUp, BackendError> {
+        let (mut every_time, kept): (Vec<_>, Vec<_>) = commands
             .into_iter()
             .partition(|(m, _)| m.starts_with("Fetch."));
         let key = setup_key(&kept);
-        let answer = self.batch(tab, &every_time, json!({"ask": key})).await?;
+        let asked = every_time.len();
+        let n = then.len();
+        every_time.extend(then.iter().cloned());
+        // `then` rides on the question. An extension that cannot run it
+        // (one from before MAIN_FRAME) fails the batch: ask again without.
+        let (answer, then_sent) = match self.batch(tab, &every_time, json!({"ask": key})).await {
+            Ok(a) => (a, true),
+            Err(BackendError::Cdp { .. } | BackendError::Other(_)) if n > 0 => {
+                every_time.truncate(asked);
+                (
+                    self.batch(tab, &every_time, json!({"ask": key})).await?,
+                    false,
+                )
+            }
+            Err(e) => return Err(e),
+        };
+        let answers = answer["results"].as_array().cloned().unwrap_or_default();
+        let then_answers = if then_sent && answers.len() == asked + n {
+            answers[asked..].to_vec()
+        } else {
+            Vec::new()
+        };
         if answer["setUp"] == true {
             tracing::debug!(tab, "the tab's session was set up before; only Fetch sent");
-            return Ok(());
+            return Ok(crate::backend::SetUp {
+                before: true,
+                then: then_answers,
+            });
         }
         tracing::debug!(tab, "setting the tab up");
-        self.batch(tab, &kept, json!({"mark": key}))
-            .await
-            .map(|_| ())
+        self.batch(tab, &kept, json!({"mark": key})).await?;
+        Ok(crate::backend::SetUp {
+            before: false,
+            then: then_answers,
+        })
     }
 
     fn client_named(&self, name: &str) {
