@@ -8,6 +8,9 @@ Steps, medians over --runs calls each:
   snapshot of library/stdtypes.html (~0.7 MB, ~30k elements)
   hover on a link of that page
   press_key ArrowDown on that page
+and, as the floor, the browser alone: Page.navigate → load of the same
+pages over a raw CDP pipe to a Chromium of its own (bench/nav-waits.py's
+client), summed per pass.
 
 Needs: bench/real-site.sh running (it serves the pages), Chromium at
 /usr/lib/chromium/chromium, a tabwire build (release if present, else
@@ -16,10 +19,34 @@ writes JSON to bench/results/real-pages-<time>.json.
 
 Run: python3 bench/real-pages.py [--runs N] [--no-peers]
 """
-import argparse, datetime, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, datetime, importlib.util, json, os, re, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import CHROMIUM, McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "nav_waits", os.path.join(os.path.dirname(os.path.abspath(__file__)), "nav-waits.py"))
+nav_waits = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(nav_waits)
+
+
+def browser_alone(runs, progress):
+    """The browser's own time for the pages: Page.navigate → load over a
+    raw CDP pipe (its own Chromium, 1280×720), summed over the pages;
+    the median of `runs` passes after one warm-up pass."""
+    c = nav_waits.Cdp()
+    try:
+        c.send("Emulation.setDeviceMetricsOverride",
+               {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False}, c.session)
+        totals = []
+        for r in range(runs + 1):
+            progress(f"pass {r + 1}/{runs + 1}")
+            total = sum(c.time_to(u, "/" + u.split("/", 3)[3], "load") for u in PAGES)
+            if r:
+                totals.append(total)
+        return {"navigate_snapshot_total_ms": statistics.median(totals)}
+    finally:
+        c.stop()
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = "http://127.0.0.1:8765"
@@ -108,6 +135,11 @@ def main():
                                            "--executable-path", CHROMIUM, "--output-dir",
                                            f"{TMP}/pw-out"]))
     results = {}
+    nav_waits.TMP = TMP
+    results["browser alone (loads only)"] = browser_alone(
+        a.runs, lambda what: print(f"\rreal-pages: browser alone: {what}\033[K", end="",
+                                   file=sys.stderr, flush=True))
+    print(file=sys.stderr)
     for label, argv in servers:
         def progress(what, label=label):
             print(f"\rreal-pages: {label}: {what}\033[K", end="", file=sys.stderr, flush=True)
@@ -131,6 +163,9 @@ def main():
         cells = []
         for l in labels:
             v = results[l].get(key)
+            if l.startswith("browser alone"):
+                cells.append("–" if v is None else f"{v:.0f}")
+                continue
             cells.append("error" if v is None else f"{v:.0f}" if isinstance(v, float) else str(v))
         print(f"| {title} | " + " | ".join(cells) + " |")
     # The issue's targets, scored (reported, never asserted).
@@ -143,10 +178,13 @@ def main():
                   f"key {r['big_press_key_ms']:.0f} ms (≤ 50)")
         if "navigate_snapshot_total_ms" in r and "navigate_snapshot_total_ms" in peer:
             print(f"  {l}: navigate + snapshot {r['navigate_snapshot_total_ms'] / peer['navigate_snapshot_total_ms']:.2f}× "
-                  f"playwright-mcp (≤ 0.5)")
+                  f"playwright-mcp (issue 25: ≤ 0.25)")
+    alone = results["browser alone (loads only)"]["navigate_snapshot_total_ms"]
+    if "navigate_snapshot_total_ms" in peer:
+        print(f"  the browser's own loads: {alone / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
     if ext and cdp and "error" not in ext and "error" not in cdp:
         worst = max(ext[k] / cdp[k] for _, k in rows[:4])
-        print(f"  extension / cdp, worst step: {worst:.2f}× (≤ 1.3)")
+        print(f"  extension / cdp, worst step: {worst:.2f}× (issue 25: ≤ 1.1)")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
     path = f"{ROOT}/bench/results/real-pages-{stamp}.json"
     with open(path, "w") as f:

@@ -167,8 +167,11 @@ async fn a_script_redirect_then_a_meta_refresh_is_followed(w: World) {
             "{landed}"
         );
         assert!(!landed.contains("still loading"), "{landed}");
+        // Not a speed check: a chain the wait failed to follow ends at
+        // the 15 s load timeout. (5 s was once exceeded under a loaded
+        // full run, with the right page.)
         assert!(
-            took < std::time::Duration::from_secs(5),
+            took < std::time::Duration::from_secs(10),
             "navigate took {took:?}"
         );
     }

@@ -1765,11 +1765,12 @@
     // Runs a reader (get_text, read_markdown, extract_links: a function
     // that calls `seen(node)` on what it keeps) on `root` (the page when
     // null) with `arg`; returns its value and how many blocks of text it
-    // left out because a person cannot see them.
+    // left out because a person cannot see them; with the page's title
+    // and URL for the answer's page line (one call instead of two).
     read(reader, arg, root) {
       fresh();
       const value = reader.call(root || null, arg);
-      return { value, hidden: leftOutCount() };
+      return { value, hidden: leftOutCount(), url: location.href, title: document.title };
     },
 
     // Whether a person can see `node` (a text node or an element that

@@ -17,27 +17,27 @@ pub async fn read_with_page_line(
     reader: &str,
     arg: serde_json::Value,
 ) -> Result<(serde_json::Value, usize, String), ToolError> {
-    let read = async {
-        let r = match target {
-            None => s
-                .engine_value::<serde_json::Value>(
-                    tab,
-                    0,
-                    "read",
-                    &format!("{reader}, {arg}, null"),
-                )
-                .await?
-                .unwrap_or_default(),
-            Some(t) => {
-                let el = s.element(tab, t).await?;
-                let call = format!(
-                    "function(a) {{ return globalThis.__tabwire.read({reader}, a, this); }}"
-                );
-                s.call_on(tab, el, &call, arg).await?
-            }
+    let hidden_of = |r: &serde_json::Value| r["hidden"].as_u64().unwrap_or(0) as usize;
+    let Some(t) = target else {
+        // The whole page: the engine's answer carries the page line's
+        // title and URL.
+        let r = s
+            .engine_value::<serde_json::Value>(tab, 0, "read", &format!("{reader}, {arg}, null"))
+            .await?
+            .unwrap_or_default();
+        let page = match (r["title"].as_str(), r["url"].as_str()) {
+            (Some(title), Some(url)) => s.page_head(tab, title, url),
+            // An engine from before it said them.
+            _ => s.page_line(tab).await?,
         };
-        let hidden = r["hidden"].as_u64().unwrap_or(0) as usize;
-        Ok::<_, ToolError>((r["value"].clone(), hidden))
+        return Ok((r["value"].clone(), hidden_of(&r), page));
+    };
+    let read = async {
+        let el = s.element(tab, t).await?;
+        let call =
+            format!("function(a) {{ return globalThis.__tabwire.read({reader}, a, this); }}");
+        let r = s.call_on(tab, el, &call, arg).await?;
+        Ok::<_, ToolError>((r["value"].clone(), hidden_of(&r)))
     };
     let ((value, hidden), page) = tokio::try_join!(read, s.page_line(tab))?;
     Ok((value, hidden, page))
