@@ -666,6 +666,13 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
     assert!(result_text(&text).contains("from-a-script"), "{text}");
     assert!(log.contains("was set up before"), "{log}");
     assert!(!log.contains("setting the tab up"), "{log}");
+    // The document and the engine's world came with the setup's message
+    // (the extension filled the frame in): no round trip of their own.
+    assert!(!log.contains(r#"method="Page.getFrameTree""#), "{log}");
+    assert!(
+        !log.contains(r#"method="Page.createIsolatedWorld""#),
+        "{log}"
+    );
     // Another session has its own tabs.
     let (code, tabs) = tabwire_call(
         &sb,

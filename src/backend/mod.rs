@@ -273,3 +273,132 @@ pub trait Backend: Send + Sync {
     /// Releases the browser (closes one tabwire launched) before exit.
     async fn shutdown(&self) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Mutex;
+
+    /// Answers `Page.getFrameTree` with a top frame "F1" and every other
+    /// command with its own params; refuses a `frameId` that is not "F1".
+    struct Recorder {
+        sent: Mutex<Vec<(String, Value)>>,
+        events: broadcast::Sender<TabEvent>,
+    }
+
+    #[async_trait]
+    impl Backend for Recorder {
+        async fn list_tabs(&self) -> Result<Vec<TabInfo>, BackendError> {
+            Ok(Vec::new())
+        }
+        async fn new_tab(&self, _url: &str, _group: &str) -> Result<TabInfo, BackendError> {
+            Err(BackendError::Other("no tabs here".into()))
+        }
+        async fn close_tab(&self, _tab: TabId) -> Result<(), BackendError> {
+            Ok(())
+        }
+        async fn select_tab(&self, _tab: TabId) -> Result<(), BackendError> {
+            Ok(())
+        }
+        async fn cdp_raw(
+            &self,
+            _tab: TabId,
+            method: &str,
+            params: Value,
+        ) -> Result<Box<RawValue>, BackendError> {
+            self.sent
+                .lock()
+                .unwrap()
+                .push((method.to_string(), params.clone()));
+            if params.get("frameId").is_some_and(|f| f != "F1") {
+                return Err(BackendError::Cdp {
+                    method: method.into(),
+                    message: "No frame for given id found".into(),
+                });
+            }
+            let answer = match method {
+                "Page.getFrameTree" => {
+                    json!({"frameTree": {"frame": {"id": "F1", "loaderId": "L1", "url": "about:blank"}}})
+                }
+                _ => json!({"echo": params}),
+            };
+            Ok(RawValue::from_string(answer.to_string()).unwrap())
+        }
+        fn progress_message(&self) -> String {
+            String::new()
+        }
+        fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
+            self.events.subscribe()
+        }
+        async fn status(&self) -> String {
+            String::new()
+        }
+    }
+
+    fn recorder() -> Recorder {
+        Recorder {
+            sent: Mutex::new(Vec::new()),
+            events: broadcast::channel(4).0,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_setup_runs_then_then_with_the_main_frame_filled_in() {
+        let b = recorder();
+        let done = b
+            .set_up_tab(
+                7,
+                vec![("Page.enable", json!({}))],
+                vec![
+                    ("Page.getFrameTree", json!({})),
+                    (
+                        "Page.createIsolatedWorld",
+                        json!({"frameId": crate::protocol::MAIN_FRAME, "worldName": "w"}),
+                    ),
+                ],
+            )
+            .await
+            .unwrap();
+        assert!(!done.before);
+        assert_eq!(done.then.len(), 2);
+        assert_eq!(done.then[1]["echo"]["frameId"], "F1");
+        let sent: Vec<String> = b.sent.lock().unwrap().iter().map(|s| s.0.clone()).collect();
+        assert_eq!(
+            sent,
+            [
+                "Page.enable",
+                "Page.getFrameTree",
+                "Page.createIsolatedWorld"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn then_answers_all_or_nothing() {
+        let b = recorder();
+        // No tree before the placeholder: nothing is sent for it.
+        let none = run_then(
+            &b,
+            7,
+            vec![(
+                "Page.createIsolatedWorld",
+                json!({"frameId": crate::protocol::MAIN_FRAME}),
+            )],
+        )
+        .await;
+        assert!(none.is_empty());
+        assert!(b.sent.lock().unwrap().is_empty());
+        // A command that fails voids the answers before it.
+        let failed = run_then(
+            &b,
+            7,
+            vec![
+                ("Page.getFrameTree", json!({})),
+                ("Page.createIsolatedWorld", json!({"frameId": "gone"})),
+            ],
+        )
+        .await;
+        assert!(failed.is_empty());
+    }
+}
