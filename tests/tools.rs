@@ -601,22 +601,8 @@ async fn find_reaches_the_whole_page_and_its_frames(w: World) {
 
 /// Runs `tabwire call` against the sandbox's browser; (exit status, JSON).
 fn tabwire_call(sb: &Sandbox, args: &[&str]) -> (i32, serde_json::Value) {
-    let out = std::process::Command::new(BIN)
-        .arg("call")
-        .args(args)
-        .args(["--connect-timeout", "30"])
-        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
-        .env("TABWIRE_DATA_DIR", sb.data_dir())
-        .output()
-        .expect("run tabwire call");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON result ({e}): {stdout:?}; stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code().unwrap_or(-1), json)
+    let (code, json, _) = tabwire_call_logged(sb, args);
+    (code, json)
 }
 
 /// [`tabwire_call`], with the call's debug log: (exit status, JSON, log).
@@ -631,7 +617,10 @@ fn tabwire_call_logged(sb: &Sandbox, args: &[&str]) -> (i32, serde_json::Value, 
         .output()
         .expect("run tabwire call");
     let log = String::from_utf8_lossy(&out.stderr).into_owned();
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {log}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!("stdout is not one JSON result ({e}): {stdout:?}; stderr: {log}")
+    });
     (out.status.code().unwrap_or(-1), json, log)
 }
 

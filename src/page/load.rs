@@ -61,7 +61,8 @@ pub struct LoadEnd {
     pub still_loading: Option<String>,
     /// The page's own URL (`location.href`) when it answered that it had
     /// loaded, after every event before that answer was seen: the policy's
-    /// check after a navigation needs no further round trip.
+    /// check after a navigation needs no further round trip. None on the
+    /// browser's error page, whose location is not the URL that failed.
     pub url: Option<String>,
 }
 
@@ -420,7 +421,12 @@ impl Client {
         Some(Probe {
             state: v[0].as_str()?.to_string(),
             refresh: v[1].as_f64().unwrap_or(-1.0),
-            url: v[2].as_str().map(String::from),
+            // The browser's own error page (a status it shows itself) is
+            // at chrome-error://…, not at the URL that failed: unknown.
+            url: v[2]
+                .as_str()
+                .filter(|u| !u.starts_with("chrome-error:"))
+                .map(String::from),
         })
     }
 }

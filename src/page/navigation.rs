@@ -67,10 +67,8 @@ pub async fn go(
         .await?;
     match &load.url {
         // The page said where it is once loaded, after the events before.
-        // (The browser's error page for a status it shows itself says
-        // chrome-error://…; the frame tree names the URL that failed.)
-        Some(url) if !url.starts_with("chrome-error:") => s.enforce_at(tab, url).await?,
-        _ => s.enforce_after_navigation(tab).await?,
+        Some(url) => s.enforce_at(tab, url).await?,
+        None => s.enforce_after_navigation(tab).await?,
     }
     // An app that fetches its content after it loads shows it once those
     // requests are done (the same rule as for actions).

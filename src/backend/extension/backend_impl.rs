@@ -186,28 +186,14 @@ impl Backend for ExtensionBackend {
         tab: TabId,
         commands: Vec<(&'static str, Value)>,
     ) -> Result<Vec<Value>, BackendError> {
-        let first = commands.first().map_or("", |c| c.0);
-        let list: Vec<Value> = commands
-            .iter()
-            .map(|(m, p)| json!({"method": m, "params": p}))
-            .collect();
-        let r = self
-            .inner
-            .tab_request_raw(tab, method::CDP_BATCH, json!({"commands": list}))
-            .await
-            .and_then(|raw| crate::backend::parse_result(method::CDP_BATCH, &raw));
-        match r {
-            Ok(v) => Ok(v["results"].as_array().cloned().unwrap_or_default()),
+        match self.batch(tab, &commands, json!({})).await {
+            Ok(v) => Ok(results_of(&v)),
             // An extension from before cdp.batch: one message per command.
             Err(BackendError::Other(m)) | Err(BackendError::Cdp { message: m, .. })
                 if m.contains("unknown method") =>
             {
                 crate::backend::cdp_in_order(self, tab, commands).await
             }
-            Err(BackendError::Cdp { message, .. }) => Err(BackendError::Cdp {
-                method: first.into(),
-                message,
-            }),
             Err(e) => Err(e),
         }
     }
@@ -232,20 +218,18 @@ impl Backend for ExtensionBackend {
         let n = then.len();
         every_time.extend(then.iter().cloned());
         // `then` rides on the question. An extension that cannot run it
-        // (one from before MAIN_FRAME) fails the batch: ask again without.
-        let (answer, then_sent) = match self.batch(tab, &every_time, json!({"ask": key})).await {
-            Ok(a) => (a, true),
+        // (one from before MAIN_FRAME) fails the batch: ask again without
+        // (then the answers are too few to hold `then`'s).
+        let answer = match self.batch(tab, &every_time, json!({"ask": key})).await {
+            Ok(a) => a,
             Err(BackendError::Cdp { .. } | BackendError::Other(_)) if n > 0 => {
                 every_time.truncate(asked);
-                (
-                    self.batch(tab, &every_time, json!({"ask": key})).await?,
-                    false,
-                )
+                self.batch(tab, &every_time, json!({"ask": key})).await?
             }
             Err(e) => return Err(e),
         };
-        let answers = answer["results"].as_array().cloned().unwrap_or_default();
-        let then_answers = if then_sent && answers.len() == asked + n {
+        let answers = results_of(&answer);
+        let then_answers = if answers.len() == asked + n {
             answers[asked..].to_vec()
         } else {
             Vec::new()
@@ -335,6 +319,11 @@ impl Backend for ExtensionBackend {
     fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
         self.inner.events.subscribe()
     }
+}
+
+/// The per-command answers of a `cdp.batch`.
+fn results_of(answer: &Value) -> Vec<Value> {
+    answer["results"].as_array().cloned().unwrap_or_default()
 }
 
 /// Names a tab setup by its commands: a session that ran a setup with this
