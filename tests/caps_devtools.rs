@@ -149,8 +149,9 @@ async fn a_screen_recording_shows_each_change_in_order(w: World) {
     let out = mcp.ok("browser_stop_video", json!({})).await;
     let bytes = saved_gif(&out);
     assert_eq!(&bytes[..6], b"GIF89a", "{out}");
-    // The wall's middle (CSS 150, 160; the headless window's pixel ratio
-    // is 1) goes white → blue → red, in that order, frame by frame.
+    // A point inside the wall (GIF pixel 150, 160: the 1,280-pixel-wide
+    // viewport is scaled to 1,024, so CSS 187, 200) goes white → blue →
+    // red, in that order, frame by frame.
     let seen = colours_at(&bytes, 150, 160);
     assert_eq!(
         colour_story(&seen),

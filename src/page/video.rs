@@ -72,14 +72,24 @@ impl Recording {
         }
     }
 
-    /// Keeps a frame unless a limit is reached.
+    /// Keeps a frame unless a limit is reached, in the order the browser
+    /// painted them. With two frames in flight the browser can send a
+    /// frame after a newer one (seen under load: the frame painted before
+    /// a click arrived after the click's), so arrival order would flash
+    /// an old picture; the frame's own timestamp decides.
     pub fn keep(&mut self, shot: Shot) {
         if self.shots.len() >= MAX_FRAMES || self.bytes + shot.jpeg.len() > MAX_BYTES {
             self.dropped += 1;
             return;
         }
         self.bytes += shot.jpeg.len();
-        self.shots.push(shot);
+        // Nearly always the newest: search from the end.
+        let at = self
+            .shots
+            .iter()
+            .rposition(|s| s.at <= shot.at)
+            .map_or(0, |i| i + 1);
+        self.shots.insert(at, shot);
     }
 
     pub fn frames(&self) -> usize {
@@ -477,6 +487,19 @@ mod tests {
             (0, 0, 10, 10)
         );
         assert_eq!(frames[1].4, 100, "the last frame shows at least a second");
+    }
+
+    #[test]
+    fn frames_are_kept_in_the_order_they_were_painted() {
+        let mut rec = Recording::new(0.0);
+        for (at, tag) in [(1.0, 1), (3.0, 3), (2.0, 2), (4.0, 4), (0.5, 0)] {
+            rec.keep(Shot {
+                jpeg: vec![tag; 4],
+                at,
+            });
+        }
+        let order: Vec<u8> = rec.shots.iter().map(|s| s.jpeg[0]).collect();
+        assert_eq!(order, [0, 1, 2, 3, 4]);
     }
 
     #[test]
