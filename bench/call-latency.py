@@ -125,7 +125,9 @@ def main():
     opts = ap.parse_args()
     b = tabwire_bin("call-latency")
     env, _ = tabwire_servers(b, TMP)
-    env["RUST_LOG"] = "tabwire=info"
+    # CALL_LATENCY_LOG=tabwire=debug shows each call's CDP round trips in
+    # the log (its path is printed at the end).
+    env["RUST_LOG"] = os.environ.get("CALL_LATENCY_LOG", "tabwire=info")
     url = serve_page()
     log = f"{TMP}/calls.log"
 
@@ -192,7 +194,7 @@ def main():
                    "each": [{"ms": round(r["ms"], 1),
                              "phases": {k: round(v, 1) for k, v in r["phases"].items()}}
                             for r in runs]}, f, indent=1)
-    print(f"wrote {os.path.relpath(path, ROOT)}")
+    print(f"wrote {os.path.relpath(path, ROOT)} (the calls' log: {log})")
 
 
 if __name__ == "__main__":

@@ -199,19 +199,19 @@ async function dispatch(c, method, params) {
       if (Number(params.consentTimeoutMs) > 0) servers.get(id).consentTimeoutMs = Number(params.consentTimeoutMs);
       await stopLoaded;
       await identityLoaded;
-      return {
-        v: PROTOCOL_VERSION, version: VERSION, browser: browserName(), instance: INSTANCE, stopped: stopOf(id),
+      const stopped = stopOf(id);
+      const answer = {
+        v: PROTOCOL_VERSION, version: VERSION, browser: browserName(), instance: INSTANCE, stopped,
         browserId: identity.id, browserLabel: browserLabel(), newTabsHere: identity.newTabsHere,
       };
+      // The server's tabs ride on the answer, so its first tool needs no
+      // tabs.list of its own (a round trip of every `tabwire call`). Not
+      // while stopped: tabs.list then answers with why.
+      if (!stopped) answer.tabs = await tabsOf(servers.get(id));
+      return answer;
     }
-    case METHOD.TABS_LIST: {
-      const s = serverFor(c);
-      const tabs = [];
-      for (const tabId of s.tabs) {
-        try { tabs.push(tabInfo(await chrome.tabs.get(tabId))); } catch { forgetTab(tabId); }
-      }
-      return { tabs };
-    }
+    case METHOD.TABS_LIST:
+      return { tabs: await tabsOf(serverFor(c)) };
     case METHOD.NOTE: {
       // The server's last few tool calls, for the popup.
       const s = serverFor(c);
@@ -318,6 +318,16 @@ async function markNewTabsHere(on) {
   identity.newTabsHere = on ? Date.now() : null;
   await saveIdentity();
   announceBrowser();
+}
+
+// A server's tabs as the tab list shows them (a tab closed meanwhile is
+// forgotten).
+async function tabsOf(s) {
+  const tabs = [];
+  for (const tabId of s.tabs) {
+    try { tabs.push(tabInfo(await chrome.tabs.get(tabId))); } catch { forgetTab(tabId); }
+  }
+  return tabs;
 }
 
 function tabInfo(t) {

@@ -662,6 +662,8 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
         !log.contains(r#"method="Page.createIsolatedWorld""#),
         "{log}"
     );
+    // The session's tab came with the hello answer: no tabs.list.
+    assert!(!log.contains(r#"method="tabs.list""#), "{log}");
     // Another session has its own tabs.
     let (code, tabs) = tabwire_call(
         &sb,

@@ -69,13 +69,20 @@ impl ExtensionBackend {
             })
     }
 
-    /// The tabs this client has in the browser of `link`, as handles.
+    /// The tabs this client has in the browser of `link`, as handles:
+    /// from the hello answer just received, else asked for.
     async fn tabs_in(&self, link: &Arc<Link>) -> Result<Vec<TabInfo>, BackendError> {
-        let v = self
-            .inner
-            .request(link, method::TABS_LIST, json!({}))
-            .await?;
-        let tabs: Vec<TabInfo> = serde_json::from_value(v["tabs"].clone())
+        let listed = match link.hello_tabs.take(std::time::Instant::now()) {
+            Some(tabs) => tabs,
+            None => {
+                let mut v = self
+                    .inner
+                    .request(link, method::TABS_LIST, json!({}))
+                    .await?;
+                v["tabs"].take()
+            }
+        };
+        let tabs: Vec<TabInfo> = serde_json::from_value(listed)
             .map_err(|e| BackendError::Other(format!("bad tab list from the extension: {e}")))?;
         Ok(tabs
             .into_iter()

@@ -2,7 +2,8 @@
 //! the domain rules, the MCP client's name) and who the browser answers it
 //! is ([`Ident`]), remembered per browser ([`Known`]) across reconnects.
 
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -22,6 +23,34 @@ pub(super) struct Ident {
     pub(super) product: Option<String>,
     /// When the user marked it "Agents open new tabs here" (ms), if they did.
     pub(super) new_tabs_here: Option<u64>,
+}
+
+/// How long the tab list a hello answer carried may stand in for a
+/// `tabs.list`: long enough for the first tool of a `tabwire call` (a few
+/// milliseconds later) or of an MCP client that calls at once, short
+/// enough that a list shown later is read afresh.
+const HELLO_TABS_FRESH: Duration = Duration::from_millis(500);
+
+/// The tab list of a hello answer (an extension that sends one), kept
+/// for one use: the first tab lookup saves its own round trip. Any other
+/// request, or a tab closing, voids it.
+#[derive(Debug, Default)]
+pub(super) struct HelloTabs(Mutex<Option<(Instant, Value)>>);
+
+impl HelloTabs {
+    pub(super) fn keep(&self, tabs: Value, at: Instant) {
+        *self.0.lock().expect("hello tabs lock") = Some((at, tabs));
+    }
+
+    pub(super) fn forget(&self) {
+        self.0.lock().expect("hello tabs lock").take();
+    }
+
+    /// The list, once, if it is still fresh at `now`.
+    pub(super) fn take(&self, now: Instant) -> Option<Value> {
+        let (at, tabs) = self.0.lock().expect("hello tabs lock").take()?;
+        (now.saturating_duration_since(at) <= HELLO_TABS_FRESH).then_some(tabs)
+    }
 }
 
 /// What a serve remembers about a browser it has seen, connected or not.
@@ -121,6 +150,11 @@ impl Inner {
             );
         }
         *link.ident.lock().expect("ident lock") = Some(ident);
+        if info["tabs"].is_array() {
+            link.hello_tabs.keep(info["tabs"].clone(), Instant::now());
+        } else {
+            link.hello_tabs.forget();
+        }
         // Absent (an older extension) or null: not stopped.
         self.set_stop(
             &browser_id,
@@ -186,5 +220,22 @@ mod tests {
         );
         let unnamed = ExtensionBackend::start(socket, opts(None));
         assert!(unnamed.inner.hello_params().get("client").is_none());
+    }
+
+    #[test]
+    fn a_hellos_tab_list_serves_once_and_only_while_fresh() {
+        let t0 = Instant::now();
+        let tabs = HelloTabs::default();
+        tabs.keep(json!([{"tabId": 7}]), t0);
+        assert_eq!(
+            tabs.take(t0 + Duration::from_millis(3)),
+            Some(json!([{"tabId": 7}]))
+        );
+        assert_eq!(tabs.take(t0 + Duration::from_millis(4)), None, "once");
+        tabs.keep(json!([]), t0);
+        assert_eq!(tabs.take(t0 + HELLO_TABS_FRESH * 2), None, "stale");
+        tabs.keep(json!([]), t0);
+        tabs.forget();
+        assert_eq!(tabs.take(t0), None, "voided");
     }
 }

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::hello::Ident;
+use super::hello::{HelloTabs, Ident};
 use super::Inner;
 use crate::backend::TabEvent;
 use crate::broker::{self, ServeSocket};
@@ -29,6 +29,9 @@ pub(super) struct Link {
     pub(super) hello_ids: Mutex<HashSet<u64>>,
     /// Set from the first hello answer, before any event is routed.
     pub(super) ident: Mutex<Option<Ident>>,
+    /// This client's tabs as the hello answer listed them, for the first
+    /// tab lookup right after it.
+    pub(super) hello_tabs: HelloTabs,
     pub(super) closed: AtomicBool,
 }
 
@@ -123,6 +126,7 @@ async fn run_link(
         pending: Mutex::new(HashMap::new()),
         hello_ids: Mutex::new(HashSet::new()),
         ident: Mutex::new(None),
+        hello_tabs: HelloTabs::default(),
         closed: AtomicBool::new(false),
     });
     let write_side = stream.clone();
@@ -261,7 +265,10 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
             method: inc.method.unwrap_or_default(),
             params: inc.params.unwrap_or(Value::Null),
         },
-        "tabClosed" => TabEvent::Closed { tab },
+        "tabClosed" => {
+            link.hello_tabs.forget();
+            TabEvent::Closed { tab }
+        }
         "tabOpened" => TabEvent::Opened {
             tab,
             url: inc

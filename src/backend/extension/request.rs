@@ -36,6 +36,10 @@ impl Inner {
         link.pending.lock().expect("pending lock").insert(id, tx);
         if method == method::HELLO {
             link.hello_ids.lock().expect("hello lock").insert(id);
+        } else {
+            // Only the first request after hello may stand on its tab list:
+            // any other may open or close a tab.
+            link.hello_tabs.forget();
         }
         let body = serde_json::to_vec(&Request {
             id,
