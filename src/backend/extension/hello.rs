@@ -33,7 +33,7 @@ const HELLO_TABS_FRESH: Duration = Duration::from_millis(500);
 
 /// The tab list of a hello answer (an extension that sends one), kept
 /// for one use: the first tab lookup saves its own round trip. Any other
-/// request, or a tab closing, voids it.
+/// request, or a tab opening or closing, voids it.
 #[derive(Debug, Default)]
 pub(super) struct HelloTabs(Mutex<Option<(Instant, Value)>>);
 

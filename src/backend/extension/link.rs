@@ -269,15 +269,18 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
             link.hello_tabs.forget();
             TabEvent::Closed { tab }
         }
-        "tabOpened" => TabEvent::Opened {
-            tab,
-            url: inc
-                .params
-                .as_ref()
-                .and_then(|p| p["url"].as_str())
-                .unwrap_or("")
-                .to_string(),
-        },
+        "tabOpened" => {
+            link.hello_tabs.forget();
+            TabEvent::Opened {
+                tab,
+                url: inc
+                    .params
+                    .as_ref()
+                    .and_then(|p| p["url"].as_str())
+                    .unwrap_or("")
+                    .to_string(),
+            }
+        }
         "detached" => TabEvent::Detached {
             tab,
             reason: inc.reason.unwrap_or_default(),
