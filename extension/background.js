@@ -479,6 +479,7 @@ function noteFetch(tabId, cmd) {
 
 function forgetTab(tabId) {
   heldTabs.delete(tabId);
+  streamsOf.delete(tabId);
   const owner = ownerOfTab.get(tabId);
   ownerOfTab.delete(tabId);
   sharedTabs.delete(tabId);
@@ -504,9 +505,44 @@ function connsOf(server) {
   return [...serverOfConn].filter(([, s]) => s === server).map(([c]) => c);
 }
 
+// Events no server reads: not sent, so a page load sends fewer messages
+// through native messaging (the six big pages of bench/real-pages.py:
+// 494 → 353 events during serve's load waits; bench/relayed-events.py).
+// A server's readers of Network events are src/page/network_log.rs,
+// started_requests.rs and har.rs.
+const UNREAD = new Set([
+  "Network.requestServedFromCache", "Network.requestWillBeSentExtraInfo",
+  "Network.responseReceivedExtraInfo", "Network.resourceChangedPriority",
+]);
+// Network.dataReceived is read only for event streams (what they send
+// keeps a wait going), so it is sent only for responses that are one.
+const streamsOf = new Map(); // tabId -> Set of requestIds
+
+function unread(tabId, method, params) {
+  if (UNREAD.has(method)) return true;
+  const id = params?.requestId;
+  switch (method) {
+    case "Network.responseReceived":
+      if (String(params?.response?.mimeType ?? "").startsWith("text/event-stream")) {
+        if (!streamsOf.has(tabId)) streamsOf.set(tabId, new Set());
+        streamsOf.get(tabId).add(id);
+      }
+      return false;
+    case "Network.dataReceived":
+      return !streamsOf.get(tabId)?.has(id);
+    case "Network.loadingFinished":
+    case "Network.loadingFailed":
+      streamsOf.get(tabId)?.delete(id);
+      return false;
+    default:
+      return false;
+  }
+}
+
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const owner = ownerOfTab.get(source.tabId);
   const conns = owner ? connsOf(owner) : [];
+  if (unread(source.tabId, method, params) && conns.length > 0) return;
   // The browser's own copy of a download a driven tab starts is dropped
   // (downloads.js); tabwire saves the file where the client asked.
   if (owner && method === "Page.downloadWillBegin") claimDownload(params?.url);
@@ -532,6 +568,7 @@ function releasePaused(source, method, params) {
 chrome.debugger.onDetach.addListener((source, reason) => {
   attached.delete(source.tabId);
   heldTabs.delete(source.tabId);
+  streamsOf.delete(source.tabId);
   // The user clicked Cancel on the browser's "started debugging this
   // browser" bar: their emergency stop, for every client.
   if (reason === CANCELED_BY_USER) stopAll(CANCELED_BY_USER);

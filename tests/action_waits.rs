@@ -28,6 +28,17 @@ async fn a_click_answers_with_what_its_requests_rendered(w: World) {
     assert!(one.contains("The answer is 42"), "{one}");
     assert!(!one.contains("Still loading"), "{one}");
 
+    // An answer streamed in parts: the wait lasts while the stream sends
+    // (its data events reach serve, through the extension too), and ends
+    // once it is quiet though it stays open.
+    let t = std::time::Instant::now();
+    let parts = mcp.ok("browser_click", json!({"target": "#burst"})).await;
+    eprintln!(
+        "click with a stream of 5 parts over 3 s: {} ms",
+        t.elapsed().as_millis()
+    );
+    assert!(parts.contains("All parts are in"), "{parts}");
+
     // A request whose answer starts a second one: both are waited for.
     let two = mcp.ok("browser_click", json!({"target": "#chain"})).await;
     assert!(two.contains("Both answers are in: 42"), "{two}");

@@ -121,6 +121,23 @@ fn handle(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) -> std::io
         }
         return Ok(());
     }
+    if target.starts_with("/api/burst") {
+        // An event stream that sends five parts 600 ms apart (each gap
+        // shorter than the action's stream-idle limit, their sum longer),
+        // then stays open, quiet (bounded, so the thread ends).
+        stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n")?;
+        for i in 1..=5 {
+            std::thread::sleep(std::time::Duration::from_millis(600));
+            let part = if i == 5 {
+                "All parts are in".to_string()
+            } else {
+                format!("part {i} of 5")
+            };
+            stream.write_all(format!("data: {part}\n\n").as_bytes())?;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(30));
+        return Ok(());
+    }
     if target.starts_with("/never") {
         // A server that accepts and never answers (bounded, so the thread ends).
         std::thread::sleep(std::time::Duration::from_secs(60));
