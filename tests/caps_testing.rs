@@ -268,6 +268,34 @@ async fn verify_locate_and_export_a_session(w: World) {
         run_pytest(&py.replace("Hello, Ada!", "Hello, Bob!")).is_err(),
         "an altered Python test passed too"
     );
+
+    // A name is judged by the page as it is now, not as the last snapshot
+    // saw it: a part of the heading hidden then and shown since counts.
+    mcp.ok(
+        "browser_evaluate",
+        json!({"function": "() => { const s = document.createElement('span'); s.id = 'later'; s.hidden = true; s.textContent = ' and friends'; document.querySelector('h1').append(s); }"}),
+    )
+    .await;
+    mcp.ok("browser_snapshot", json!({})).await;
+    mcp.ok(
+        "browser_evaluate",
+        json!({"function": "() => { document.getElementById('later').hidden = false; }"}),
+    )
+    .await;
+    let out = mcp
+        .ok("browser_generate_locator", json!({"target": "h1"}))
+        .await;
+    assert!(
+        out.contains("page.getByRole('heading', { name: 'Greeter and friends' })"),
+        "{out}"
+    );
+    let ok = mcp
+        .ok(
+            "browser_verify_element_visible",
+            json!({"role": "heading", "accessibleName": "Greeter and friends"}),
+        )
+        .await;
+    assert!(ok.starts_with("PASS"), "{ok}");
 }
 
 async fn a_real_docs_page_as_a_test(w: World) {

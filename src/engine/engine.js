@@ -52,11 +52,15 @@
     "navigation", "region", "search", "dialog", "Iframe", "table", "article"]);
 
   // Elements never shown.
-  const SKIP = new Set(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "HEAD", "META", "LINK",
+  // (Tag-name sets hold each name in both cases: `tagName` is upper case
+  // for HTML elements and as written for SVG and MathML ones, and the walk
+  // looks every element up, so it does not make an upper-case copy each time.)
+  const bothCases = (names) => new Set(names.flatMap((n) => [n, n.toLowerCase()]));
+  const SKIP = bothCases(["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT", "HEAD", "META", "LINK",
     "TITLE", "BASE", "DATALIST", "PARAM", "SOURCE", "TRACK"]);
 
   // Inline elements: their text joins their neighbours' without a space.
-  const INLINE = new Set(["A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM",
+  const INLINE = bothCases(["A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM",
     "FONT", "I", "IMG", "KBD", "LABEL", "MARK", "Q", "S", "SAMP", "SMALL", "SPAN", "STRONG",
     "SUB", "SUP", "TIME", "U", "VAR", "INS", "DEL", "TT"]);
 
@@ -137,7 +141,9 @@
   }
 
   function focusable(el) {
-    return el.tabIndex >= 0 && el.hasAttribute("tabindex") || el.isContentEditable && el.contentEditable === "true";
+    // (The attribute first: most elements have none, and the tabIndex and
+    // isContentEditable getters cost more than reading it.)
+    return el.hasAttribute("tabindex") && el.tabIndex >= 0 || el.contentEditable === "true" && el.isContentEditable;
   }
 
   function roleOf(el) {
@@ -158,6 +164,14 @@
   // Whether `el` and its subtree are left out of the outline, and whether
   // it is a box-less wrapper (display: contents) whose children still show.
   function hidden(el) {
+    // (Asked again for the same element within one call: a name from
+    // content looks at the children the walk then reaches.)
+    let h = hiddenOf.get(el);
+    if (h === undefined) hiddenOf.set(el, h = hiddenNow(el));
+    return h;
+  }
+
+  function hiddenNow(el) {
     if (el.getAttribute("aria-hidden") === "true") return "all";
     if (el.checkVisibility({ visibilityProperty: true })) return "";
     const style = getComputedStyle(el);
@@ -180,12 +194,16 @@
   // so it is decided lazily: only for the lines an answer is about to show
   // (and their ancestors), memoised for one engine call (`fresh()`).
 
+  let hiddenOf = new Map();     // element -> hidden() (this call)
+  let transforms = new Map();   // element -> its text-transform (this call)
   let boxes = new Map();        // element -> where it may paint (this call)
   let paints = new Map();       // element -> "" or why its text cannot be seen
   let leftOut = new Set();      // what this call left out (one per block)
   let hits = new Map();         // element -> covered by something opaque
   let area = null;              // the page's scrollable area, page coordinates
   function fresh() {
+    hiddenOf = new Map();
+    transforms = new Map();
     boxes = new Map();
     paints = new Map();
     backdrops = new Map();
@@ -518,8 +536,10 @@
 
   // Text as CSS shows it: names follow text-transform, as Chromium's do.
   function transformed(el, text) {
-    if (!/\S/.test(text)) return text;
-    switch (getComputedStyle(el).textTransform) {
+    if (!NON_SPACE.test(text)) return text;
+    let how = transforms.get(el);
+    if (how === undefined) transforms.set(el, how = getComputedStyle(el).textTransform);
+    switch (how) {
       case "uppercase": return text.toUpperCase();
       case "lowercase": return text.toLowerCase();
       case "capitalize": return text.replace(/(^|\s)(\S)/g, (m, a, b) => a + b.toUpperCase());
@@ -536,11 +556,11 @@
         if (!naming || !NON_SPACE.test(n.data) || !unseen(n, false)) out += transformed(el, n.data);
         continue;
       }
-      if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName.toUpperCase())) continue;
+      if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName)) continue;
       if (n.localName === "slot") { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.data : a.nodeType === 1 ? contentText(a, depth + 1, skip) : ""; continue; }
       if (hidden(n) === "all") continue;
       const part = embeddedName(n, depth, skip);
-      out += INLINE.has(n.tagName.toUpperCase()) ? part : ` ${part} `;
+      out += INLINE.has(n.tagName) ? part : ` ${part} `;
     }
     return out;
   }
@@ -880,8 +900,9 @@
     function walkChildren(parent, depth, parentName, textIsName) {
       // An open shadow root is what the page shows in place of the light
       // DOM (slots bring light children back in).
-      if (parent.shadowRoot) watch(parent.shadowRoot);
-      const first = parent.shadowRoot ? parent.shadowRoot.firstChild : parent.firstChild;
+      const shadow = parent.shadowRoot;
+      if (shadow) watch(shadow);
+      const first = shadow ? shadow.firstChild : parent.firstChild;
       for (let n = first; n && !full; n = n.nextSibling) walk(n, depth, parentName, textIsName);
     }
 
@@ -898,7 +919,7 @@
       }
       if (node.nodeType !== 1) return;
       const el = node;
-      if (SKIP.has(el.tagName.toUpperCase())) return;
+      if (SKIP.has(el.tagName)) return;
       if (el.localName === "slot") {
         for (const a of el.assignedNodes()) walk(a, depth, parentName, textIsName);
         return;
@@ -1514,7 +1535,7 @@
         if (NON_SPACE.test(n.data) && !unseen(n)) out += n.data.replace(/\s+/g, " ");
         return;
       }
-      if (n.nodeType !== 1 || SKIP.has(n.tagName.toUpperCase())) return;
+      if (n.nodeType !== 1 || SKIP.has(n.tagName)) return;
       if (n.localName === "slot") { for (const a of n.assignedNodes()) walk(a); return; }
       const h = hidden(n);
       if (h === "all") return;
@@ -1805,6 +1826,20 @@
     roleOf,
     nameOf,
   };
+
+  // The memos of fresh() hold for one call. Every entry point starts with
+  // them empty, unless it runs inside another call (a reader's T.text()
+  // inside read()): Rust's own scripts call nameOf, roleOf and text
+  // directly, and a page that changed since the last call must not be
+  // judged by what that call saw.
+  let depth = 0;
+  for (const [key, f] of Object.entries(api)) {
+    api[key] = function (...args) {
+      if (depth === 0) fresh();
+      depth++;
+      try { return f.apply(this, args); } finally { depth--; }
+    };
+  }
 
   Object.defineProperty(globalThis, "__tabwire", { value: api });
   return api;
