@@ -1823,6 +1823,11 @@
     },
 
     resolve,
+    // `f` (a function of one element, as `this`) on what `target` names,
+    // in one call: reading a field back after an action needs no handle.
+    at(target, f, arg) {
+      return f.call(resolve(target), arg);
+    },
     roleOf,
     nameOf,
   };

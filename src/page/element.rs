@@ -50,6 +50,30 @@ impl Element {
 }
 
 impl Client {
+    /// `function` (a JS function of one element, its `this`) called with
+    /// `arg` on what `target` names, resolved in the same call; its value.
+    /// One round trip where [`Self::element`] then [`Self::call_on`] take
+    /// two; errors are those of [`Self::element`], unexplained.
+    pub async fn value_at(
+        &self,
+        tab: TabId,
+        target: &str,
+        function: &str,
+        arg: Value,
+    ) -> Result<Value, ToolError> {
+        let target = target.trim();
+        let frame = match Ref::parse(target) {
+            Some(r) => {
+                self.check_ref(tab, target, &r).await?;
+                r.frame
+            }
+            None => 0,
+        };
+        let args = format!("{}, {function}, {arg}", json!(target));
+        let v = self.engine_call(tab, frame, "at", &args, true).await?;
+        Ok(v["result"]["value"].clone())
+    }
+
     /// Resolves `target`: a ref (`e12`, `f2e7`) from the latest snapshot,
     /// or a CSS selector (in the top document). Stale refs say so instead
     /// of hitting the wrong element.

@@ -315,21 +315,17 @@ const ANIMATIONS_END: &str = "function() {
     new Promise(r => setTimeout(r, 1000))]).then(() => true);
 }";
 
-/// The element again after an action (the same ref or selector); None
-/// when it is gone (the action replaced or removed it).
-pub async fn el_again(s: &Client, tab: TabId, target: &str) -> Option<Element> {
-    s.element(tab, target).await.ok()
+/// `function` on the element `target` names after an action (the same
+/// ref or selector), in one call; None when it is gone (the action
+/// replaced or removed it) or cannot be read.
+pub async fn value_again(s: &Client, tab: TabId, target: &str, function: &str) -> Option<Value> {
+    s.value_at(tab, target, function, Value::Null).await.ok()
 }
 
-/// A note when the field no longer holds what was typed (the page
-/// formatted, cut or reset it); None when it does or cannot be read.
-pub async fn typed_back(
-    s: &Client,
-    tab: TabId,
-    el: Option<Element>,
-    typed: &str,
-) -> Option<String> {
-    let now = s.call_on(tab, el?, VALUE_NOW, Value::Null).await.ok()?;
+/// A note when the field `target` no longer holds what was typed (the
+/// page formatted, cut or reset it); None when it does or cannot be read.
+pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Option<String> {
+    let now = value_again(s, tab, target, VALUE_NOW).await?;
     let value = now["value"].as_str()?;
     let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     if norm(value) == norm(typed) {

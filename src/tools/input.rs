@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::def::{done, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::input::{
-    aim, center, click, click_at, drag, el_again, fill_text, mouse_event, press, select_options,
-    type_slowly, typed_back, SELECTED_NOW,
+    aim, center, click, click_at, drag, fill_text, mouse_event, press, select_options, type_slowly,
+    typed_back, value_again, SELECTED_NOW,
 };
 use crate::page::keys;
 use crate::page::Client;
@@ -258,7 +258,7 @@ pub fn tools() -> Vec<ToolDef> {
                 );
                 // Enter may submit and clear the field, or leave the page.
                 if !a.submit && !outcome.navigated {
-                    if let Some(note) = typed_back(&s, tab, el_again(&s, tab, &a.target).await, &a.text).await {
+                    if let Some(note) = typed_back(&s, tab, &a.target, &a.text).await {
                         what.push_str(&note);
                     }
                 }
@@ -302,16 +302,14 @@ pub fn tools() -> Vec<ToolDef> {
                     describe(&a.target, &a.element)
                 );
                 if !outcome.navigated {
-                    if let Some(el) = el_again(&s, tab, &a.target).await {
-                        let now = s.call_on(tab, el, SELECTED_NOW, Value::Null).await;
-                        if let Ok(Value::Array(now)) = now {
-                            let now: Vec<&str> = now.iter().filter_map(Value::as_str).collect();
-                            if now != chosen.iter().map(String::as_str).collect::<Vec<_>>() {
-                                what.push_str(&format!(
-                                    " (but the page changed it back: now {})",
-                                    s.fence().neutralise(&quote_list(&now))
-                                ));
-                            }
+                    let now = value_again(&s, tab, &a.target, SELECTED_NOW).await;
+                    if let Some(Value::Array(now)) = now {
+                        let now: Vec<&str> = now.iter().filter_map(Value::as_str).collect();
+                        if now != chosen.iter().map(String::as_str).collect::<Vec<_>>() {
+                            what.push_str(&format!(
+                                " (but the page changed it back: now {})",
+                                s.fence().neutralise(&quote_list(&now))
+                            ));
                         }
                     }
                 }
@@ -447,10 +445,9 @@ fn describe(target: &str, element: &Option<String>) -> String {
 
 /// The same check for one field of a filled form.
 async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
-    let el = el_again(s, tab, &f.target).await;
     let name = f.name.as_deref().unwrap_or(&f.target);
     match f.kind {
-        FieldType::Textbox => typed_back(s, tab, el, &f.value)
+        FieldType::Textbox => typed_back(s, tab, &f.target, &f.value)
             .await
             .map(|n| format!("; {name}{n}")),
         FieldType::Checkbox | FieldType::Radio => {
@@ -458,15 +455,8 @@ async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
                 f.value.to_ascii_lowercase().as_str(),
                 "true" | "on" | "yes" | "1" | "checked"
             );
-            let now = s
-                .call_on(
-                    tab,
-                    el?,
-                    "function() { return !!this.checked; }",
-                    Value::Null,
-                )
-                .await
-                .ok()?;
+            let now =
+                value_again(s, tab, &f.target, "function() { return !!this.checked; }").await?;
             (now != json!(want)).then(|| {
                 format!(
                     "; but {name} is {} (the page changed it back)",
