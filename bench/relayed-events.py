@@ -25,6 +25,7 @@ bench/results/relayed-events-<time>.json.
 """
 import argparse
 import collections
+import importlib.util
 import json
 import os
 import re
@@ -38,15 +39,11 @@ import benchlib  # noqa: E402
 import fidelity  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCS = "http://127.0.0.1:8765"
-PAGES = [
-    f"{DOCS}/library/stdtypes.html",
-    f"{DOCS}/library/functions.html",
-    f"{DOCS}/library/os.html",
-    f"{DOCS}/reference/datamodel.html",
-    f"{DOCS}/py-modindex.html",
-    "http://127.0.0.1:8766/admin/login/",
-]
+# The same pages as bench/real-pages.py.
+_spec = importlib.util.spec_from_file_location("real_pages", f"{ROOT}/bench/real-pages.py")
+real_pages = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(real_pages)
+PAGES = real_pages.PAGES
 EVENT = re.compile(r'tabwire::load: event ms=\S+ method="([^"]+)"')
 
 

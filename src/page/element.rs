@@ -62,16 +62,22 @@ impl Client {
         arg: Value,
     ) -> Result<Value, ToolError> {
         let target = target.trim();
-        let frame = match Ref::parse(target) {
+        let frame = self.frame_of(tab, target).await?;
+        let args = format!("{}, {function}, {arg}", json!(target));
+        let v = self.engine_call(tab, frame, "at", &args, true).await?;
+        Ok(v["result"]["value"].clone())
+    }
+
+    /// The frame whose engine resolves `target`: a ref's own (checked
+    /// against the latest snapshot first), else the top document's.
+    async fn frame_of(&self, tab: TabId, target: &str) -> Result<u32, ToolError> {
+        Ok(match Ref::parse(target) {
             Some(r) => {
                 self.check_ref(tab, target, &r).await?;
                 r.frame
             }
             None => 0,
-        };
-        let args = format!("{}, {function}, {arg}", json!(target));
-        let v = self.engine_call(tab, frame, "at", &args, true).await?;
-        Ok(v["result"]["value"].clone())
+        })
     }
 
     /// Resolves `target`: a ref (`e12`, `f2e7`) from the latest snapshot,
@@ -79,13 +85,7 @@ impl Client {
     /// of hitting the wrong element.
     pub async fn element(&self, tab: TabId, target: &str) -> Result<Element, ToolError> {
         let target = target.trim();
-        let frame = match Ref::parse(target) {
-            Some(r) => {
-                self.check_ref(tab, target, &r).await?;
-                r.frame
-            }
-            None => 0,
-        };
+        let frame = self.frame_of(tab, target).await?;
         let found = self
             .engine_eval(
                 tab,
