@@ -25,7 +25,16 @@
 //! ```
 //!
 //! The first request a serve sends on a new host connection is `hello`; its
-//! answer proves the extension is alive and speaks this version.
+//! answer proves the extension is alive and speaks this version, and (from
+//! extensions that send it, when the client is not stopped) lists the
+//! client's tabs as `tabs.list` would, so a new serve's first tool needs no
+//! list of its own.
+//!
+//! `cdp` events are a driven tab's CDP events, less those no serve reads:
+//! the extension drops `Network.requestServedFromCache`, the `…ExtraInfo`
+//! pair, `Network.resourceChangedPriority`, and `Network.dataReceived`
+//! except for `text/event-stream` responses (extension/background.js,
+//! `unread`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
