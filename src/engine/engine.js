@@ -1640,7 +1640,6 @@
     // With `opts.skeleton` (a size), a whole page whose outline is bigger
     // answers with its skeleton instead (see skeleton()).
     snapshot(opts, root) {
-      fresh();
       const budget = opts?.budget ?? 40000;
       const whole = !root;
       const changed = whole && changedSinceRender();
@@ -1670,7 +1669,6 @@
     // looked at again); `opts.force`: anything CSS shows may have changed
     // (walk the whole page). `walked` in the answer: whether it did.
     changes(opts) {
-      fresh();
       if (!baseline) return null;
       const budget = opts?.budget ?? 40000;
       if (observer.takeRecords().length) dirty = moved = true;
@@ -1741,7 +1739,6 @@
       const want = String(opts?.text ?? "").toLowerCase();
       const role = opts?.role ? String(opts.role) : null;
       const limit = opts?.limit ?? 20;
-      fresh();
       const recs = [];
       const r = render(document.documentElement, Infinity, false, recs, false);
       const found = [];
@@ -1789,7 +1786,6 @@
     // left out because a person cannot see them; with the page's title
     // and URL for the answer's page line (one call instead of two).
     read(reader, arg, root) {
-      fresh();
       const value = reader.call(root || null, arg);
       return { value, hidden: leftOutCount(), url: location.href, title: document.title };
     },
@@ -1833,10 +1829,10 @@
   };
 
   // The memos of fresh() hold for one call. Every entry point starts with
-  // them empty, unless it runs inside another call (a reader's T.text()
-  // inside read()): Rust's own scripts call nameOf, roleOf and text
-  // directly, and a page that changed since the last call must not be
-  // judged by what that call saw.
+  // them empty (this is the one place that empties them), unless it runs
+  // inside another call (a reader's T.text() inside read()): Rust's own
+  // scripts call nameOf, roleOf and text directly, and a page that changed
+  // since the last call must not be judged by what that call saw.
   let depth = 0;
   for (const [key, f] of Object.entries(api)) {
     api[key] = function (...args) {
