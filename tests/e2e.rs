@@ -472,6 +472,40 @@ async fn a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable(w: Wor
         )
         .await;
     assert!(title.contains("clicked the last"), "{title}");
+
+    // Only the viewport's height changes (as when a browser bar slides in
+    // or out, which Chrome does after each navigation of a debugged tab):
+    // the skeleton reuses its walk, and what it shows follows the viewport.
+    mcp.ok("browser_navigate", json!({"url": w.site.url("/catalog")}))
+        .await;
+    let short = mcp.ok("browser_snapshot", json!({})).await;
+    let size = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": "() => innerWidth + 'x' + innerHeight"}),
+        )
+        .await;
+    let size = size
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find_map(|t| {
+            let (w, h) = t.split_once('x')?;
+            Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?))
+        })
+        .unwrap_or_else(|| panic!("no viewport size in {size}"));
+    mcp.ok(
+        "browser_resize",
+        json!({"width": size.0, "height": (size.1 * 3).min(4000)}),
+    )
+    .await;
+    let tall = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(
+        last_shown(&tall) > last_shown(&short) + 20,
+        "{short}\n----\n{tall}"
+    );
+    mcp.ok("browser_resize", json!({"width": size.0, "height": size.1}))
+        .await;
+    let back = mcp.ok("browser_snapshot", json!({})).await;
+    assert_eq!(last_shown(&back), last_shown(&short), "{back}");
 }
 
 /// A link to a part of the page only scrolls: the answer says so, and is

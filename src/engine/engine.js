@@ -869,16 +869,16 @@
   // (what a skeleton is made from), with the context the line was made in
   // (what rendering one element again in its place needs, see
   // regionLines()). `ctx` renders `root` in such a context.
-  // Renderings so far: a kept skeleton is only reused when no other
-  // rendering (a hover's forced one, say) came after it.
-  let renders = 0;
+  // The last skeleton, its walk and its key. It is only reused when no
+  // other rendering (a hover's forced one, say) came after it: every
+  // rendering drops it, which also frees the walk it holds.
   let lastSkeleton = null;
 
   // `see`: leave out what a person cannot see as lines are made (budgeted
   // walks); the skeleton's big walk leaves it to the lines it shows.
   function render(root, budget, count = true, recs = null, see = true, ctx = null) {
     inControl = 0;
-    renders++;
+    lastSkeleton = null;
     const lines = [];
     let used = 0;
     let full = false;
@@ -1600,7 +1600,8 @@
     return k;
   }
 
-  function skeletonSnapshot(budget, small) {
+  // The skeleton's walk of the page: its lines and records.
+  function skeletonWalk(budget) {
     const recs = [];
     const r = render(document.documentElement, SKELETON_WALK, false, recs, false);
     lastFrames = r.frames;
@@ -1608,6 +1609,15 @@
     // (what a person can see of it, decided when it is needed).
     const upTo = fitting(r.lines, budget);
     setBaseline(r.lines.slice(0, upTo), recs.slice(0, upTo), r.full || upTo < r.lines.length);
+    r.recs = recs;
+    return r;
+  }
+
+  // The skeleton of a walk: what the viewport shows and what a person can
+  // see are decided here, after the walk, so a walk can be reused when
+  // only the viewport's height changed.
+  function skeletonOf(r, budget, small) {
+    const recs = r.recs;
     const size = r.lines.reduce((a, l) => a + l.length + 1, 0);
     if (size <= small) return answer(shown(r.lines, recs, [...r.lines.keys()]), false, 0, r.frames.length);
     const sk = skeleton(r.lines, recs);
@@ -1646,10 +1656,19 @@
       if (whole && opts?.skeleton) {
         // Nothing changed since the last skeleton (the usual navigate, then
         // snapshot): the same answer, without walking the page again.
-        const key = `${budget} ${opts.skeleton} ${scrollX} ${scrollY} ${innerWidth} ${innerHeight}`;
-        if (!changed && lastSkeleton?.key === key && lastSkeleton.renders === renders) return lastSkeleton.answer;
-        const answer = skeletonSnapshot(budget, opts.skeleton);
-        lastSkeleton = { key, renders, answer };
+        const key = `${budget} ${opts.skeleton} ${scrollX} ${scrollY} ${innerWidth}`;
+        const same = !changed && lastSkeleton?.key === key;
+        if (same && lastSkeleton.height === innerHeight) return lastSkeleton.answer;
+        // Only the viewport's height changed: Chrome slides its "started
+        // debugging this browser" bar out and in again after every
+        // navigation of a tab an extension debugs (about 150 ms, measured
+        // headless and headed), and a browser bar or the window can come
+        // and go. Nothing the walk read changed (no mutation, no control
+        // input), so what the viewport shows is worked out again from the
+        // same walk.
+        const walk = same ? lastSkeleton.walk : skeletonWalk(budget);
+        const answer = skeletonOf(walk, budget, opts.skeleton);
+        lastSkeleton = { key, height: innerHeight, walk, answer };
         return answer;
       }
       if (!whole) {
