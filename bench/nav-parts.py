@@ -20,7 +20,7 @@ pipe to a Chromium of its own (bench/nav-waits.py's client).
 
 Needs Chromium at /usr/lib/chromium/chromium and a tabwire build
 (TABWIRE_BIN, else target/release, else target/debug).
-Run: python3 bench/nav-parts.py [--runs 15]
+Run: python3 bench/nav-parts.py [--runs 15] [--no-debugging-bar]
 Prints a table per backend and writes bench/results/nav-parts-<time>.json.
 """
 import argparse
@@ -121,6 +121,10 @@ def measure(label, argv, env, site, runs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--no-debugging-bar", action="store_true",
+                    help="start the browsers with --silent-debugger-extension-api: no 'started "
+                         "debugging this browser' bar, which Chrome hides and re-adds after every "
+                         "navigation of a tab an extension debugs (what that costs)")
     a = ap.parse_args()
     b = tabwire_bin("nav-parts")
     site = nav_waits.start_site()
@@ -130,8 +134,9 @@ def main():
     own = [raw.time_to(f"{site}/landed?raw={i}", f"/landed?raw={i}", "load") for i in range(a.runs)]
     raw.stop()
     results = {"binary": b, "runs": a.runs, "browser_load_ms": round(statistics.median(own), 1),
-               "backends": {}}
-    env, servers = tabwire_servers(b, TMP)
+               "debugging_bar": not a.no_debugging_bar, "backends": {}}
+    bar = ("--silent-debugger-extension-api",) if a.no_debugging_bar else ()
+    env, servers = tabwire_servers(b, TMP, bar)
     for label, argv in servers:
         results["backends"][label] = measure(label, argv, env, site, a.runs)
 

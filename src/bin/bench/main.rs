@@ -76,6 +76,14 @@ struct Args {
     /// Where the JSON result goes.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Also run the extension in a second Chromium started with
+    /// --silent-debugger-extension-api (no "started debugging this
+    /// browser" bar). Chrome hides and re-adds that bar after every
+    /// navigation of a debugged tab (the page is resized twice within
+    /// ~150 ms): this measures what the bar costs. A user's browser shows
+    /// the bar, so the headline row keeps it.
+    #[arg(long)]
+    no_debugging_bar: bool,
     /// Keep the work directory (every server's stderr log) and print its
     /// path; with RUST_LOG=tabwire::cdp=debug the tabwire logs time each
     /// CDP command.
@@ -306,50 +314,65 @@ async fn macro_all(args: &Args, tabwire: &Path, site: &site::Site, work: &Path) 
     let mut failed: Vec<Measured> = Vec::new();
     let version = format!("tabwire {}", env!("CARGO_PKG_VERSION"));
     if matches!(args.backend, Backends::Extension | Backends::Both) {
-        let runtime = work.join("rt-ext");
-        let udd = work.join("ext-profile");
-        let _ = std::fs::create_dir_all(&udd);
-        match Chromium::launch(
-            &args.chromium,
-            tabwire,
-            &udd,
-            &runtime,
-            &work.join("chromium-ext.log"),
-        ) {
-            Ok(browser) => {
-                let (t, r, d) = (
-                    tabwire.to_path_buf(),
-                    runtime.clone(),
-                    work.join("data-ext"),
-                );
-                targets.push(Target {
-                    label: "tabwire ext",
-                    dialect: Dialect::Tabwire,
-                    command: Box::new(move || {
-                        serve_command(
-                            &t,
-                            &r,
-                            &d,
-                            &[
-                                "--backend".into(),
-                                "extension".into(),
-                                "--connect-timeout".into(),
-                                "30".into(),
-                            ],
-                        )
-                    }),
-                    runtime: Some(runtime),
-                    version: version.clone(),
-                    _browser: Some(browser),
+        // The extension in the browser a user has, and (asked for) in a
+        // second browser without the debugging bar, alternating with the
+        // others so both meet the same machine.
+        let mut variants: Vec<(&'static str, &'static str, &[&str])> =
+            vec![("tabwire ext", "ext", &[])];
+        if args.no_debugging_bar {
+            variants.push((
+                "tabwire ext, no debugging bar",
+                "ext-nobar",
+                &["--silent-debugger-extension-api"],
+            ));
+        }
+        for (label, dir, flags) in variants {
+            let runtime = work.join(format!("rt-{dir}"));
+            let udd = work.join(format!("{dir}-profile"));
+            let _ = std::fs::create_dir_all(&udd);
+            match Chromium::launch(
+                &args.chromium,
+                tabwire,
+                &udd,
+                &runtime,
+                &work.join(format!("chromium-{dir}.log")),
+                flags,
+            ) {
+                Ok(browser) => {
+                    let (t, r, d) = (
+                        tabwire.to_path_buf(),
+                        runtime.clone(),
+                        work.join(format!("data-{dir}")),
+                    );
+                    targets.push(Target {
+                        label,
+                        dialect: Dialect::Tabwire,
+                        command: Box::new(move || {
+                            serve_command(
+                                &t,
+                                &r,
+                                &d,
+                                &[
+                                    "--backend".into(),
+                                    "extension".into(),
+                                    "--connect-timeout".into(),
+                                    "30".into(),
+                                ],
+                            )
+                        }),
+                        runtime: Some(runtime),
+                        version: version.clone(),
+                        _browser: Some(browser),
+                        is_ours: true,
+                    });
+                }
+                Err(e) => failed.push(Measured {
+                    label: label.into(),
                     is_ours: true,
-                });
+                    error: Some(e),
+                    ..Default::default()
+                }),
             }
-            Err(e) => failed.push(Measured {
-                label: "tabwire ext".into(),
-                is_ours: true,
-                error: Some(e),
-                ..Default::default()
-            }),
         }
     }
     if matches!(args.backend, Backends::Cdp | Backends::Both) {

@@ -154,6 +154,7 @@ impl Chromium {
         udd: &Path,
         runtime: &Path,
         log: &Path,
+        extra_flags: &[&str],
     ) -> Result<Self, String> {
         let out = Command::new(tabwire)
             .args(["install", "--browser", "chromium", "--user-data-dir"])
@@ -171,6 +172,7 @@ impl Chromium {
         use std::os::unix::process::CommandExt;
         let mut cmd = Command::new(chromium);
         cmd.args(HEADLESS_FLAGS)
+            .args(extra_flags)
             .arg(format!("--user-data-dir={}", udd.display()))
             .arg(format!("--load-extension={EXTENSION_DIR}"))
             .arg(format!("--disable-extensions-except={EXTENSION_DIR}"))
