@@ -208,7 +208,8 @@ impl Client {
     }
 
     /// [`Self::settle`] for an action that activates nothing (a pointer
-    /// move, a key that scrolls, moves the caret or closes a menu): a
+    /// move, a key that scrolls, moves the caret or closes a menu, text
+    /// put into a field at once): a
     /// navigation such an action starts is a script's, announced by the
     /// page itself before the probe's answer, so there is no late download
     /// start to look for.

@@ -237,8 +237,11 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Client, a: TypeArgs| async move {
                 let tab = s.tab().await?;
                 let el = s.element(tab, &a.target).await?;
-                let outcome = s
-                    .settle(tab, || async {
+                // Text put in at once activates nothing (no late download
+                // or link navigation to look for); key by key, a newline
+                // is Enter, and Enter may submit.
+                let activates = a.submit || a.slowly;
+                let typing = || async {
                         if a.slowly {
                             type_slowly(&s, tab, el, &a.text).await?;
                         } else {
@@ -248,8 +251,12 @@ pub fn tools() -> Vec<ToolDef> {
                             press(&s, tab, "Enter").await?;
                         }
                         Ok(())
-                    })
-                    .await?;
+                    };
+                let outcome = if activates {
+                    s.settle(tab, typing).await?
+                } else {
+                    s.settle_passive(tab, typing).await?
+                };
                 let mut what = format!(
                     "Typed {} characters into {}{}",
                     a.text.chars().count(),
