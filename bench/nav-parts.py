@@ -87,7 +87,7 @@ def measure(label, argv, env, site, runs):
     # Warm: the tab, its setup and the engine.
     for i in range(3):
         server.call("browser_navigate", {"url": f"{site}/start?warm={i}"})
-    totals, cdp_all, counts, loads, insides = [], collections.defaultdict(list), [], [], []
+    totals, cdp_all, counts, loads, insides = [], {}, [], [], []
     for r in range(runs):
         progress(f"{label} {r + 1}/{runs}")
         before = os.path.getsize(server.log)
@@ -99,7 +99,8 @@ def measure(label, argv, env, site, runs):
         insides.append(inside)
         totals.append(ms)
         for k in set(cdp_all) | set(cdp):
-            cdp_all[k].append(cdp.get(k, 0.0))
+            # A command first seen in this run took no time in the earlier ones.
+            cdp_all.setdefault(k, [0.0] * r).append(cdp.get(k, 0.0))
         counts.append(sum(count.values()))
         if load_seen is not None:
             loads.append(load_seen)

@@ -1614,8 +1614,17 @@ async fn downloads_in_tabs_no_client_drives_land_in_the_browsers_folder() {
     // The user opens the same page in a tab of their own and clicks the
     // same link, then the page's download link.
     let user = browser.open(&site.url("/media"));
+    // The new tab's first document is about:blank, complete at once: wait
+    // for the page's own link.
     eventually(10, "the user's page to load", || {
-        (browser.eval(&user, "document.readyState").ok()? == "complete").then_some(())
+        (browser
+            .eval(
+                &user,
+                "document.readyState === 'complete' && !!document.querySelector('#report')",
+            )
+            .ok()?
+            == true)
+            .then_some(())
     })
     .await;
     ui::click(&browser, &user, "#report");

@@ -664,6 +664,25 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
     );
     // The session's tab came with the hello answer: no tabs.list.
     assert!(!log.contains(r#"method="tabs.list""#), "{log}");
+    // A navigation's answer: the page said it had loaded and brought its
+    // snapshot in the same answer (no round trip of the snapshot's own).
+    let (code, nav, log) = tabwire_call_logged(
+        &sb,
+        &[
+            "browser_navigate",
+            "--args",
+            &json!({"url": url}).to_string(),
+        ],
+    );
+    assert_eq!(code, 0, "{nav}");
+    assert!(
+        result_text(&nav).contains("heading \"from-a-script\""),
+        "{nav}"
+    );
+    assert!(
+        log.contains("the snapshot came with the page's word that it had loaded"),
+        "{log}"
+    );
     // Another session has its own tabs.
     let (code, tabs) = tabwire_call(
         &sb,

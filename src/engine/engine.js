@@ -1838,6 +1838,33 @@
     },
 
     resolve,
+    // A navigation's last look at its page, after the tasks queued before
+    // it (a posted message, which the page's timers do not overtake): the
+    // document's state, the delay of a `<meta>` refresh to another URL
+    // (-1: none) and the URL. With `opts.snapshot` (a snapshot's options),
+    // a complete document without a refresh within `opts.follow` seconds
+    // also answers with its snapshot: the answer's outline comes in the
+    // same round trip.
+    loaded(opts) {
+      return new Promise((r) => {
+        const c = new MessageChannel();
+        c.port1.onmessage = () => r();
+        c.port2.postMessage(0);
+      }).then(() => {
+        let refresh = -1;
+        const m = document.querySelector('meta[http-equiv="refresh" i]');
+        if (m) {
+          const c = m.content || "";
+          const d = parseFloat(c);
+          if (d >= 0 && /url\s*=/i.test(c)) refresh = d;
+        }
+        const out = { state: document.readyState, refresh, url: location.href };
+        if (opts?.snapshot && out.state === "complete" && !(refresh >= 0 && refresh <= opts.follow)) {
+          out.snapshot = api.snapshot(opts.snapshot);
+        }
+        return out;
+      });
+    },
     // `f` (a function of one element, as `this`) on what `target` names,
     // in one call: reading a field back after an action needs no handle.
     at(target, f, arg) {

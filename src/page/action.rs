@@ -270,7 +270,7 @@ impl Client {
         if !started {
             // The page has run the tasks the action queued: the requests
             // they started are announced by now.
-            let notes = self
+            let (notes, _) = self
                 .wait_for_started_requests(tab, &mut network, true)
                 .await;
             outcome.notes.extend(notes);
@@ -411,13 +411,14 @@ impl Client {
     /// settle; what is still loading then is named in the note returned.
     /// `network` was subscribed before the action (or navigation) began.
     /// `streams`: wait for event streams started meanwhile while they send
-    /// (after an action; a loading page's streams are its own).
+    /// (after an action; a loading page's streams are its own). The bool:
+    /// whether it waited at all (the page may have changed meanwhile).
     pub(super) async fn wait_for_started_requests(
         &self,
         tab: TabId,
         network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
         streams: bool,
-    ) -> Vec<String> {
+    ) -> (Vec<String>, bool) {
         let mut requests = StartedRequests::new(streams);
         let observe = |event: TabEvent, requests: &mut StartedRequests| {
             if let TabEvent::Cdp {
@@ -439,7 +440,7 @@ impl Client {
             }
         }
         if requests.started == 0 {
-            return Vec::new();
+            return (Vec::new(), false);
         }
         // After a navigation whose only requests were its documents and
         // the scripts and stylesheets they load, all done by now, the load
@@ -447,7 +448,7 @@ impl Client {
         // fetched is left to render (this saves every plain page the DOM
         // quiet wait below, 25 ms at least).
         if !streams && requests.fetched == 0 && requests.is_done() {
-            return Vec::new();
+            return (Vec::new(), false);
         }
         let started_at = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + started_requests::CAP;
@@ -517,7 +518,7 @@ impl Client {
                  later is not in this answer; browser_wait_for waits for text it brings."
             ));
         }
-        notes
+        (notes, true)
     }
 
     /// Whether the action just run started a navigation. The page is asked

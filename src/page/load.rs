@@ -20,8 +20,11 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::{error::TryRecvError, Receiver};
 use tokio::time::Instant;
 
+use serde::Deserialize;
+
 use super::client::Client;
 use crate::backend::{TabEvent, TabId};
+use crate::engine::{self, Detail, Snapshot, MAX_SNAPSHOT};
 use crate::error::ToolError;
 
 /// How long a navigation may take before the tool returns anyway.
@@ -39,6 +42,9 @@ const TICK: Duration = Duration::from_millis(100);
 const PROBE_EVERY: Duration = Duration::from_millis(500);
 /// How long one probe may take (a busy page answers late).
 const PROBE_LIMIT: Duration = Duration::from_millis(1000);
+/// How long a probe that also takes the page's snapshot may take (a walk
+/// of a huge page takes a good part of a second on a slow machine).
+const PROBE_WITH_SNAPSHOT_LIMIT: Duration = Duration::from_millis(3000);
 
 /// Runs after the tasks queued before it (a posted message), then reports
 /// the document's state, the delay of a meta refresh to another URL (or
@@ -64,6 +70,10 @@ pub struct LoadEnd {
     /// check after a navigation needs no further round trip. None on the
     /// browser's error page, whose location is not the URL that failed.
     pub url: Option<String>,
+    /// The page's skeleton snapshot, taken in the same call in which it
+    /// said it had loaded (see [`Client::probe`]): the answer's outline,
+    /// with no round trip of its own. None: take one.
+    pub snapshot: Option<Snapshot>,
 }
 
 impl LoadEnd {
@@ -74,7 +84,7 @@ impl LoadEnd {
     fn loading(why: impl Into<String>) -> Self {
         Self {
             still_loading: Some(why.into()),
-            url: None,
+            ..Self::default()
         }
     }
 
@@ -239,10 +249,22 @@ impl Tracker {
 }
 
 /// What the page said when asked.
+#[derive(Deserialize)]
 struct Probe {
     state: String,
     refresh: f64,
+    #[serde(deserialize_with = "page_url")]
     url: Option<String>,
+    /// Asked for with the load event seen: the snapshot of a complete page.
+    #[serde(default)]
+    snapshot: Option<Snapshot>,
+}
+
+/// The page's URL, or None on the browser's own error page (a status it
+/// shows itself), which is at chrome-error://…, not at the URL that failed.
+fn page_url<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let url = Option::<String>::deserialize(d)?;
+    Ok(url.filter(|u| !u.starts_with("chrome-error:")))
 }
 
 impl Client {
@@ -302,7 +324,9 @@ impl Client {
                 let mut state = None;
                 if ask {
                     t.woke = false;
-                    let probe = self.probe(tab).await;
+                    // Once the load event is in, the page's answer brings
+                    // its snapshot along when it is done.
+                    let probe = self.probe(tab, t.load).await;
                     last_probe = Some(Instant::now());
                     tracing::debug!(target: "tabwire::load", ms = started.elapsed().as_secs_f64() * 1e3, state = ?probe.as_ref().map(|p| p.state.clone()), "probe");
                     // The events the browser sent before the answer are in
@@ -312,7 +336,7 @@ impl Client {
                         return Ok(LoadEnd::loading("the tab closed"));
                     }
                     if t.committed && !t.pending && t.loader == doc_seen {
-                        state = Some(probe.map(|p| (p.state, p.refresh, p.url)));
+                        state = Some(probe.map(|p| (p.state, p.refresh, p.url, p.snapshot)));
                     } else {
                         // Another document came meanwhile: start over.
                         continue;
@@ -321,10 +345,11 @@ impl Client {
                 let now = Instant::now();
                 match state {
                     // The page answered: its word counts.
-                    Some(Some((s, refresh, url))) if s == "complete" => {
+                    Some(Some((s, refresh, url, snapshot))) if s == "complete" => {
                         if !(0.0..=REFRESH_FOLLOW_S).contains(&refresh) {
                             return Ok(LoadEnd {
                                 url,
+                                snapshot,
                                 ..LoadEnd::loaded()
                             });
                         }
@@ -334,7 +359,7 @@ impl Client {
                             return Ok(LoadEnd::loaded());
                         }
                     }
-                    Some(Some((s, _, _))) if s == "interactive" => {
+                    Some(Some((s, _, _, _))) if s == "interactive" => {
                         dcl_at.get_or_insert(now);
                     }
                     // Loaded, but too busy to answer: done all the same.
@@ -404,8 +429,31 @@ impl Client {
     }
 
     /// Asks the page for its state after the tasks it has queued; None
-    /// when it cannot answer now (busy, between documents).
-    async fn probe(&self, tab: TabId) -> Option<Probe> {
+    /// when it cannot answer now (busy, between documents). With
+    /// `with_snapshot` the engine's world answers, and a page that is done
+    /// answers with its skeleton snapshot too (one round trip for the last
+    /// look and the answer's outline); where the engine cannot answer (a
+    /// page it cannot enter), the page's own world is asked as before.
+    async fn probe(&self, tab: TabId, with_snapshot: bool) -> Option<Probe> {
+        if with_snapshot {
+            let args = format!(
+                "{{snapshot: {}, follow: {REFRESH_FOLLOW_S}}}",
+                engine::snapshot_args(MAX_SNAPSHOT, Detail::Skeleton)
+            );
+            match tokio::time::timeout(
+                PROBE_WITH_SNAPSHOT_LIMIT,
+                self.engine_awaited::<Probe>(tab, "loaded", &args),
+            )
+            .await
+            {
+                Ok(Ok(Some(p))) => return Some(p),
+                // Too busy to answer: asking again would wait as long.
+                Err(_) => return None,
+                Ok(r) => {
+                    tracing::debug!(target: "tabwire::load", error = ?r.err(), "the engine's load probe did not answer");
+                }
+            }
+        }
         let r = tokio::time::timeout(
             PROBE_LIMIT,
             self.cdp(
@@ -421,12 +469,11 @@ impl Client {
         Some(Probe {
             state: v[0].as_str()?.to_string(),
             refresh: v[1].as_f64().unwrap_or(-1.0),
-            // The browser's own error page (a status it shows itself) is
-            // at chrome-error://…, not at the URL that failed: unknown.
             url: v[2]
                 .as_str()
                 .filter(|u| !u.starts_with("chrome-error:"))
                 .map(String::from),
+            snapshot: None,
         })
     }
 }
@@ -456,6 +503,22 @@ mod tests {
             "Page.frameNavigated",
             &json!({"frame": {"id": "M", "loaderId": loader, "url": url}}),
         );
+    }
+
+    #[test]
+    fn the_engine_probe_answer_reads_with_its_snapshot_and_without_error_page_urls() {
+        let p: Probe = serde_json::from_value(json!({
+            "state": "complete", "refresh": -1, "url": "http://x/a",
+            "snapshot": {"text": "- heading \"A\"\n", "url": "http://x/a", "title": "A"}
+        }))
+        .unwrap();
+        assert_eq!(p.url.as_deref(), Some("http://x/a"));
+        assert_eq!(p.snapshot.unwrap().title, "A");
+        let p: Probe = serde_json::from_value(json!({
+            "state": "complete", "refresh": 0.5, "url": "chrome-error://chromewebdata/"
+        }))
+        .unwrap();
+        assert_eq!((p.url, p.snapshot.is_none(), p.refresh), (None, true, 0.5));
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub async fn go(
     // Same-document navigations return no loaderId: then only the current
     // document's load state matters.
     let loader = r["loaderId"].as_str().map(String::from);
-    let load = s
+    let mut load = s
         .wait_usable(tab, &mut events, loader.is_some(), loader)
         .await?;
     match &load.url {
@@ -73,7 +73,12 @@ pub async fn go(
     // An app that fetches its content after it loads shows it once those
     // requests are done (the same rule as for actions).
     let mut notes = String::new();
-    for n in s.wait_for_started_requests(tab, &mut network, false).await {
+    let (started, waited) = s.wait_for_started_requests(tab, &mut network, false).await;
+    if waited {
+        // What those requests brought is not in the snapshot taken at load.
+        load.snapshot = None;
+    }
+    for n in started {
         notes.push_str(&format!("\n{n}"));
     }
     for n in s.take_notes(tab) {

@@ -15,7 +15,17 @@ use crate::fence::Fence;
 /// Takes a snapshot of `tab`, remembers its document for ref checks, and
 /// returns the rendered text (page line + outline).
 pub async fn take(s: &Client, tab: TabId) -> Result<String, ToolError> {
-    Ok(capture(s, tab, None, Detail::Skeleton)
+    take_loaded(s, tab, None).await
+}
+
+/// [`take`], from `ready` when the navigation's wait brought the page's
+/// snapshot along (see [`super::load::LoadEnd::snapshot`]).
+pub async fn take_loaded(
+    s: &Client,
+    tab: TabId,
+    ready: Option<Snapshot>,
+) -> Result<String, ToolError> {
+    Ok(capture_from(s, tab, None, Detail::Skeleton, ready)
         .await?
         .render(s.fence()))
 }
@@ -51,11 +61,27 @@ pub async fn capture(
     root: Option<Element>,
     detail: Detail,
 ) -> Result<Captured, ToolError> {
+    capture_from(s, tab, root, detail, None).await
+}
+
+/// [`capture`]; `ready`: the page's top snapshot, taken already.
+async fn capture_from(
+    s: &Client,
+    tab: TabId,
+    root: Option<Element>,
+    detail: Detail,
+    ready: Option<Snapshot>,
+) -> Result<Captured, ToolError> {
     let detail = if root.is_some() { Detail::Full } else { detail };
     let (loader_id, snap, page) = match &root {
         None => {
-            let (loader_id, snap) =
-                tokio::try_join!(s.loader_id(tab), top_snapshot(s, tab, detail))?;
+            let (loader_id, snap) = match ready {
+                Some(snap) => {
+                    tracing::debug!(target: "tabwire::load", "the snapshot came with the page's word that it had loaded");
+                    (s.loader_id(tab).await?, snap)
+                }
+                None => tokio::try_join!(s.loader_id(tab), top_snapshot(s, tab, detail))?,
+            };
             // The browser's error page lives at chrome-error://…: name the
             // URL that failed instead.
             let failed = snap
@@ -224,7 +250,9 @@ pub async fn after_action(
 ) -> Result<Option<String>, ToolError> {
     let navigated = outcome.navigated;
     if navigated {
-        return take(s, tab).await.map(Some);
+        return take_loaded(s, tab, outcome.load.snapshot.clone())
+            .await
+            .map(Some);
     }
     let Some(before) = s.last_snapshot().filter(|m| m.tab == tab) else {
         return Ok(None);

@@ -151,6 +151,21 @@ fn context_gone(e: &ToolError) -> bool {
     e.0.contains("Cannot find context") || e.0.contains("context with specified id")
 }
 
+/// An engine method's value parsed into `T` (None for null).
+fn parse_value<T: serde::de::DeserializeOwned>(
+    method: &str,
+    value: &Value,
+) -> Result<Option<T>, ToolError> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    T::deserialize(value).map(Some).map_err(|e| {
+        ToolError(format!(
+            "tabwire's page engine answered {method} in an unexpected shape ({e}); try again"
+        ))
+    })
+}
+
 /// The message of an engine error (`Error: ref e9 …` → `ref e9 …`).
 fn engine_error(ex: &Value) -> String {
     let text = exception_text(ex);
@@ -186,6 +201,35 @@ impl Client {
         by_value: bool,
         target: bool,
     ) -> Result<Value, ToolError> {
+        self.engine_eval_in(tab, frame, method, args, by_value, target, false)
+            .await
+    }
+
+    /// [`Self::engine_value`] of a method that answers with a promise: its
+    /// value once it settles.
+    pub(super) async fn engine_awaited<T: serde::de::DeserializeOwned>(
+        &self,
+        tab: TabId,
+        method: &str,
+        args: &str,
+    ) -> Result<Option<T>, ToolError> {
+        let v = self
+            .engine_eval_in(tab, 0, method, args, true, false, true)
+            .await?;
+        parse_value(method, &v["result"]["value"])
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn engine_eval_in(
+        &self,
+        tab: TabId,
+        frame: u32,
+        method: &str,
+        args: &str,
+        by_value: bool,
+        target: bool,
+        await_promise: bool,
+    ) -> Result<Value, ToolError> {
         for attempt in 0..2 {
             let (context_id, installed, session) = if frame == 0 {
                 let (c, i) = self.top_world(tab, attempt > 0).await?;
@@ -195,6 +239,9 @@ impl Client {
             };
             let expression = engine::call(installed, &Ref::prefix(frame), method, args);
             let mut params = json!({"expression": expression, "contextId": context_id, "returnByValue": by_value});
+            if await_promise {
+                params["awaitPromise"] = json!(true);
+            }
             if target {
                 let (group, old) = self.tab_state(tab).worlds.target_group(session.clone());
                 if let Some(old) = old {
@@ -259,15 +306,7 @@ impl Client {
         args: &str,
     ) -> Result<Option<T>, ToolError> {
         let v = self.engine_call(tab, frame, method, args, true).await?;
-        let value = &v["result"]["value"];
-        if value.is_null() {
-            return Ok(None);
-        }
-        T::deserialize(value).map(Some).map_err(|e| {
-            ToolError(format!(
-                "tabwire's page engine answered {method} in an unexpected shape ({e}); try again"
-            ))
-        })
+        parse_value(method, &v["result"]["value"])
     }
 
     /// The top document's world: the known one, or (when the document is

@@ -24,8 +24,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Load `url` in the current tab; returns a snapshot.",
             |s: Client, a: NavigateArgs| async move {
                 let tab = s.tab_to_navigate().await?;
-                let (load, notes) = go(&s, tab, &a.url).await?;
-                let mut page = snapshot::take(&s, tab).await?;
+                let (mut load, notes) = go(&s, tab, &a.url).await?;
+                let mut page = snapshot::take_loaded(&s, tab, load.snapshot.take()).await?;
                 page.push_str(&load.note());
                 page.push_str(&notes);
                 Ok(Response::text(page))
