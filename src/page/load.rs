@@ -57,7 +57,7 @@ const PROBE: &str = r#"new Promise(r => { const c = new MessageChannel(); c.port
     const d = parseFloat(c);
     if (d >= 0 && /url\s*=/i.test(c)) refresh = d;
   }
-  return [document.readyState, refresh, location.href];
+  return {state: document.readyState, refresh, url: location.href};
 })"#;
 
 /// How a navigation wait ended.
@@ -465,16 +465,7 @@ impl Client {
         .await
         .ok()?
         .ok()?;
-        let v = &r["result"]["value"];
-        Some(Probe {
-            state: v[0].as_str()?.to_string(),
-            refresh: v[1].as_f64().unwrap_or(-1.0),
-            url: v[2]
-                .as_str()
-                .filter(|u| !u.starts_with("chrome-error:"))
-                .map(String::from),
-            snapshot: None,
-        })
+        Probe::deserialize(&r["result"]["value"]).ok()
     }
 }
 
