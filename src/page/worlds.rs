@@ -219,6 +219,9 @@ impl Client {
         parse_value(method, &v["result"]["value"])
     }
 
+    /// [`Self::engine_eval`]; with `await_promise`, the answer is what the
+    /// promise the method returns settles to. (Seven arguments: the three
+    /// flags are what the callers above choose between.)
     #[allow(clippy::too_many_arguments)]
     async fn engine_eval_in(
         &self,
