@@ -9,7 +9,7 @@
 // lets the user share one of their own tabs with a chosen client, or stop
 // sharing it. A tab nobody shared stays invisible to every client.
 
-import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR, MAIN_FRAME } from "./protocol.js";
+import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR, MAIN_FRAME, EARLIER_HANDLE } from "./protocol.js";
 import { blockedBy, LEAVING } from "./policy.js";
 import { siteOf } from "./sites.js";
 import { claimDownload, keepNoCopies } from "./downloads.js";
@@ -437,7 +437,7 @@ async function sendToTab(c, tabId, commands, sessionId, setup) {
     await session;
     if (setup?.ask) setup.done = setupOf.get(session) === setup.ask;
     const results = [];
-    let mainFrame;
+    let mainFrame, handle, evaluated;
     for (const cmd of commands) {
       const target = sessionId ? { tabId, sessionId } : { tabId };
       if (!sessionId) noteFetch(tabId, cmd);
@@ -446,8 +446,19 @@ async function sendToTab(c, tabId, commands, sessionId, setup) {
         if (!mainFrame) throw new RelayError(ERROR.BAD_REQUEST, `${MAIN_FRAME} before any Page.getFrameTree`);
         params = { ...params, frameId: mainFrame };
       }
+      if (params.objectId === EARLIER_HANDLE) {
+        if (!handle) {
+          const why = evaluated?.exceptionDetails?.exception?.description ?? "no Runtime.evaluate answered one";
+          throw new RelayError(ERROR.BAD_REQUEST, `${EARLIER_HANDLE} without a handle: ${why}`);
+        }
+        params = { ...params, objectId: handle };
+      }
       const result = await chrome.debugger.sendCommand(target, String(cmd.method), params);
       if (cmd.method === "Page.getFrameTree") mainFrame = result?.frameTree?.frame?.id;
+      if (cmd.method === "Runtime.evaluate" && !evaluated) {
+        evaluated = result;
+        handle = result?.result?.objectId;
+      }
       results.push(result);
     }
     // Only a setup that ran whole, in the session it ran in, counts.

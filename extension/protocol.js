@@ -18,6 +18,9 @@ export const METHOD = Object.freeze({
 // In a cdp.batch, a command's frameId of this value stands for the top
 // frame's id from a Page.getFrameTree answered earlier in the same batch.
 export const MAIN_FRAME = "$mainFrame";
+// In a cdp.batch, an objectId of this value stands for the handle the
+// batch's first Runtime.evaluate answered (src/protocol.rs EARLIER_HANDLE).
+export const EARLIER_HANDLE = "$handle";
 
 // Error codes the Rust side maps to its own errors.
 export const ERROR = Object.freeze({

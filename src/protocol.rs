@@ -126,6 +126,12 @@ pub mod method {
 /// one message). Mirrored in `extension/protocol.js`.
 pub const MAIN_FRAME: &str = "$mainFrame";
 
+/// In a `cdp.batch`, a command's `objectId` of this value stands for the
+/// handle (`result.objectId`) the batch's first `Runtime.evaluate`
+/// answered: an action resolves its target and aims at it in one message.
+/// Mirrored in `extension/protocol.js`.
+pub const EARLIER_HANDLE: &str = "$handle";
+
 /// Error codes the extension answers with (mirrored in `extension/protocol.js`).
 pub mod error_code {
     /// The user stopped browser control (Cancel on the browser's debugging
@@ -529,6 +535,7 @@ mod tests {
         let js = include_str!("../extension/protocol.js");
         assert!(js.contains(&format!("STOPPED: \"{}\"", error_code::STOPPED_BY_USER)));
         assert!(js.contains(&format!("MAIN_FRAME = \"{MAIN_FRAME}\"")));
+        assert!(js.contains(&format!("EARLIER_HANDLE = \"{EARLIER_HANDLE}\"")));
     }
 
     #[test]

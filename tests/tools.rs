@@ -708,6 +708,21 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
     // The error shows where we are and what could be targeted instead.
     assert!(text.contains("Page: from-a-script"), "{text}");
     assert!(text.contains("link \"Go to form\" [ref=e"), "{text}");
+    // A target is resolved and aimed at in one message (the resolve, the
+    // scroll, the box and the hit test), through the extension too.
+    let (code, hovered, log) =
+        tabwire_call_logged(&sb, &["browser_hover", "--args", r#"{"target":"a"}"#]);
+    assert_eq!(code, 0, "{hovered}");
+    assert!(result_text(&hovered).contains("Hovered"), "{hovered}");
+    assert!(
+        log.contains(r#"cdp batch first="Runtime.evaluate" n=4"#),
+        "{log}"
+    );
+    // (Step by step, the aim would follow as a batch of its own.)
+    assert!(
+        !log.contains(r#"cdp batch first="DOM.scrollIntoViewIfNeeded""#),
+        "{log}"
+    );
     // The policy flags apply as in serve.
     let (code, denied) = tabwire_call(
         &sb,

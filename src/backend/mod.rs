@@ -59,9 +59,26 @@ pub async fn cdp_in_order<B: Backend + ?Sized>(
     tab: TabId,
     commands: Vec<(&'static str, Value)>,
 ) -> Result<Vec<Value>, BackendError> {
-    let mut results = Vec::with_capacity(commands.len());
-    for (method, params) in commands {
-        results.push(backend.cdp(tab, method, params).await?);
+    let mut results: Vec<Value> = Vec::with_capacity(commands.len());
+    // The handle of the first Runtime.evaluate (see EARLIER_HANDLE).
+    let mut handle: Option<Value> = None;
+    let mut evaluated = false;
+    for (method, mut params) in commands {
+        if params["objectId"] == crate::protocol::EARLIER_HANDLE {
+            params["objectId"] = handle.clone().ok_or_else(|| BackendError::Cdp {
+                method: method.into(),
+                message: format!(
+                    "{} without a handle from an earlier Runtime.evaluate",
+                    crate::protocol::EARLIER_HANDLE
+                ),
+            })?;
+        }
+        let result = backend.cdp(tab, method, params).await?;
+        if method == "Runtime.evaluate" && !evaluated {
+            evaluated = true;
+            handle = Some(result["result"]["objectId"].clone()).filter(|h| h.is_string());
+        }
+        results.push(result);
     }
     Ok(results)
 }
@@ -321,6 +338,12 @@ mod tests {
                 "Page.getFrameTree" => {
                     json!({"frameTree": {"frame": {"id": "F1", "loaderId": "L1", "url": "about:blank"}}})
                 }
+                "Runtime.evaluate" if params["expression"] == "found" => {
+                    json!({"result": {"type": "object", "objectId": "H1"}})
+                }
+                "Runtime.evaluate" => {
+                    json!({"result": {"type": "object"}, "exceptionDetails": {"text": "no match"}})
+                }
                 _ => json!({"echo": params}),
             };
             Ok(RawValue::from_string(answer.to_string()).unwrap())
@@ -372,6 +395,41 @@ mod tests {
                 "Page.createIsolatedWorld"
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn a_batch_uses_the_handle_its_first_evaluate_answered() {
+        let b = recorder();
+        let handle = json!({"objectId": crate::protocol::EARLIER_HANDLE});
+        let r = cdp_in_order(
+            &b,
+            7,
+            vec![
+                ("Runtime.evaluate", json!({"expression": "found"})),
+                ("DOM.getContentQuads", handle.clone()),
+                ("Runtime.evaluate", json!({"expression": "other"})),
+                ("DOM.scrollIntoViewIfNeeded", handle.clone()),
+            ],
+        )
+        .await
+        .unwrap();
+        assert_eq!(r[1]["echo"]["objectId"], "H1");
+        assert_eq!(r[3]["echo"]["objectId"], "H1");
+        // The evaluate threw (nothing matched): the batch stops before the
+        // command that needs its handle.
+        let b = recorder();
+        let e = cdp_in_order(
+            &b,
+            7,
+            vec![
+                ("Runtime.evaluate", json!({"expression": "missing"})),
+                ("DOM.getContentQuads", handle),
+            ],
+        )
+        .await
+        .unwrap_err();
+        assert!(e.to_string().contains("without a handle"), "{e}");
+        assert_eq!(b.sent.lock().unwrap().len(), 1);
     }
 
     #[tokio::test]

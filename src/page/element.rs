@@ -118,6 +118,44 @@ impl Client {
         })
     }
 
+    /// [`Self::element`], and `then` (commands on its handle, their
+    /// `objectId` being [`crate::protocol::EARLIER_HANDLE`]) in the same
+    /// message, for a selector or a ref of the top document: the element
+    /// and `then`'s answers. None when that did not work in one message (a frame's ref,
+    /// nothing matched, a command failed): then the caller goes step by
+    /// step, which also says why.
+    pub async fn element_then(
+        &self,
+        tab: TabId,
+        target: &str,
+        then: Vec<(&'static str, Value)>,
+    ) -> Result<Option<(Element, Vec<Value>)>, ToolError> {
+        let target = target.trim();
+        if self.frame_of(tab, target).await? != 0 {
+            return Ok(None);
+        }
+        let (resolve, installed) = self.top_resolve_request(tab, target).await?;
+        let mut commands = vec![("Runtime.evaluate", resolve)];
+        commands.extend(then);
+        let Ok(mut answers) = self.cdp_batch(tab, commands).await else {
+            return Ok(None);
+        };
+        if !installed {
+            self.engine_ran(tab);
+        }
+        let Some(object_id) = answers[0]["result"]["objectId"].as_str() else {
+            return Ok(None);
+        };
+        let el = Element {
+            backend_node_id: None,
+            object_id: Some(Arc::from(object_id)),
+            frame: 0,
+            session: None,
+        };
+        answers.remove(0);
+        Ok(Some((el, answers)))
+    }
+
     /// The same element as a handle of the page's own (main) world, for
     /// code that must see the page's globals (browser_evaluate).
     pub async fn in_main_world(&self, tab: TabId, el: Element) -> Result<Element, ToolError> {

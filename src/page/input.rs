@@ -10,6 +10,7 @@ use super::element::Element;
 use super::keys;
 use crate::backend::TabId;
 use crate::error::ToolError;
+use crate::protocol::EARLIER_HANDLE;
 
 /// Center of the element's first box in viewport coordinates.
 pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
@@ -233,7 +234,40 @@ impl Aim {
 /// would reach it. Another element on top is where a person's press
 /// lands, so that is where input goes, and the answer says so.
 pub async fn aim(s: &Client, tab: TabId, el: Element) -> Result<Aim, ToolError> {
-    let (mut point, mut hit) = center_and_hit(s, tab, el.clone(), false).await?;
+    let (point, hit) = center_and_hit(s, tab, el.clone(), false).await?;
+    aim_from(s, tab, el, point, hit).await
+}
+
+/// Resolves `target` ([`Client::element`]) and aims at it ([`aim`]): for
+/// most targets in one message (the resolve, the scroll, the box and the
+/// hit test), else step by step.
+pub async fn aim_at(s: &Client, tab: TabId, target: &str) -> Result<(Element, Aim), ToolError> {
+    let handle = json!({"objectId": EARLIER_HANDLE});
+    let mut then = scroll_and_measure(&handle);
+    then.push((
+        "Runtime.callFunctionOn",
+        super::tab::call_params(EARLIER_HANDLE, HIT_TEST, json!(false)),
+    ));
+    if let Some((el, answers)) = s.element_then(tab, target, then).await? {
+        if let (3, Some(point)) = (answers.len(), answers.get(1).and_then(quad_middle)) {
+            let hit = super::tab::page_value(answers[2].clone())?;
+            let aim = aim_from(s, tab, el.clone(), point, hit).await?;
+            return Ok((el, aim));
+        }
+    }
+    let el = s.element(tab, target).await?;
+    let aim = aim(s, tab, el.clone()).await?;
+    Ok((el, aim))
+}
+
+/// [`aim`] from a first look (`point`, the hit test's answer `hit`).
+async fn aim_from(
+    s: &Client,
+    tab: TabId,
+    el: Element,
+    mut point: (f64, f64),
+    mut hit: Value,
+) -> Result<Aim, ToolError> {
     if hit["moving"].as_bool() == Some(true) {
         // A drawer still sliding in, a menu still unfolding: aim where it
         // comes to rest (its animations end, at most 1 s).

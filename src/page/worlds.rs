@@ -205,6 +205,50 @@ impl Client {
             .await
     }
 
+    /// The object group for an action's target handle in `session` (see
+    /// [`Worlds::target_group`]); the group it replaces is let go of.
+    async fn handle_group(&self, tab: TabId, session: Option<&str>) -> String {
+        let (group, old) = self
+            .tab_state(tab)
+            .worlds
+            .target_group(session.map(Arc::from));
+        if let Some(old) = old {
+            let _ = self
+                .cdp_in(
+                    tab,
+                    session,
+                    "Runtime.releaseObjectGroup",
+                    json!({ "objectGroup": old }),
+                )
+                .await;
+        }
+        group
+    }
+
+    /// The `Runtime.evaluate` that resolves `target` to a handle in the top
+    /// document's engine (an action's target), to send in a batch; and
+    /// whether the engine was installed already (if not, the command
+    /// carries its source: call [`Self::engine_ran`] once it has run).
+    pub(super) async fn top_resolve_request(
+        &self,
+        tab: TabId,
+        target: &str,
+    ) -> Result<(Value, bool), ToolError> {
+        let (context_id, installed) = self.top_world(tab, false).await?;
+        let args = json!(target).to_string();
+        let expression = engine::call(installed, &Ref::prefix(0), "resolve", &args);
+        let group = self.handle_group(tab, None).await;
+        Ok((
+            json!({"expression": expression, "contextId": context_id, "returnByValue": false, "objectGroup": group}),
+            installed,
+        ))
+    }
+
+    /// The top document's engine source ran (see [`Self::top_resolve_request`]).
+    pub(super) fn engine_ran(&self, tab: TabId) {
+        self.set_installed(tab, 0, true);
+    }
+
     /// [`Self::engine_value`] of a method that answers with a promise: its
     /// value once it settles.
     pub(super) async fn engine_awaited<T: serde::de::DeserializeOwned>(
@@ -246,18 +290,7 @@ impl Client {
                 params["awaitPromise"] = json!(true);
             }
             if target {
-                let (group, old) = self.tab_state(tab).worlds.target_group(session.clone());
-                if let Some(old) = old {
-                    let _ = self
-                        .cdp_in(
-                            tab,
-                            session.as_deref(),
-                            "Runtime.releaseObjectGroup",
-                            json!({ "objectGroup": old }),
-                        )
-                        .await;
-                }
-                params["objectGroup"] = json!(group);
+                params["objectGroup"] = json!(self.handle_group(tab, session.as_deref()).await);
             }
             let r = self
                 .cdp_in(tab, session.as_deref(), "Runtime.evaluate", params)

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::def::{done, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::input::{
-    aim, center, click, click_at, drag, fill_text, mouse_event, press, select_options, type_slowly,
-    typed_back, value_again, SELECTED_NOW,
+    aim, aim_at, center, click, click_at, drag, fill_text, mouse_event, press, select_options,
+    type_slowly, typed_back, value_again, SELECTED_NOW,
 };
 use crate::page::keys;
 use crate::page::Client;
@@ -156,7 +156,6 @@ pub fn tools() -> Vec<ToolDef> {
             "Click `target` (trusted input). Actions report what changed (or the new page), dialogs, console errors.",
             |s: Client, a: ClickArgs| async move {
                 let tab = s.tab().await?;
-                let el = s.element(tab, &a.target).await?;
                 let button = match a.button {
                     None | Some(MouseButton::Left) => "left",
                     Some(MouseButton::Right) => "right",
@@ -164,7 +163,7 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let clicks = if a.double_click { 2 } else { 1 };
                 let mods = modifier_mask(&a.modifiers);
-                let aim = aim(&s, tab, el).await?;
+                let (_, aim) = aim_at(&s, tab, &a.target).await?;
                 let outcome = s
                     .settle(tab, || click_at(&s, tab, aim.point, button, clicks, mods))
                     .await?;
@@ -210,8 +209,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Move the mouse over `target` (menus, tooltips).",
             |s: Client, a: HoverArgs| async move {
                 let tab = s.tab().await?;
-                let el = s.element(tab, &a.target).await?;
-                let aim = aim(&s, tab, el).await?;
+                let (_, aim) = aim_at(&s, tab, &a.target).await?;
                 let mut outcome = s
                     .settle_passive(tab, || async {
                         let (x, y) = aim.point;
