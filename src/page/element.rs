@@ -121,9 +121,9 @@ impl Client {
     /// [`Self::element`], and `then` (commands on its handle, their
     /// `objectId` being [`crate::protocol::EARLIER_HANDLE`]) in the same
     /// message, for a selector or a ref of the top document: the element
-    /// and `then`'s answers. None when that did not work in one message (a frame's ref,
-    /// nothing matched, a command failed): then the caller goes step by
-    /// step, which also says why.
+    /// and `then`'s answers. None when that did not work in one message
+    /// (a frame's ref, nothing matched, a command failed): then the caller
+    /// goes step by step, which also says why.
     pub async fn element_then(
         &self,
         tab: TabId,
