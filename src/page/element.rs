@@ -137,7 +137,10 @@ impl Client {
         let (resolve, installed) = self.top_resolve_request(tab, target).await?;
         let mut commands = vec![("Runtime.evaluate", resolve)];
         commands.extend(then);
-        let Ok(mut answers) = self.cdp_batch(tab, commands).await else {
+        // Only a command's own failure (nothing matched, a node without a
+        // box) is left to the step-by-step path; a closed tab, a stale
+        // handle or the user's stop is the answer (and some are told once).
+        let Ok(mut answers) = self.cdp_batch_or_command_error(tab, commands).await? else {
             return Ok(None);
         };
         if !installed {

@@ -13,7 +13,7 @@ use super::emulation::Emulation;
 use super::events::{ConsoleEntry, Dialog, TabEvents};
 use super::interrupts::TabInterrupts;
 use super::worlds::TabWorlds;
-use crate::backend::TabId;
+use crate::backend::{BackendError, TabId};
 use crate::error::ToolError;
 
 /// What tabwire keeps about one tab: whether it is set up, what its
@@ -207,12 +207,31 @@ impl Client {
         tab: TabId,
         commands: Vec<(&'static str, Value)>,
     ) -> Result<Vec<Value>, ToolError> {
+        match self.cdp_batch_or_command_error(tab, commands).await? {
+            Ok(answers) => Ok(answers),
+            Err(e) => Err(self.tab_error(tab, e)),
+        }
+    }
+
+    /// [`Self::cdp_batch`], with a command's own failure (the browser or
+    /// the extension refused one of them) as the inner error, for callers
+    /// that then try another way; errors about the tab, the link or the
+    /// user's stop are the outer one (some are told only once).
+    pub async fn cdp_batch_or_command_error(
+        &self,
+        tab: TabId,
+        commands: Vec<(&'static str, Value)>,
+    ) -> Result<Result<Vec<Value>, BackendError>, ToolError> {
         let first = commands.first().map_or("", |c| c.0);
         self.ready(tab, first).await?;
         let (n, started) = (commands.len(), std::time::Instant::now());
         let r = self.backend().cdp_batch(tab, commands).await;
         tracing::debug!(target: "tabwire::cdp", first, n, ms = started.elapsed().as_secs_f64() * 1e3, "cdp batch");
-        r.map_err(|e| self.tab_error(tab, e))
+        match r {
+            Ok(answers) => Ok(Ok(answers)),
+            Err(e @ (BackendError::Cdp { .. } | BackendError::Other(_))) => Ok(Err(e)),
+            Err(e) => Err(self.tab_error(tab, e)),
+        }
     }
 
     /// Sends a CDP command, making sure the Page domain is on for the tab
