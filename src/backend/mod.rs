@@ -53,30 +53,55 @@ pub enum TabEvent {
 }
 
 /// `commands` one after another through [`Backend::cdp`]: what
-/// [`Backend::cdp_batch`] does when a backend has no better way.
+/// [`Backend::cdp_batch`] does when a backend has no better way. The
+/// batch's placeholders are filled in as the extension does:
+/// [`crate::protocol::MAIN_FRAME`] from a `Page.getFrameTree` answered
+/// before, [`crate::protocol::EARLIER_HANDLE`] from the first
+/// `Runtime.evaluate`; a placeholder with nothing to fill it fails the
+/// batch before its command is sent.
 pub async fn cdp_in_order<B: Backend + ?Sized>(
     backend: &B,
     tab: TabId,
     commands: Vec<(&'static str, Value)>,
 ) -> Result<Vec<Value>, BackendError> {
     let mut results: Vec<Value> = Vec::with_capacity(commands.len());
+    let mut main_frame: Option<Value> = None;
     // The handle of the first Runtime.evaluate (see EARLIER_HANDLE).
     let mut handle: Option<Value> = None;
     let mut evaluated = false;
     for (method, mut params) in commands {
-        if params["objectId"] == crate::protocol::EARLIER_HANDLE {
-            params["objectId"] = handle.clone().ok_or_else(|| BackendError::Cdp {
-                method: method.into(),
-                message: format!(
-                    "{} without a handle from an earlier Runtime.evaluate",
-                    crate::protocol::EARLIER_HANDLE
-                ),
-            })?;
+        for (key, placeholder, value, missing) in [
+            (
+                "frameId",
+                crate::protocol::MAIN_FRAME,
+                &main_frame,
+                "before any Page.getFrameTree",
+            ),
+            (
+                "objectId",
+                crate::protocol::EARLIER_HANDLE,
+                &handle,
+                "without a handle from an earlier Runtime.evaluate",
+            ),
+        ] {
+            if params[key] == placeholder {
+                params[key] = value.clone().ok_or_else(|| BackendError::Cdp {
+                    method: method.into(),
+                    message: format!("{placeholder} {missing}"),
+                })?;
+            }
         }
         let result = backend.cdp(tab, method, params).await?;
-        if method == "Runtime.evaluate" && !evaluated {
-            evaluated = true;
-            handle = Some(result["result"]["objectId"].clone()).filter(|h| h.is_string());
+        match method {
+            "Page.getFrameTree" => {
+                main_frame =
+                    Some(result["frameTree"]["frame"]["id"].clone()).filter(Value::is_string);
+            }
+            "Runtime.evaluate" if !evaluated => {
+                evaluated = true;
+                handle = Some(result["result"]["objectId"].clone()).filter(Value::is_string);
+            }
+            _ => {}
         }
         results.push(result);
     }
@@ -102,23 +127,7 @@ pub async fn run_then<B: Backend + ?Sized>(
     tab: TabId,
     then: Vec<(&'static str, Value)>,
 ) -> Vec<Value> {
-    let mut answers: Vec<Value> = Vec::with_capacity(then.len());
-    for (method, mut params) in then {
-        if params["frameId"] == crate::protocol::MAIN_FRAME {
-            let main = answers
-                .iter()
-                .find_map(|a| a["frameTree"]["frame"]["id"].as_str().map(String::from));
-            match main {
-                Some(id) => params["frameId"] = Value::String(id),
-                None => return Vec::new(),
-            }
-        }
-        match backend.cdp(tab, method, params).await {
-            Ok(a) => answers.push(a),
-            Err(_) => return Vec::new(),
-        }
-    }
-    answers
+    cdp_in_order(backend, tab, then).await.unwrap_or_default()
 }
 
 /// A command's raw result as a `Value`.

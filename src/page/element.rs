@@ -37,6 +37,17 @@ impl Element {
         }
     }
 
+    /// An element resolved to the handle `object_id`, in snapshot frame
+    /// `frame` (reached through `session`, or the tab's own).
+    fn handle(object_id: &str, frame: u32, session: Option<Arc<str>>) -> Self {
+        Self {
+            backend_node_id: None,
+            object_id: Some(Arc::from(object_id)),
+            frame,
+            session,
+        }
+    }
+
     /// The element as `DOM.*` commands take it (`objectId` or
     /// `backendNodeId`), merged into `params`.
     pub fn dom_params(&self, mut params: Value) -> Value {
@@ -110,12 +121,11 @@ impl Client {
         let object_id = found["result"]["objectId"]
             .as_str()
             .ok_or_else(|| ToolError(format!("could not resolve {target:?} to an element")))?;
-        Ok(Element {
-            backend_node_id: None,
-            object_id: Some(Arc::from(object_id)),
+        Ok(Element::handle(
+            object_id,
             frame,
-            session: self.frame_session(tab, frame),
-        })
+            self.frame_session(tab, frame),
+        ))
     }
 
     /// [`Self::element`], and `then` (commands on its handle, their
@@ -149,12 +159,7 @@ impl Client {
         let Some(object_id) = answers[0]["result"]["objectId"].as_str() else {
             return Ok(None);
         };
-        let el = Element {
-            backend_node_id: None,
-            object_id: Some(Arc::from(object_id)),
-            frame: 0,
-            session: None,
-        };
+        let el = Element::handle(object_id, 0, None);
         answers.remove(0);
         Ok(Some((el, answers)))
     }

@@ -72,6 +72,30 @@ fn quad_middle(quads: &Value) -> Option<(f64, f64)> {
     Some((xs.iter().sum::<f64>() / 4.0, ys.iter().sum::<f64>() / 4.0))
 }
 
+/// Scrolling the element with the handle `object_id` into view, its box,
+/// then [`HIT_TEST`] (`settled`: its argument), as one batch.
+fn aim_commands(object_id: &str, settled: bool) -> Vec<(&'static str, Value)> {
+    let mut commands = scroll_and_measure(&json!({"objectId": object_id}));
+    commands.push((
+        "Runtime.callFunctionOn",
+        super::tab::call_params(object_id, HIT_TEST, json!(settled)),
+    ));
+    commands
+}
+
+/// The middle of an element's box (viewport coordinates) and the hit
+/// test's answer there: the first look when aiming.
+type FirstLook = ((f64, f64), Value);
+
+/// The first look from the answers to [`aim_commands`]; None when they do
+/// not hold a box.
+fn aim_answers(mut answers: Vec<Value>) -> Option<Result<FirstLook, ToolError>> {
+    let point = (answers.len() == 3)
+        .then(|| quad_middle(&answers[1]))
+        .flatten()?;
+    Some(super::tab::page_value(answers.remove(2)).map(|hit| (point, hit)))
+}
+
 /// [`center`], then [`HIT_TEST`] (`settled`: its argument): in one message
 /// when the element has a handle in the top document of the tab's own
 /// session (most targets), else in two or three.
@@ -80,20 +104,13 @@ async fn center_and_hit(
     tab: TabId,
     el: Element,
     settled: bool,
-) -> Result<((f64, f64), Value), ToolError> {
+) -> Result<FirstLook, ToolError> {
     if let (None, Some(object_id), 0) = (el.session.as_deref(), el.object_id.as_deref(), el.frame) {
-        let mut commands = scroll_and_measure(&el.dom_params(json!({})));
-        commands.push((
-            "Runtime.callFunctionOn",
-            super::tab::call_params(object_id, HIT_TEST, json!(settled)),
-        ));
-        let batch = s.cdp_batch(tab, commands).await;
+        let batch = s.cdp_batch(tab, aim_commands(object_id, settled)).await;
         // A node that cannot scroll (display: contents) or has no box
         // fails the batch: the step-by-step path below says why.
-        if let Ok(mut r) = batch {
-            if let (3, Some(point)) = (r.len(), r.get(1).and_then(quad_middle)) {
-                return Ok((point, super::tab::page_value(r.remove(2))?));
-            }
+        if let Some(first_look) = batch.ok().and_then(aim_answers) {
+            return first_look;
         }
     }
     let point = center(s, tab, el.clone()).await?;
@@ -239,25 +256,18 @@ pub async fn aim(s: &Client, tab: TabId, el: Element) -> Result<Aim, ToolError> 
 }
 
 /// Resolves `target` ([`Client::element`]) and aims at it ([`aim`]): for
-/// most targets in one message (the resolve, the scroll, the box and the
-/// hit test), else step by step.
-pub async fn aim_at(s: &Client, tab: TabId, target: &str) -> Result<(Element, Aim), ToolError> {
-    let handle = json!({"objectId": EARLIER_HANDLE});
-    let mut then = scroll_and_measure(&handle);
-    then.push((
-        "Runtime.callFunctionOn",
-        super::tab::call_params(EARLIER_HANDLE, HIT_TEST, json!(false)),
-    ));
+/// most targets in one message (the resolve, then [`aim_commands`] on the
+/// handle it answers), else step by step.
+pub async fn aim_at(s: &Client, tab: TabId, target: &str) -> Result<Aim, ToolError> {
+    let then = aim_commands(EARLIER_HANDLE, false);
     if let Some((el, answers)) = s.element_then(tab, target, then).await? {
-        if let (3, Some(point)) = (answers.len(), answers.get(1).and_then(quad_middle)) {
-            let hit = super::tab::page_value(answers[2].clone())?;
-            let aim = aim_from(s, tab, el.clone(), point, hit).await?;
-            return Ok((el, aim));
+        if let Some(first_look) = aim_answers(answers) {
+            let (point, hit) = first_look?;
+            return aim_from(s, tab, el, point, hit).await;
         }
     }
     let el = s.element(tab, target).await?;
-    let aim = aim(s, tab, el.clone()).await?;
-    Ok((el, aim))
+    aim(s, tab, el).await
 }
 
 /// [`aim`] from a first look (`point`, the hit test's answer `hit`).

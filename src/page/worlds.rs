@@ -151,6 +151,21 @@ fn context_gone(e: &ToolError) -> bool {
     e.0.contains("Cannot find context") || e.0.contains("context with specified id")
 }
 
+/// The `Runtime.evaluate` of `method(args)` on the engine of snapshot
+/// frame `frame`, in its world `context_id` (with the engine's source when
+/// it is not `installed` there yet).
+fn evaluate_params(
+    context_id: i64,
+    installed: bool,
+    frame: u32,
+    method: &str,
+    args: &str,
+    by_value: bool,
+) -> Value {
+    let expression = engine::call(installed, &Ref::prefix(frame), method, args);
+    json!({"expression": expression, "contextId": context_id, "returnByValue": by_value})
+}
+
 /// An engine method's value parsed into `T` (None for null).
 fn parse_value<T: serde::de::DeserializeOwned>(
     method: &str,
@@ -236,12 +251,9 @@ impl Client {
     ) -> Result<(Value, bool), ToolError> {
         let (context_id, installed) = self.top_world(tab, false).await?;
         let args = json!(target).to_string();
-        let expression = engine::call(installed, &Ref::prefix(0), "resolve", &args);
-        let group = self.handle_group(tab, None).await;
-        Ok((
-            json!({"expression": expression, "contextId": context_id, "returnByValue": false, "objectGroup": group}),
-            installed,
-        ))
+        let mut params = evaluate_params(context_id, installed, 0, "resolve", &args, false);
+        params["objectGroup"] = json!(self.handle_group(tab, None).await);
+        Ok((params, installed))
     }
 
     /// The top document's engine source ran (see [`Self::top_resolve_request`]).
@@ -284,8 +296,7 @@ impl Client {
             } else {
                 self.frame_world(tab, frame)?
             };
-            let expression = engine::call(installed, &Ref::prefix(frame), method, args);
-            let mut params = json!({"expression": expression, "contextId": context_id, "returnByValue": by_value});
+            let mut params = evaluate_params(context_id, installed, frame, method, args, by_value);
             if await_promise {
                 params["awaitPromise"] = json!(true);
             }

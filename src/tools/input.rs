@@ -163,7 +163,7 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let clicks = if a.double_click { 2 } else { 1 };
                 let mods = modifier_mask(&a.modifiers);
-                let (_, aim) = aim_at(&s, tab, &a.target).await?;
+                let aim = aim_at(&s, tab, &a.target).await?;
                 let outcome = s
                     .settle(tab, || click_at(&s, tab, aim.point, button, clicks, mods))
                     .await?;
@@ -209,7 +209,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Move the mouse over `target` (menus, tooltips).",
             |s: Client, a: HoverArgs| async move {
                 let tab = s.tab().await?;
-                let (_, aim) = aim_at(&s, tab, &a.target).await?;
+                let aim = aim_at(&s, tab, &a.target).await?;
                 let mut outcome = s
                     .settle_passive(tab, || async {
                         let (x, y) = aim.point;
@@ -240,16 +240,16 @@ pub fn tools() -> Vec<ToolDef> {
                 // is Enter, and Enter may submit.
                 let activates = a.submit || a.slowly;
                 let typing = || async {
-                        if a.slowly {
-                            type_slowly(&s, tab, el, &a.text).await?;
-                        } else {
-                            fill_text(&s, tab, el, &a.text).await?;
-                        }
-                        if a.submit {
-                            press(&s, tab, "Enter").await?;
-                        }
-                        Ok(())
-                    };
+                    if a.slowly {
+                        type_slowly(&s, tab, el, &a.text).await?;
+                    } else {
+                        fill_text(&s, tab, el, &a.text).await?;
+                    }
+                    if a.submit {
+                        press(&s, tab, "Enter").await?;
+                    }
+                    Ok(())
+                };
                 let outcome = if activates {
                     s.settle(tab, typing).await?
                 } else {
