@@ -61,6 +61,15 @@ fn awaited(kind: &str) -> bool {
     )
 }
 
+/// A request the browser makes for itself, not for the page: the tab's
+/// icon is the one seen (type "Other", initiator "other", no script or
+/// parser behind it). The previous page's icon can be asked for late, after
+/// the next navigation began, and a request cut short that way may never
+/// report its end: waiting for it held an answer for the whole cap.
+fn started_by_the_browser(kind: &str, params: &Value) -> bool {
+    kind == "Other" && params["initiator"]["type"].as_str() == Some("other")
+}
+
 impl StartedRequests {
     /// `streams_too`: see the field.
     pub fn new(streams_too: bool) -> Self {
@@ -84,6 +93,7 @@ impl StartedRequests {
                 let kind = params["type"].as_str().unwrap_or("Other");
                 let url = params["request"]["url"].as_str().unwrap_or_default();
                 if !awaited(kind)
+                    || started_by_the_browser(kind, params)
                     || (kind == "EventSource" && !self.streams_too)
                     || url.starts_with("data:")
                     || url.starts_with("blob:")
@@ -264,6 +274,25 @@ mod tests {
             &sent("5", "Other", "http://h/o"),
         );
         assert_eq!((r.started, r.fetched), (5, 2));
+    }
+
+    #[test]
+    fn the_browsers_own_requests_are_not_the_pages_work() {
+        let mut r = StartedRequests::default();
+        let mut icon = sent("1", "Other", "http://h/favicon.ico");
+        icon["initiator"] = json!({"type": "other"});
+        r.observe("Network.requestWillBeSent", &icon);
+        assert_eq!(r.started, 0);
+        assert!(r.is_done());
+        // A navigation's document has the same initiator: still awaited.
+        let mut doc = sent("2", "Document", "http://h/next");
+        doc["initiator"] = json!({"type": "other"});
+        r.observe("Network.requestWillBeSent", &doc);
+        // What a script asked for, typed "Other", is awaited too.
+        let mut beacon = sent("3", "Other", "http://h/o");
+        beacon["initiator"] = json!({"type": "script"});
+        r.observe("Network.requestWillBeSent", &beacon);
+        assert_eq!((r.started, r.fetched), (2, 1));
     }
 
     #[test]
