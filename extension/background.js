@@ -457,7 +457,9 @@ async function sendToTab(c, tabId, commands, sessionId, setup) {
       if (cmd.method === "Page.getFrameTree") mainFrame = result?.frameTree?.frame?.id;
       if (cmd.method === "Runtime.evaluate" && !evaluated) {
         evaluated = result;
-        handle = result?.result?.objectId;
+        // A script that threw answers with the error's handle: not the
+        // element the batch is about.
+        handle = result?.exceptionDetails ? undefined : result?.result?.objectId;
       }
       results.push(result);
     }

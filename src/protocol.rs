@@ -128,7 +128,8 @@ pub const MAIN_FRAME: &str = "$mainFrame";
 
 /// In a `cdp.batch`, a command's `objectId` of this value stands for the
 /// handle (`result.objectId`) the batch's first `Runtime.evaluate`
-/// answered: an action resolves its target and aims at it in one message.
+/// answered (none when that evaluate threw: its result is then the error):
+/// an action resolves its target and aims at it in one message.
 /// Mirrored in `extension/protocol.js`.
 pub const EARLIER_HANDLE: &str = "$handle";
 

@@ -794,6 +794,42 @@ async fn policy_keeps_denied_domains_out_and_calls_are_audited(w: World) {
         audit.contains("[redacted 7 chars]") && !audit.contains("hunter2"),
         "{audit}"
     );
+
+    // A wrong target is refused with why, whether it matches nothing or
+    // the wrong kind of element (the resolve and the call go in one
+    // message, and the step-by-step path says why).
+    let missing = mcp
+        .text("browser_type", json!({"target": "#missing", "text": "x"}))
+        .await
+        .unwrap_err();
+    assert!(
+        missing.contains("no element matches") && missing.contains("textbox \"Name\""),
+        "{missing}"
+    );
+    let not_a_field = mcp
+        .text(
+            "browser_type",
+            json!({"target": find_ref(&snap, "button", "Send order"), "text": "x"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(not_a_field.contains("not editable"), "{not_a_field}");
+    let not_a_select = mcp
+        .text(
+            "browser_select_option",
+            json!({"target": find_ref(&snap, "textbox", "Name"), "values": ["red"]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(not_a_select.contains("is not a <select>"), "{not_a_select}");
+    let filled = mcp
+        .text(
+            "browser_fill_form",
+            json!({"fields": [{"target": "#nowhere", "type": "textbox", "value": "x"}]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(filled.contains("no element matches"), "{filled}");
 }
 
 async fn uploads_come_only_from_allowed_dirs(w: World) {

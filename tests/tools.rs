@@ -723,6 +723,35 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
         !log.contains(r#"cdp batch first="DOM.scrollIntoViewIfNeeded""#),
         "{log}"
     );
+    // Typing resolves the field and focuses it in one message too.
+    let (code, nav) = tabwire_call(
+        &sb,
+        &[
+            "browser_navigate",
+            "--args",
+            &json!({"url": site.url("/form")}).to_string(),
+        ],
+    );
+    assert_eq!(code, 0, "{nav}");
+    let (code, typed, log) = tabwire_call_logged(
+        &sb,
+        &[
+            "browser_type",
+            "--args",
+            r##"{"target":"#name","text":"Ada"}"##,
+        ],
+    );
+    assert_eq!(code, 0, "{typed}");
+    assert!(
+        result_text(&typed).contains("Typed 3 characters"),
+        "{typed}"
+    );
+    assert!(
+        log.contains(r#"cdp batch first="Runtime.evaluate" n=2"#),
+        "{log}"
+    );
+    assert!(!log.contains(r#"method="Runtime.callFunctionOn""#), "{log}");
+    assert!(!result_text(&typed).contains("but the field"), "{typed}");
     // The policy flags apply as in serve.
     let (code, denied) = tabwire_call(
         &sb,

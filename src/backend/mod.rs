@@ -99,7 +99,10 @@ pub async fn cdp_in_order<B: Backend + ?Sized>(
             }
             "Runtime.evaluate" if !evaluated => {
                 evaluated = true;
-                handle = Some(result["result"]["objectId"].clone()).filter(Value::is_string);
+                // A script that threw answers with the error's handle,
+                // which is not the element the batch is about.
+                handle = Some(result["result"]["objectId"].clone())
+                    .filter(|h| h.is_string() && result.get("exceptionDetails").is_none());
             }
             _ => {}
         }
@@ -351,7 +354,10 @@ mod tests {
                     json!({"result": {"type": "object", "objectId": "H1"}})
                 }
                 "Runtime.evaluate" => {
-                    json!({"result": {"type": "object"}, "exceptionDetails": {"text": "no match"}})
+                    // As Chrome answers a script that threw: the result is
+                    // the thrown error, which has a handle of its own.
+                    json!({"result": {"type": "object", "subtype": "error", "objectId": "E1"},
+                           "exceptionDetails": {"text": "no match"}})
                 }
                 _ => json!({"echo": params}),
             };

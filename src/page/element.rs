@@ -164,6 +164,32 @@ impl Client {
         Ok(Some((el, answers)))
     }
 
+    /// `function` (a JS function of one element, its `this`) called with
+    /// `arg` on what `target` names, for an action that must run in the
+    /// engine's world on a handle: for most targets in one message with
+    /// the resolve ([`Self::element_then`]), else step by step
+    /// ([`Self::element`], [`Self::call_on`]), which also says why a target
+    /// matched nothing. The function's value.
+    pub async fn call_at(
+        &self,
+        tab: TabId,
+        target: &str,
+        function: &str,
+        arg: Value,
+    ) -> Result<Value, ToolError> {
+        let call = super::tab::call_params(crate::protocol::EARLIER_HANDLE, function, arg.clone());
+        if let Some((_, mut answers)) = self
+            .element_then(tab, target, vec![("Runtime.callFunctionOn", call)])
+            .await?
+        {
+            if let Some(answer) = answers.pop() {
+                return super::tab::page_value(answer);
+            }
+        }
+        let el = self.element(tab, target).await?;
+        self.call_on(tab, el, function, arg).await
+    }
+
     /// The same element as a handle of the page's own (main) world, for
     /// code that must see the page's globals (browser_evaluate).
     pub async fn in_main_world(&self, tab: TabId, el: Element) -> Result<Element, ToolError> {

@@ -416,8 +416,13 @@ pub async fn click_at(
 
 /// Like [`fill_text`], but one key event per character (all in one
 /// message), so pages that listen to keydown/keyup see each key.
-pub async fn type_slowly(s: &Client, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
-    fill_text(s, tab, el, "").await?;
+pub async fn type_slowly(
+    s: &Client,
+    tab: TabId,
+    target: &str,
+    text: &str,
+) -> Result<(), ToolError> {
+    fill_text(s, tab, target, "").await?;
     let mut events = Vec::new();
     for c in text.chars() {
         if c == '\n' {
@@ -446,9 +451,14 @@ pub async fn type_slowly(s: &Client, tab: TabId, el: Element, text: &str) -> Res
     s.cdp_batch(tab, events).await.map(|_| ())
 }
 
-/// Focuses the element, selects its content and replaces it with `text`.
-pub async fn fill_text(s: &Client, tab: TabId, el: Element, text: &str) -> Result<(), ToolError> {
-    if s.call_on(tab, el, SELECT_FOR_TYPING, Value::Null).await? != json!(true) {
+/// Focuses the element `target` names, selects its content and replaces
+/// it with `text` (the resolve and the focus in one message where it can
+/// be, [`Client::call_at`]).
+pub async fn fill_text(s: &Client, tab: TabId, target: &str, text: &str) -> Result<(), ToolError> {
+    if s.call_at(tab, target, SELECT_FOR_TYPING, Value::Null)
+        .await?
+        != json!(true)
+    {
         return Err(ToolError(
             "the element is not editable (not a text field, text area or contenteditable); \
              check the snapshot for the right field"
@@ -488,13 +498,17 @@ pub async fn press(s: &Client, tab: TabId, spec: &str) -> Result<(), ToolError> 
     s.cdp_batch(tab, events).await.map(|_| ())
 }
 
+/// Chooses `values` (by value or label) in the <select> `target` names;
+/// the labels chosen.
 pub async fn select_options(
     s: &Client,
     tab: TabId,
-    el: Element,
+    target: &str,
     values: &[String],
 ) -> Result<Vec<String>, ToolError> {
-    let r = s.call_on(tab, el, SELECT_OPTIONS, json!(values)).await?;
+    let r = s
+        .call_at(tab, target, SELECT_OPTIONS, json!(values))
+        .await?;
     if let Some(err) = r["error"].as_str() {
         return Err(ToolError(err.to_string()));
     }

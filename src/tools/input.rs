@@ -234,16 +234,15 @@ pub fn tools() -> Vec<ToolDef> {
             "Replace the text of a field; submit presses Enter after; slowly types key by key.",
             |s: Client, a: TypeArgs| async move {
                 let tab = s.tab().await?;
-                let el = s.element(tab, &a.target).await?;
                 // Text put in at once activates nothing (no late download
                 // or link navigation to look for); key by key, a newline
                 // is Enter, and Enter may submit.
                 let activates = a.submit || a.slowly;
                 let typing = || async {
                     if a.slowly {
-                        type_slowly(&s, tab, el, &a.text).await?;
+                        type_slowly(&s, tab, &a.target, &a.text).await?;
                     } else {
-                        fill_text(&s, tab, el, &a.text).await?;
+                        fill_text(&s, tab, &a.target, &a.text).await?;
                     }
                     if a.submit {
                         press(&s, tab, "Enter").await?;
@@ -293,11 +292,10 @@ pub fn tools() -> Vec<ToolDef> {
             "Choose options of a <select> by value or label.",
             |s: Client, a: SelectArgs| async move {
                 let tab = s.tab().await?;
-                let el = s.element(tab, &a.target).await?;
                 let mut chosen = Vec::new();
                 let outcome = s
                     .settle(tab, || async {
-                        chosen = select_options(&s, tab, el, &a.values).await?;
+                        chosen = select_options(&s, tab, &a.target, &a.values).await?;
                         Ok(())
                     })
                     .await?;
@@ -485,13 +483,13 @@ fn quote_list(items: &[&str]) -> String {
 }
 
 async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolError> {
-    let el = s.element(tab, &f.target).await?;
     match f.kind {
-        FieldType::Textbox => fill_text(s, tab, el, &f.value).await,
-        FieldType::Combobox => select_options(s, tab, el, std::slice::from_ref(&f.value))
+        FieldType::Textbox => fill_text(s, tab, &f.target, &f.value).await,
+        FieldType::Combobox => select_options(s, tab, &f.target, std::slice::from_ref(&f.value))
             .await
             .map(|_| ()),
         FieldType::Checkbox | FieldType::Radio => {
+            let el = s.element(tab, &f.target).await?;
             let want = match f.value.to_ascii_lowercase().as_str() {
                 "true" | "on" | "yes" | "1" | "checked" => true,
                 "false" | "off" | "no" | "0" | "unchecked" => false,
@@ -511,7 +509,9 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
             Ok(())
         }
         FieldType::Slider => {
-            let r = s.call_on(tab, el, SET_SLIDER, json!(f.value)).await?;
+            let r = s
+                .call_at(tab, &f.target, SET_SLIDER, json!(f.value))
+                .await?;
             match r["error"].as_str() {
                 Some(e) => Err(ToolError(e.to_string())),
                 None => Ok(()),
