@@ -165,11 +165,12 @@ impl Client {
     }
 
     /// `function` (a JS function of one element, its `this`) called with
-    /// `arg` on what `target` names, for an action that must run in the
-    /// engine's world on a handle: for most targets in one message with
-    /// the resolve ([`Self::element_then`]), else step by step
-    /// ([`Self::element`], [`Self::call_on`]), which also says why a target
-    /// matched nothing. The function's value.
+    /// `arg` on what `target` names, for an action (focus a field, choose
+    /// options): for most targets in one message with the resolve
+    /// ([`Self::element_then`]), else step by step ([`Self::element`],
+    /// [`Self::call_on`]). Unlike [`Self::value_at`] (a read after an
+    /// action, which may find nothing), a wrong target gets the explained
+    /// error of [`Self::element`]. The function's value.
     pub async fn call_at(
         &self,
         tab: TabId,
