@@ -11,7 +11,8 @@ times: navigate, wait for the load event, then time skeleton snapshots
 
 Needs Chromium at /usr/lib/chromium/chromium and, for the default pages,
 `sh bench/real-site.sh &` (Python's docs: stdtypes, os, functions).
-Run: python3 bench/first-snapshot.py [--runs 5] [URL ...]
+Run: python3 bench/first-snapshot.py [--runs 5] [--engine FILE] [URL ...]
+(--engine: another engine.js to time, for an A/B with src/engine/engine.js)
 Prints the median of each snapshot's time per page and writes
 bench/results/first-snapshot-<time>.json.
 """
@@ -67,6 +68,7 @@ def measure(cdp, url, runs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--engine", default=f"{ROOT}/src/engine/engine.js")
     ap.add_argument("urls", nargs="*", default=PAGES)
     a = ap.parse_args()
     nav_waits.TMP = tempfile.mkdtemp(prefix="tabwire-first-snapshot-")
@@ -75,7 +77,7 @@ def main():
         cdp.send("Emulation.setDeviceMetricsOverride",
                  {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False}, cdp.session)
         cdp.send("Runtime.enable", {}, cdp.session)
-        engine = open(f"{ROOT}/src/engine/engine.js").read()
+        engine = open(a.engine).read()
         cdp.send("Page.addScriptToEvaluateOnNewDocument",
                  {"source": engine, "worldName": "tabwire"}, cdp.session)
         results = {u: measure(cdp, u, a.runs) for u in a.urls}
@@ -86,7 +88,8 @@ def main():
     print("|---|" + "---:|" * SNAPSHOTS)
     for u, ms in results.items():
         print(f"| {u.rsplit('/', 1)[-1]} | " + " | ".join(f"{x:.1f} ms" for x in ms) + " |")
-    print("wrote", write_results("first-snapshot", {"runs": a.runs, "median_ms": results}))
+    print("wrote", write_results("first-snapshot", {"runs": a.runs, "engine": a.engine,
+                                             "median_ms": results}))
 
 
 if __name__ == "__main__":
