@@ -35,6 +35,7 @@ on_both_backends!(
     a_page_that_replaces_itself_while_loading_is_followed,
     a_script_redirect_then_a_meta_refresh_is_followed,
     a_subresource_that_never_finishes_does_not_hold_the_answer,
+    an_app_that_imports_its_ui_is_answered_once_it_has_rendered,
     actions_that_navigate_wait_the_same_way,
     a_download_a_click_starts_lands_in_the_download_dir,
     a_page_that_replaces_its_content_keeps_the_ref_tables_flat,
@@ -174,6 +175,25 @@ async fn a_script_redirect_then_a_meta_refresh_is_followed(w: World) {
             took < std::time::Duration::from_secs(10),
             "navigate took {took:?}"
         );
+    }
+}
+
+/// An app that builds itself after the load event (as Gradio does): its
+/// module imports the app, which fetches its data once the page has
+/// loaded and only then renders. navigate answers with the app, not with
+/// its "Loading..." placeholder: a script that loaded more code may still
+/// be rendering, so the answer waits for what it fetches.
+async fn an_app_that_imports_its_ui_is_answered_once_it_has_rendered(w: World) {
+    let mcp = client(&w, "App user").await;
+    for round in 0..3 {
+        let page = mcp
+            .ok("browser_navigate", json!({"url": w.site.url("/late-app")}))
+            .await;
+        assert!(
+            page.contains("heading \"App is ready\"") && page.contains("button \"Answer 42\""),
+            "round {round}: {page}"
+        );
+        assert!(!page.contains("Loading"), "round {round}: {page}");
     }
 }
 

@@ -443,10 +443,11 @@ impl Client {
             return (Vec::new(), false);
         }
         // After a navigation whose only requests were its documents and
-        // the scripts and stylesheets they load, all done by now, the load
-        // wait has already seen the page through them: nothing a script
-        // fetched is left to render (this saves every plain page the DOM
-        // quiet wait below, 25 ms at least).
+        // the scripts and stylesheets their HTML names, all done by now,
+        // the load wait has already seen the page through them: nothing a
+        // script fetched is left to render (this saves every plain page the
+        // DOM quiet wait below, 25 ms at least). A script that loaded more
+        // code (an app importing its UI) may still be rendering: it waits.
         if !streams && requests.fetched == 0 && requests.is_done() {
             return (Vec::new(), false);
         }

@@ -43,8 +43,9 @@ pub struct StartedRequests {
     /// How many requests were waited for in all (for the answer).
     pub started: usize,
     /// How many of them a page's script asked for (fetch, XHR, event
-    /// streams, other): work whose result the page renders when it comes,
-    /// unlike its documents, scripts and stylesheets, which a load waits for.
+    /// streams, other, and scripts and stylesheets a script loads): work
+    /// whose result the page renders when it comes, unlike the documents,
+    /// scripts and stylesheets its HTML names, which a load waits for.
     pub fetched: usize,
     /// Event streams are waited for while they send (after an action); a
     /// page that is loading opens streams it keeps, which are not.
@@ -101,7 +102,11 @@ impl StartedRequests {
                     return;
                 }
                 self.started += 1;
-                if !matches!(kind, "Document" | "Script" | "Stylesheet") {
+                // A script or stylesheet a script asked for (a dynamic
+                // import, an injected tag) is an app building itself:
+                // what it renders comes after the load event.
+                let by_script = params["initiator"]["type"].as_str() == Some("script");
+                if by_script || !matches!(kind, "Document" | "Script" | "Stylesheet") {
                     self.fetched += 1;
                 }
                 tracing::debug!(target: "tabwire::wait", kind, url, "waiting for a request the page started");
@@ -274,6 +279,15 @@ mod tests {
             &sent("5", "Other", "http://h/o"),
         );
         assert_eq!((r.started, r.fetched), (5, 2));
+        // A module a script imports is the app building itself (Gradio
+        // imports its UI after the load event).
+        let mut import = sent("6", "Script", "http://h/assets/Index.js");
+        import["initiator"] = json!({"type": "script"});
+        r.observe("Network.requestWillBeSent", &import);
+        let mut tag = sent("7", "Script", "http://h/static/app.js");
+        tag["initiator"] = json!({"type": "parser"});
+        r.observe("Network.requestWillBeSent", &tag);
+        assert_eq!((r.started, r.fetched), (7, 3));
     }
 
     #[test]

@@ -95,6 +95,36 @@ fn handle(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) -> std::io
             b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
         );
     }
+    if let Some(module) = target.strip_prefix("/js/") {
+        // The modules of /late-app: the page's own module imports the
+        // app (a request a script makes), which, once the page has
+        // loaded, shows a spinner, fetches its data a moment later and
+        // only then renders (as Gradio does).
+        let body = match module {
+            "boot.js" => "import('/js/app.js');",
+            "app.js" => {
+                "const root = document.getElementById('app');\n\
+                 const start = () => {\n\
+                   let dots = 0;\n\
+                   const spin = setInterval(() => { root.textContent = 'Loading' + '.'.repeat(1 + dots++ % 3); }, 10);\n\
+                   setTimeout(async () => {\n\
+                     const data = await (await fetch('/api/slow?ms=150')).json();\n\
+                     clearInterval(spin);\n\
+                     root.innerHTML = '<h2>App is ready</h2><button>Answer ' + data.answer + '</button>';\n\
+                   }, 60);\n\
+                 };\n\
+                 if (document.readyState === 'complete') start(); else addEventListener('load', start);"
+            }
+            _ => "",
+        };
+        return stream.write_all(
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/javascript\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        );
+    }
     if target.starts_with("/api/slow") {
         // An API that takes `ms` (default 600) to answer.
         let ms = target
@@ -242,6 +272,11 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             "<!doctype html><title>Middle</title><p>Middle page</p><script>document.write('<iframe title=\"Innermost\" style=\"width:420px;height:200px;margin-top:25px\" src=\"http://127.0.0.1:' + location.port + '/frame-inner\"></iframe>')</script>".to_string(),
         ),
         "/form" => ("200 OK", FORM.to_string()),
+        "/late-app" => (
+            "200 OK",
+            "<!doctype html><meta charset=utf-8><title>Late app</title><div id=app>Loading...</div><script type=module src=/js/boot.js></script>"
+                .to_string(),
+        ),
         "/feed" => ("200 OK", FEED.to_string()),
         // Any fixture page of tests/pages by name (`/pages/canvas.html`).
         p if p.starts_with("/pages/") && !p.contains("..") => {
