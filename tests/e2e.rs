@@ -36,6 +36,7 @@ on_both_backends!(
     a_script_redirect_then_a_meta_refresh_is_followed,
     a_subresource_that_never_finishes_does_not_hold_the_answer,
     an_app_that_imports_its_ui_is_answered_once_it_has_rendered,
+    an_app_that_draws_itself_after_loading_is_not_answered_empty,
     actions_that_navigate_wait_the_same_way,
     a_download_a_click_starts_lands_in_the_download_dir,
     a_page_that_replaces_its_content_keeps_the_ref_tables_flat,
@@ -195,6 +196,32 @@ async fn an_app_that_imports_its_ui_is_answered_once_it_has_rendered(w: World) {
         );
         assert!(!page.contains("Loading"), "round {round}: {page}");
     }
+}
+
+/// A page that is empty when it loads and that its script draws a moment
+/// later with no request (an app's shell, as JupyterLab's): navigate
+/// answers with what it drew, not "(empty page)". A page with nothing to
+/// draw it answers empty at once.
+async fn an_app_that_draws_itself_after_loading_is_not_answered_empty(w: World) {
+    let mcp = client(&w, "Patient user").await;
+    let page = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/blank-app")}))
+        .await;
+    assert!(
+        page.contains("heading \"Dashboard ready\"") && page.contains("button \"Refresh\""),
+        "{page}"
+    );
+    let started = std::time::Instant::now();
+    let blank = mcp
+        .ok("browser_navigate", json!({"url": w.site.url("/blank")}))
+        .await;
+    assert!(blank.contains("(empty page)"), "{blank}");
+    assert!(!blank.contains("shows nothing yet"), "{blank}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "an empty page without scripts took {:?}",
+        started.elapsed()
+    );
 }
 
 /// A page whose content is there at once but one image never arrives:

@@ -1865,6 +1865,23 @@
         return out;
       });
     },
+    // A page that has loaded but shows nothing yet, whose scripts may
+    // still draw it (an app such as JupyterLab shows its shell a moment
+    // after its load event): resolves true once the engine has something
+    // to show, false after `opts.timeout` ms, or null at once when the
+    // page has no script that could draw it.
+    firstContent(opts) {
+      const until = performance.now() + (opts?.timeout ?? 2500);
+      return new Promise((r) => {
+        if (!document.scripts.length) return r(null);
+        const look = () => {
+          if (api.snapshot({ budget: 2000 }).text) return r(true);
+          if (performance.now() >= until) return r(false);
+          setTimeout(look, 50);
+        };
+        look();
+      });
+    },
     // `f` (a function of one element, as `this`) on what `target` names,
     // in one call: reading a field back after an action needs no handle.
     at(target, f, arg) {

@@ -1,6 +1,8 @@
 //! Taking a tab's snapshot (the engine's outline of every frame) and the
 //! part of an action's answer that says what it changed.
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use super::action::Outcome;
@@ -15,20 +17,51 @@ use crate::fence::Fence;
 /// Takes a snapshot of `tab`, remembers its document for ref checks, and
 /// returns the rendered text (page line + outline).
 pub async fn take(s: &Client, tab: TabId) -> Result<String, ToolError> {
-    take_loaded(s, tab, None).await
+    Ok(capture(s, tab, None, Detail::Skeleton)
+        .await?
+        .render(s.fence()))
 }
 
-/// [`take`], from `ready` when the navigation's wait brought the page's
-/// snapshot along (see [`super::load::LoadEnd::snapshot`]).
+/// [`take`] for a navigation's answer, from `ready` when the navigation's
+/// wait brought the page's snapshot along (see
+/// [`super::load::LoadEnd::snapshot`]); a loaded page that shows nothing
+/// yet is given [`FIRST_CONTENT`] to show something.
 pub async fn take_loaded(
     s: &Client,
     tab: TabId,
     ready: Option<Snapshot>,
 ) -> Result<String, ToolError> {
-    Ok(capture_from(s, tab, None, Detail::Skeleton, ready)
-        .await?
-        .render(s.fence()))
+    let mut c = capture_from(s, tab, None, Detail::Skeleton, ready).await?;
+    if c.outline.is_empty() {
+        // Loaded, yet nothing to show: an app that draws itself a moment
+        // later (JupyterLab answered "(empty page)" one navigation in
+        // three). Wait for its first content rather than answer with
+        // nothing.
+        s.set_progress(Some("waiting for the page to show something".into()));
+        let args = format!("{{timeout: {}}}", FIRST_CONTENT.as_millis());
+        let shown = tokio::time::timeout(
+            FIRST_CONTENT + Duration::from_secs(1),
+            s.engine_awaited::<bool>(tab, "firstContent", &args),
+        )
+        .await;
+        s.set_progress(None);
+        let waited = matches!(shown, Ok(Ok(Some(_))) | Err(_));
+        if let Ok(Ok(Some(true))) = shown {
+            c = capture(s, tab, None, Detail::Skeleton).await?;
+        }
+        if waited && c.outline.is_empty() {
+            c.notes.push_str(
+                "The page shows nothing yet. If it is an app that is still starting, \
+                 browser_wait_for the text you expect, or call browser_snapshot again.\n",
+            );
+        }
+    }
+    Ok(c.render(s.fence()))
 }
+
+/// How long a navigation's answer waits for a loaded page that shows
+/// nothing to show something (see [`take_loaded`]).
+const FIRST_CONTENT: Duration = Duration::from_millis(2500);
 
 /// One snapshot: the page line and the outline.
 pub struct Captured {

@@ -272,6 +272,18 @@ fn page(path: &str, query: &str) -> (&'static str, String) {
             "<!doctype html><title>Middle</title><p>Middle page</p><script>document.write('<iframe title=\"Innermost\" style=\"width:420px;height:200px;margin-top:25px\" src=\"http://127.0.0.1:' + location.port + '/frame-inner\"></iframe>')</script>".to_string(),
         ),
         "/form" => ("200 OK", FORM.to_string()),
+        // Nothing in the page until its script draws it, a moment after
+        // the load event, with no request (an app's shell).
+        "/blank-app" => (
+            "200 OK",
+            "<!doctype html><meta charset=utf-8><title>Blank app</title><body><script>addEventListener('load', () => setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<h1>Dashboard ready</h1><button>Refresh</button>'), 400));</script>"
+                .to_string(),
+        ),
+        // Nothing in the page, and nothing to draw it.
+        "/blank" => (
+            "200 OK",
+            "<!doctype html><meta charset=utf-8><title>Blank</title><body>".to_string(),
+        ),
         "/late-app" => (
             "200 OK",
             "<!doctype html><meta charset=utf-8><title>Late app</title><div id=app>Loading...</div><script type=module src=/js/boot.js></script>"
