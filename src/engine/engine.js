@@ -1867,16 +1867,18 @@
     },
     // A page that has loaded but shows nothing yet, whose scripts may
     // still draw it (an app such as JupyterLab shows its shell a moment
-    // after its load event): resolves true once the engine has something
-    // to show, false after `opts.timeout` ms, or null at once when the
-    // page has no script that could draw it.
+    // after its load event): takes `opts.snapshot` (a snapshot's options)
+    // every 50 ms and answers {snapshot} with the first that shows
+    // something, {} after `opts.timeout` ms, or null at once when the page
+    // has no script that could draw it.
     firstContent(opts) {
       const until = performance.now() + (opts?.timeout ?? 2500);
       return new Promise((r) => {
         if (!document.scripts.length) return r(null);
         const look = () => {
-          if (api.snapshot({ budget: 2000 }).text) return r(true);
-          if (performance.now() >= until) return r(false);
+          const snapshot = api.snapshot(opts?.snapshot);
+          if (snapshot.text) return r({ snapshot });
+          if (performance.now() >= until) return r({});
           setTimeout(look, 50);
         };
         look();

@@ -38,16 +38,24 @@ pub async fn take_loaded(
         // three). Wait for its first content rather than answer with
         // nothing.
         s.set_progress(Some("waiting for the page to show something".into()));
-        let args = format!("{{timeout: {}}}", FIRST_CONTENT.as_millis());
+        let args = format!(
+            "{{timeout: {}, snapshot: {}}}",
+            FIRST_CONTENT.as_millis(),
+            engine::snapshot_args(MAX_SNAPSHOT, Detail::Skeleton)
+        );
         let shown = tokio::time::timeout(
             FIRST_CONTENT + Duration::from_secs(1),
-            s.engine_awaited::<bool>(tab, "firstContent", &args),
+            s.engine_awaited::<FirstContent>(tab, "firstContent", &args),
         )
         .await;
         s.set_progress(None);
+        // (Ok(Ok(None)): no script could draw the page, nothing to wait for.)
         let waited = matches!(shown, Ok(Ok(Some(_))) | Err(_));
-        if let Ok(Ok(Some(true))) = shown {
-            c = capture(s, tab, None, Detail::Skeleton).await?;
+        if let Ok(Ok(Some(FirstContent {
+            snapshot: Some(snap),
+        }))) = shown
+        {
+            c = capture_from(s, tab, None, Detail::Skeleton, Some(snap)).await?;
         }
         if waited && c.outline.is_empty() {
             c.notes.push_str(
@@ -62,6 +70,14 @@ pub async fn take_loaded(
 /// How long a navigation's answer waits for a loaded page that shows
 /// nothing to show something (see [`take_loaded`]).
 const FIRST_CONTENT: Duration = Duration::from_millis(2500);
+
+/// What the engine's `firstContent` answers: the first snapshot that shows
+/// something, or none when the wait ran out.
+#[derive(serde::Deserialize)]
+struct FirstContent {
+    #[serde(default)]
+    snapshot: Option<Snapshot>,
+}
 
 /// One snapshot: the page line and the outline.
 pub struct Captured {

@@ -67,8 +67,8 @@ fn awaited(kind: &str) -> bool {
 /// parser behind it). The previous page's icon can be asked for late, after
 /// the next navigation began, and a request cut short that way may never
 /// report its end: waiting for it held an answer for the whole cap.
-fn started_by_the_browser(kind: &str, params: &Value) -> bool {
-    kind == "Other" && params["initiator"]["type"].as_str() == Some("other")
+fn started_by_the_browser(kind: &str, initiator: Option<&str>) -> bool {
+    kind == "Other" && initiator == Some("other")
 }
 
 impl StartedRequests {
@@ -93,8 +93,9 @@ impl StartedRequests {
                 }
                 let kind = params["type"].as_str().unwrap_or("Other");
                 let url = params["request"]["url"].as_str().unwrap_or_default();
+                let initiator = params["initiator"]["type"].as_str();
                 if !awaited(kind)
-                    || started_by_the_browser(kind, params)
+                    || started_by_the_browser(kind, initiator)
                     || (kind == "EventSource" && !self.streams_too)
                     || url.starts_with("data:")
                     || url.starts_with("blob:")
@@ -105,8 +106,9 @@ impl StartedRequests {
                 // A script or stylesheet a script asked for (a dynamic
                 // import, an injected tag) is an app building itself:
                 // what it renders comes after the load event.
-                let by_script = params["initiator"]["type"].as_str() == Some("script");
-                if by_script || !matches!(kind, "Document" | "Script" | "Stylesheet") {
+                if initiator == Some("script")
+                    || !matches!(kind, "Document" | "Script" | "Stylesheet")
+                {
                     self.fetched += 1;
                 }
                 tracing::debug!(target: "tabwire::wait", kind, url, "waiting for a request the page started");
