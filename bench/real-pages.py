@@ -8,18 +8,30 @@ Steps, medians over --runs calls each:
   snapshot of library/stdtypes.html (~0.7 MB, ~30k elements)
   hover on a link of that page
   press_key ArrowDown on that page
-and, as the floor, the browser alone: Page.navigate → load of the same
-pages over a raw CDP pipe to a Chromium of its own (bench/nav-waits.py's
-client), summed per pass.
+and two floors, each over a raw CDP pipe to a Chromium of its own
+(bench/nav-waits.py's client), summed per pass: the browser alone
+(Page.navigate → load of the same pages), and the engine alone (the same,
+with tabwire's in-page engine registered for new documents as tabwire
+does, and the answer's skeleton taken in the page after the load event,
+as tabwire's load probe takes it: what any server that answers with this
+skeleton pays, with no tabwire process in the way).
+
+The navigate + snapshot passes are interleaved: every server and floor is
+started first, then each round runs one pass of each, in an order that
+rotates, so a slow spell of this machine (whole runs differ by ±10 % or
+more here) falls on all of them alike. The other steps run per server.
 
 Needs: bench/real-site.sh running (it serves the pages), Chromium at
 /usr/lib/chromium/chromium, a tabwire build (release if present, else
 debug; TABWIRE_BIN picks one). Prints a table with the issue's targets and
 writes JSON to bench/results/real-pages-<time>.json.
 
-Run: python3 bench/real-pages.py [--runs N] [--no-peers]
+Run: python3 bench/real-pages.py [--runs N] [--no-peers] [--no-debugging-bar]
+(--no-debugging-bar: tabwire's browsers start with
+--silent-debugger-extension-api, so Chrome shows no "started debugging this
+browser" bar; a user's browser shows it, so the headline runs keep it)
 """
-import argparse, datetime, importlib.util, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, datetime, importlib.util, json, os, re, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import CHROMIUM, McpServer, tabwire_bin, tabwire_servers  # noqa: E402
@@ -30,23 +42,113 @@ nav_waits = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(nav_waits)
 
 
-def browser_alone(runs, progress):
-    """The browser's own time for the pages: Page.navigate → load over a
-    raw CDP pipe (its own Chromium, 1280×720), summed over the pages;
-    the median of `runs` passes after one warm-up pass."""
+def raw_browser(home):
+    """A Chromium of its own over a raw CDP pipe (profile under `home`),
+    its page in a 1280×720 viewport like every server's."""
+    os.makedirs(home, exist_ok=True)
+    nav_waits.TMP = home
     c = nav_waits.Cdp()
-    try:
-        c.send("Emulation.setDeviceMetricsOverride",
-               {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False}, c.session)
-        totals = []
-        for r in range(runs + 1):
-            progress(f"pass {r + 1}/{runs + 1}")
-            total = sum(c.time_to(u, "/" + u.split("/", 3)[3], "load") for u in PAGES)
-            if r:
-                totals.append(total)
-        return {"navigate_snapshot_total_ms": statistics.median(totals)}
-    finally:
-        c.stop()
+    c.send("Emulation.setDeviceMetricsOverride",
+           {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False}, c.session)
+    return c
+
+
+class BrowserAlone:
+    """The browser's own time for a page: Page.navigate → its load event."""
+    label = "browser alone (loads only)"
+
+    def __init__(self, home):
+        self.c = raw_browser(home)
+
+    def page(self, url):
+        return self.c.time_to(url, "/" + url.split("/", 3)[3], "load")
+
+    def stop(self):
+        self.c.stop()
+
+
+class EngineAlone:
+    """The floor for a server that answers a navigation with tabwire's
+    skeleton: Page.navigate → load → the engine's `loaded()` look with the
+    skeleton (one Runtime.evaluate in its world, as tabwire's load probe
+    sends it), with the engine registered for new documents as tabwire
+    does, and no tabwire process."""
+    label = "engine alone (load + skeleton)"
+    LOOK = "__tabwire.loaded({snapshot: {budget: 40000, skeleton: 12000}, follow: 0})"
+
+    def __init__(self, home):
+        self.c = raw_browser(home)
+        self.c.send("Runtime.enable", {}, self.c.session)
+        engine = open(f"{ROOT}/src/engine/engine.js").read()
+        self.c.send("Page.addScriptToEvaluateOnNewDocument",
+                    {"source": engine, "worldName": "tabwire"}, self.c.session)
+
+    def page(self, url):
+        c = self.c
+        c.events = []
+        t0 = time.perf_counter()
+        c.send("Page.navigate", {"url": url}, c.session)
+        world, pending = None, list(c.events)
+        while True:
+            m = pending.pop(0) if pending else c.read()
+            p = m.get("params", {})
+            if m.get("method") == "Runtime.executionContextCreated" and p["context"]["name"] == "tabwire":
+                world = p["context"]["id"]
+            if m.get("method") == "Page.loadEventFired":
+                break
+        answer = c.send("Runtime.evaluate", {"expression": self.LOOK, "contextId": world,
+                                             "awaitPromise": True, "returnByValue": True}, c.session)
+        if "snapshot" not in answer.get("result", {}).get("value", {}):
+            raise RuntimeError(f"engine alone: no snapshot for {url}: {str(answer)[:300]}")
+        return (time.perf_counter() - t0) * 1000
+
+    def stop(self):
+        self.c.stop()
+
+
+class Served:
+    """An MCP server's navigate + snapshot of a page."""
+
+    def __init__(self, server):
+        self.server = server
+        self.label = server.label
+        # Warm-up: the browser starts, the first page loads.
+        server.call("browser_navigate", {"url": f"{DOCS}/index.html"})
+        # One viewport for every server (the extension's headless window is
+        # 780 px wide, where the docs switch to their narrow layout).
+        server.call("browser_resize", {"width": 1280, "height": 720})
+
+    def page(self, url):
+        return (self.server.call("browser_navigate", {"url": url})[0]
+                + self.server.call("browser_snapshot", {})[0])
+
+    def stop(self):
+        self.server.stop()
+
+
+def navigate_passes(runners, runs, progress):
+    """Passes over the pages, interleaved: each round runs every runner's
+    pass, in an order that rotates, so a slow spell of the machine falls on
+    all of them alike. The median pass of each after one warm-up round;
+    a runner that fails is left out of the later rounds."""
+    totals = {r.label: [] for r in runners}
+    errors = {}
+    for rnd in range(runs + 1):
+        k = rnd % len(runners)
+        for r in runners[k:] + runners[:k]:
+            if r.label in errors:
+                continue
+            progress(f"navigate + snapshot, round {rnd + 1}/{runs + 1}: {r.label}")
+            try:
+                total = sum(r.page(u) for u in PAGES)
+            except Exception as e:
+                errors[r.label] = str(e)
+                continue
+            if rnd:
+                totals[r.label].append(total)
+    return {label: {"error": errors[label]} if label in errors else
+            {"navigate_snapshot_total_ms": statistics.median(ts)} for label, ts in totals.items()}
+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = "http://127.0.0.1:8765"
@@ -70,21 +172,8 @@ def link_ref(snapshot, name):
 
 
 def measure(server, runs, progress):
+    """The big page's steps on one server (already warmed up)."""
     out = {}
-    # Warm-up: the browser starts, the first page loads.
-    server.call("browser_navigate", {"url": f"{DOCS}/index.html"})
-    # One viewport for every server (the extension's headless window is
-    # 780 px wide, where the docs switch to their narrow layout).
-    server.call("browser_resize", {"width": 1280, "height": 720})
-    totals = []
-    for r in range(runs):
-        progress(f"navigate + snapshot, round {r + 1}/{runs}")
-        total = 0.0
-        for url in PAGES:
-            total += server.call("browser_navigate", {"url": url})[0]
-            total += server.call("browser_snapshot", {})[0]
-        totals.append(total)
-    out["navigate_snapshot_total_ms"] = statistics.median(totals)
     server.call("browser_navigate", {"url": BIG})
     snaps = []
     for r in range(runs):
@@ -115,6 +204,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--no-debugging-bar", action="store_true")
     a = ap.parse_args()
     TMP = tempfile.mkdtemp(prefix="tabwire-real-pages-")
     for url in (BIG, f"{ADMIN}/admin/login/"):
@@ -123,7 +213,8 @@ def main():
         except subprocess.CalledProcessError:
             sys.exit(f"real-pages: {url} does not answer: start `sh bench/real-site.sh &` first")
     b = tabwire_bin("real-pages")
-    env, servers = tabwire_servers(b, TMP)
+    bar = ("--silent-debugger-extension-api",) if a.no_debugging_bar else ()
+    env, servers = tabwire_servers(b, TMP, bar)
     if not a.no_peers:
         pw = f"{ROOT}/bench/.cache/node_modules/@playwright/mcp/cli.js"
         if not os.path.exists(pw):
@@ -134,23 +225,32 @@ def main():
         servers.append(("playwright-mcp", ["node", pw, "--headless", "--isolated", "--no-sandbox",
                                            "--executable-path", CHROMIUM, "--output-dir",
                                            f"{TMP}/pw-out"]))
-    results = {}
-    nav_waits.TMP = TMP
-    results["browser alone (loads only)"] = browser_alone(
-        a.runs, lambda what: print(f"\rreal-pages: browser alone: {what}\033[K", end="",
-                                   file=sys.stderr, flush=True))
+    def progress(what):
+        print(f"\rreal-pages: {what}\033[K", end="", file=sys.stderr, flush=True)
+    runners = []
+    try:
+        progress("starting the browsers and servers")
+        runners.append(BrowserAlone(f"{TMP}/alone"))
+        runners.append(EngineAlone(f"{TMP}/engine"))
+        served_errors = {}
+        for label, argv in servers:
+            try:
+                runners.append(Served(McpServer(label, argv, env, TMP, client="real-pages")))
+            except Exception as e:
+                served_errors[label] = {"error": str(e)}
+        results = navigate_passes(runners, a.runs, progress)
+        results.update(served_errors)
+        for r in runners:
+            if isinstance(r, Served) and "error" not in results[r.label]:
+                try:
+                    results[r.label].update(measure(r.server, a.runs,
+                                                    lambda what, l=r.label: progress(f"{l}: {what}")))
+                except Exception as e:
+                    results[r.label]["error"] = str(e)
+    finally:
+        for r in runners:
+            r.stop()
     print(file=sys.stderr)
-    for label, argv in servers:
-        def progress(what, label=label):
-            print(f"\rreal-pages: {label}: {what}\033[K", end="", file=sys.stderr, flush=True)
-        s = McpServer(label, argv, env, TMP, client="real-pages")
-        try:
-            results[label] = measure(s, a.runs, progress)
-        except Exception as e:
-            results[label] = {"error": str(e)}
-        finally:
-            s.stop()
-        print(file=sys.stderr)
     rows = [("navigate + snapshot, 6 real pages (ms)", "navigate_snapshot_total_ms"),
             ("snapshot of stdtypes.html (ms)", "big_snapshot_ms"),
             ("hover on that page (ms)", "big_hover_ms"),
@@ -163,7 +263,7 @@ def main():
         cells = []
         for l in labels:
             v = results[l].get(key)
-            if l.startswith("browser alone"):
+            if l.startswith(("browser alone", "engine alone")):
                 cells.append("–" if v is None else f"{v:.0f}")
                 continue
             cells.append("error" if v is None else f"{v:.0f}" if isinstance(v, float) else str(v))
@@ -180,15 +280,23 @@ def main():
             print(f"  {l}: navigate + snapshot {r['navigate_snapshot_total_ms'] / peer['navigate_snapshot_total_ms']:.2f}× "
                   f"playwright-mcp (issue 25: ≤ 0.25)")
     alone = results["browser alone (loads only)"]["navigate_snapshot_total_ms"]
+    floor = results["engine alone (load + skeleton)"]["navigate_snapshot_total_ms"]
     if "navigate_snapshot_total_ms" in peer:
         print(f"  the browser's own loads: {alone / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
+        print(f"  the engine alone (loads + skeletons, no tabwire): "
+              f"{floor / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
+    for l, r in (("extension", ext), ("cdp", cdp)):
+        if "navigate_snapshot_total_ms" in r:
+            print(f"  {l}: navigate + snapshot {r['navigate_snapshot_total_ms'] - floor:+.0f} ms "
+                  f"over the engine alone, {r['navigate_snapshot_total_ms'] - alone:+.0f} ms over the browser's loads")
     if ext and cdp and "error" not in ext and "error" not in cdp:
         worst = max(ext[k] / cdp[k] for _, k in rows[:4])
         print(f"  extension / cdp, worst step: {worst:.2f}× (issue 25: ≤ 1.1)")
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
     path = f"{ROOT}/bench/results/real-pages-{stamp}.json"
     with open(path, "w") as f:
-        json.dump({"tabwire": b, "runs": a.runs, "pages": PAGES, "results": results}, f, indent=1)
+        json.dump({"tabwire": b, "runs": a.runs, "debugging_bar": not a.no_debugging_bar,
+                   "pages": PAGES, "results": results}, f, indent=1)
     print(f"wrote {path}", file=sys.stderr)
 
 
