@@ -451,6 +451,7 @@ impl Client {
         if !streams && requests.fetched == 0 && requests.is_done() {
             return (Vec::new(), false);
         }
+        tracing::debug!(target: "tabwire::wait", started = requests.started, fetched = requests.fetched, done = requests.is_done(), "waiting for what was started");
         let started_at = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + started_requests::CAP;
         let mut said = false;

@@ -111,7 +111,7 @@ impl StartedRequests {
                 {
                     self.fetched += 1;
                 }
-                tracing::debug!(target: "tabwire::wait", kind, url, "waiting for a request the page started");
+                tracing::debug!(target: "tabwire::wait", kind, url, initiator, "waiting for a request the page started");
                 self.pending.insert(
                     id.to_string(),
                     Pending {
