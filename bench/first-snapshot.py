@@ -48,16 +48,7 @@ def measure(cdp, url, runs):
     for r in range(runs + 1):
         print(f"\rfirst-snapshot: {url.rsplit('/', 1)[-1]} {r + 1}/{runs + 1}\033[K",
               end="", file=sys.stderr, flush=True)
-        cdp.events = []
-        cdp.send("Page.navigate", {"url": f"{url}?run={r}"}, cdp.session)
-        world, pending = None, list(cdp.events)
-        while True:
-            m = pending.pop(0) if pending else cdp.read()
-            p = m.get("params", {})
-            if m.get("method") == "Runtime.executionContextCreated" and p["context"]["name"] == "tabwire":
-                world = p["context"]["id"]
-            if m.get("method") == "Page.loadEventFired":
-                break
+        world = cdp.load_in_world(f"{url}?run={r}", "tabwire")
         times = cdp.send("Runtime.evaluate", {"expression": TIMED, "contextId": world,
                                               "returnByValue": True}, cdp.session)
         if r:  # the first run warms the browser up

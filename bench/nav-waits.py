@@ -156,6 +156,21 @@ class Cdp:
                     and p["name"] == event):
                 return (time.perf_counter() - t0) * 1000
 
+    def load_in_world(self, url, world_name):
+        """Page.navigate to `url`, until its load event; the id of the
+        context the world `world_name` (registered for new documents) has
+        in the new document, or None."""
+        self.events = []
+        self.send("Page.navigate", {"url": url}, self.session)
+        world, pending = None, list(self.events)
+        while True:
+            m = pending.pop(0) if pending else self.read()
+            p = m.get("params", {})
+            if m.get("method") == "Runtime.executionContextCreated" and p["context"]["name"] == world_name:
+                world = p["context"]["id"]
+            if m.get("method") == "Page.loadEventFired":
+                return world
+
     def stop(self):
         self.p.kill()
 

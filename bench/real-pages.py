@@ -85,17 +85,8 @@ class EngineAlone:
 
     def page(self, url):
         c = self.c
-        c.events = []
         t0 = time.perf_counter()
-        c.send("Page.navigate", {"url": url}, c.session)
-        world, pending = None, list(c.events)
-        while True:
-            m = pending.pop(0) if pending else c.read()
-            p = m.get("params", {})
-            if m.get("method") == "Runtime.executionContextCreated" and p["context"]["name"] == "tabwire":
-                world = p["context"]["id"]
-            if m.get("method") == "Page.loadEventFired":
-                break
+        world = c.load_in_world(url, "tabwire")
         answer = c.send("Runtime.evaluate", {"expression": self.LOOK, "contextId": world,
                                              "awaitPromise": True, "returnByValue": True}, c.session)
         if "snapshot" not in answer.get("result", {}).get("value", {}):
@@ -279,14 +270,17 @@ def main():
         if "navigate_snapshot_total_ms" in r and "navigate_snapshot_total_ms" in peer:
             print(f"  {l}: navigate + snapshot {r['navigate_snapshot_total_ms'] / peer['navigate_snapshot_total_ms']:.2f}× "
                   f"playwright-mcp (issue 25: ≤ 0.25)")
-    alone = results["browser alone (loads only)"]["navigate_snapshot_total_ms"]
-    floor = results["engine alone (load + skeleton)"]["navigate_snapshot_total_ms"]
+    # (A floor that failed has an error instead of a time: its lines are left out.)
+    alone = results["browser alone (loads only)"].get("navigate_snapshot_total_ms")
+    floor = results["engine alone (load + skeleton)"].get("navigate_snapshot_total_ms")
     if "navigate_snapshot_total_ms" in peer:
-        print(f"  the browser's own loads: {alone / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
-        print(f"  the engine alone (loads + skeletons, no tabwire): "
-              f"{floor / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
+        if alone:
+            print(f"  the browser's own loads: {alone / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
+        if floor:
+            print(f"  the engine alone (loads + skeletons, no tabwire): "
+                  f"{floor / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
     for l, r in (("extension", ext), ("cdp", cdp)):
-        if "navigate_snapshot_total_ms" in r:
+        if "navigate_snapshot_total_ms" in r and floor and alone:
             print(f"  {l}: navigate + snapshot {r['navigate_snapshot_total_ms'] - floor:+.0f} ms "
                   f"over the engine alone, {r['navigate_snapshot_total_ms'] - alone:+.0f} ms over the browser's loads")
     if ext and cdp and "error" not in ext and "error" not in cdp:
