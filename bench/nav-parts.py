@@ -20,7 +20,8 @@ pipe to a Chromium of its own (bench/nav-waits.py's client).
 
 Needs Chromium at /usr/lib/chromium/chromium and a tabwire build
 (TABWIRE_BIN, else target/release, else target/debug).
-Run: python3 bench/nav-parts.py [--runs 15] [--no-debugging-bar]
+Run: python3 bench/nav-parts.py [--runs 15] [--no-debugging-bar] [--viewport WxH]
+(--viewport: pin the tab's viewport first, as browser_resize does)
 Prints a table per backend and writes bench/results/nav-parts-<time>.json.
 """
 import argparse
@@ -81,12 +82,16 @@ def parts_of(log_text):
     return cdp, count, load_seen, inside
 
 
-def measure(label, argv, env, site, runs):
+def measure(label, argv, env, site, runs, viewport=None):
     env = dict(env, RUST_LOG="tabwire=info,tabwire::cdp=debug,tabwire::load=debug,tabwire::wait=debug,tabwire::relay=debug")
     server = McpServer(label, argv, env, TMP)
     # Warm: the tab, its setup and the engine.
     for i in range(3):
         server.call("browser_navigate", {"url": f"{site}/start?warm={i}"})
+        if viewport and i == 0:
+            # Pinned by emulation: the page keeps this size whatever bars
+            # the browser shows or hides around it.
+            server.call("browser_resize", {"width": viewport[0], "height": viewport[1]})
     totals, cdp_all, counts, loads, insides = [], {}, [], [], []
     for r in range(runs):
         progress(f"{label} {r + 1}/{runs}")
@@ -126,7 +131,12 @@ def main():
                     help="start the browsers with --silent-debugger-extension-api: no 'started "
                          "debugging this browser' bar, which Chrome hides and re-adds after every "
                          "navigation of a tab an extension debugs (what that costs)")
+    ap.add_argument("--viewport", metavar="WxH",
+                    help="pin the tab's viewport to this size first (browser_resize, i.e. "
+                         "Emulation.setDeviceMetricsOverride), so the debugging bar coming and "
+                         "going resizes nothing in the page")
     a = ap.parse_args()
+    viewport = tuple(int(x) for x in a.viewport.split("x")) if a.viewport else None
     b = tabwire_bin("nav-parts")
     site = nav_waits.start_site()
     progress("the browser's own time (raw CDP pipe)")
@@ -135,11 +145,11 @@ def main():
     own = [raw.time_to(f"{site}/landed?raw={i}", f"/landed?raw={i}", "load") for i in range(a.runs)]
     raw.stop()
     results = {"binary": b, "runs": a.runs, "browser_load_ms": round(statistics.median(own), 1),
-               "debugging_bar": not a.no_debugging_bar, "backends": {}}
+               "debugging_bar": not a.no_debugging_bar, "viewport": a.viewport, "backends": {}}
     bar = ("--silent-debugger-extension-api",) if a.no_debugging_bar else ()
     env, servers = tabwire_servers(b, TMP, bar)
     for label, argv in servers:
-        results["backends"][label] = measure(label, argv, env, site, a.runs)
+        results["backends"][label] = measure(label, argv, env, site, a.runs, viewport)
 
     print(f"\nbrowser alone, Page.navigate → load: {results['browser_load_ms']} ms (median of {a.runs})")
     for label, r in results["backends"].items():
