@@ -12,7 +12,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::client::Client;
 use super::events::{ConsoleEntry, Dialog};
 use super::load::{LoadEnd, LOAD_TIMEOUT};
-use super::started_requests::{self, StartedRequests};
+use super::started_requests::{self, After, StartedRequests};
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
 use crate::fence::Fence;
@@ -271,7 +271,7 @@ impl Client {
             // The page has run the tasks the action queued: the requests
             // they started are announced by now.
             let (notes, _) = self
-                .wait_for_started_requests(tab, &mut network, true)
+                .wait_for_started_requests(tab, &mut network, After::Action)
                 .await;
             outcome.notes.extend(notes);
         }
@@ -407,19 +407,20 @@ impl Client {
     }
 
     /// Waits (at most [`started_requests::CAP`]) for the requests the
-    /// action started to finish and for the DOM changes they cause to
-    /// settle; what is still loading then is named in the note returned.
-    /// `network` was subscribed before the action (or navigation) began.
-    /// `streams`: wait for event streams started meanwhile while they send
-    /// (after an action; a loading page's streams are its own). The bool:
+    /// action or navigation started to finish and for the DOM changes they
+    /// cause to settle; what is still loading then, and the connections
+    /// the page holds open, are named in the notes returned (see
+    /// [`started_requests`] for what is waited for). `network` was
+    /// subscribed before the action (or navigation) began. The bool:
     /// whether it waited at all (the page may have changed meanwhile).
     pub(super) async fn wait_for_started_requests(
         &self,
         tab: TabId,
         network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
-        streams: bool,
+        after: After,
     ) -> (Vec<String>, bool) {
-        let mut requests = StartedRequests::new(streams);
+        let known = self.tab_state(tab).long_lived.routes();
+        let mut requests = StartedRequests::new(after, known);
         let observe = |event: TabEvent, requests: &mut StartedRequests| {
             if let TabEvent::Cdp {
                 tab: t,
@@ -432,15 +433,18 @@ impl Client {
                 }
             }
         };
-        loop {
+        let drain = |network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+                     requests: &mut StartedRequests| loop {
             match network.try_recv() {
-                Ok(event) => observe(event, &mut requests),
+                Ok(event) => observe(event, requests),
                 Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
                 Err(_) => break,
             }
-        }
+        };
+        drain(network, &mut requests);
         if requests.started == 0 {
-            return (Vec::new(), false);
+            let report = requests.report();
+            return (report.open_line().into_iter().collect(), false);
         }
         // After a navigation whose only requests were its documents and
         // the scripts and stylesheets their HTML names, all done by now,
@@ -448,8 +452,9 @@ impl Client {
         // script fetched is left to render (this saves every plain page the
         // DOM quiet wait below, 25 ms at least). A script that loaded more
         // code (an app importing its UI) may still be rendering: it waits.
-        if !streams && requests.fetched == 0 && requests.is_done() {
-            return (Vec::new(), false);
+        if after == After::Navigation && requests.fetched == 0 && requests.is_done() {
+            let report = requests.report();
+            return (report.open_line().into_iter().collect(), false);
         }
         tracing::debug!(target: "tabwire::wait", started = requests.started, fetched = requests.fetched, done = requests.is_done(), "waiting for what was started");
         let started_at = std::time::Instant::now();
@@ -463,17 +468,22 @@ impl Client {
                     said = true;
                     self.set_progress(Some(format!(
                         "waiting for what the action started: {}",
-                        requests.still_loading()
+                        requests.report().still_loading
                     )));
                 }
-                let tick = tokio::time::Instant::now() + Duration::from_millis(250);
+                // Woken by the next event, or when a stream may have gone
+                // quiet or a request become a long poll.
+                let mut wake = tokio::time::Instant::now() + Duration::from_millis(250);
+                if let Some(at) = requests.next_change() {
+                    wake = wake.min(tokio::time::Instant::from_std(at));
+                }
                 tokio::select! {
                     r = network.recv() => match r {
                         Ok(event) => observe(event, &mut requests),
                         Err(RecvError::Lagged(_)) => {}
                         Err(RecvError::Closed) => break,
                     },
-                    _ = tokio::time::sleep_until(tick.min(deadline)) => {
+                    _ = tokio::time::sleep_until(wake.min(deadline)) => {
                         if tokio::time::Instant::now() >= deadline {
                             break;
                         }
@@ -490,13 +500,7 @@ impl Client {
             if !requests.is_done() || tokio::time::Instant::now() >= deadline {
                 break;
             }
-            loop {
-                match network.try_recv() {
-                    Ok(event) => observe(event, &mut requests),
-                    Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
-                    Err(_) => break,
-                }
-            }
+            drain(network, &mut requests);
             if requests.is_done() {
                 break;
             }
@@ -504,22 +508,18 @@ impl Client {
         if said {
             self.set_progress(None);
         }
+        let report = requests.report();
+        self.tab_state(tab).long_lived.learn(&report);
         let mut notes = Vec::new();
-        if requests.requests_pending() {
+        if !report.still_loading.is_empty() {
             notes.push(format!(
                 "Still loading after {} s: {}. Its result is not in this answer; browser_wait_for \
                  waits for it.",
                 started_requests::CAP.as_secs(),
-                requests.still_loading()
+                report.still_loading
             ));
         }
-        let streams = requests.open_streams();
-        if !streams.is_empty() {
-            notes.push(format!(
-                "An event stream the action opened is still open ({streams}): what it sends \
-                 later is not in this answer; browser_wait_for waits for text it brings."
-            ));
-        }
+        notes.extend(report.open_line());
         (notes, true)
     }
 

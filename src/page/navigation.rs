@@ -73,7 +73,13 @@ pub async fn go(
     // An app that fetches its content after it loads shows it once those
     // requests are done (the same rule as for actions).
     let mut notes = String::new();
-    let (started, waited) = s.wait_for_started_requests(tab, &mut network, false).await;
+    let (started, waited) = s
+        .wait_for_started_requests(
+            tab,
+            &mut network,
+            super::started_requests::After::Navigation,
+        )
+        .await;
     if waited {
         // What those requests brought is not in the snapshot taken at load.
         load.snapshot = None;

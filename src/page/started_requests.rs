@@ -1,45 +1,126 @@
-//! The requests an action starts, so that its answer can show their
-//! result instead of "Loading…".
+//! The requests an action or a navigation starts, so that its answer can
+//! show their result instead of "Loading…", without ever waiting on a
+//! connection the page keeps open.
 //!
 //! While an action runs (and until the page has run the tasks it queued),
-//! every request the page starts is recorded from the tab's Network
-//! events. The answer waits until those requests finish, then until the
-//! DOM changes they cause have settled, at the cost of that work and no
-//! more. Never waited for: WebSockets, media, images, beacons, and
-//! requests that were already pending before the action (long polls and
-//! event streams the page keeps open). An event stream the action itself
-//! opens is waited for while it sends: apps such as Gradio deliver a
-//! job's result over a stream they open for it and close after it; a
-//! stream quiet for [`STREAM_IDLE`] no longer holds the answer. A request
-//! that outlives [`CAP`] ends the wait and is named in the answer, so the
-//! model can decide to `browser_wait_for`.
+//! or once a navigation's page has loaded, every request the page starts
+//! is recorded from the tab's Network events. The answer waits until
+//! those requests finish, then until the DOM changes they cause have
+//! settled, at the cost of that work and no more.
+//!
+//! Never waited for:
+//! - WebSockets, media, images, fonts, beacons (named in the answer when
+//!   a socket opened, never waited for);
+//! - requests that no document's loader owns: a worker's script (the
+//!   browser reports its end to the worker's own target, which the tab's
+//!   session never hears) and everything workers fetch (only their own
+//!   targets see it);
+//! - requests pending before an action (long polls and streams the page
+//!   already keeps open), and requests to a path this tab already held
+//!   open that way ([`LongLived`]).
+//!
+//! Connections that stay open end the wait and are named (`Open: long
+//! poll GET /poll`), so the model can `browser_wait_for` what they bring:
+//! - an event stream (by type, or by its `text/event-stream` answer).
+//!   After an action it is waited for while it sends (Gradio delivers a
+//!   job's result over a stream it opens for that job and closes after
+//!   it) until quiet for [`STREAM_IDLE`]; while a page loads, never;
+//! - a response whose headers came [`STREAM_IDLE`] ago and whose body is
+//!   still coming (a streamed answer that does not end);
+//! - after a navigation: a request with no answer while nothing else
+//!   started or ended for [`OPEN_AFTER`], a long poll. (After an action
+//!   such a request is the action's own work, a slow API say, and is
+//!   waited for up to [`CAP`]; it is named as still loading after that.)
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// The longest an action's answer waits for the requests it started.
+/// The longest an answer waits for the requests it started.
 pub const CAP: Duration = Duration::from_secs(5);
 
-/// An event stream the action opened that has sent nothing for this long
-/// no longer holds the answer (it may stay open for good).
+/// An event stream, or a streamed response, that has sent nothing for
+/// this long no longer holds the answer (it may stay open for good).
 pub const STREAM_IDLE: Duration = Duration::from_millis(1500);
 
-/// One request the action started and that has not finished yet.
+/// After a navigation, a request still without an answer when no other
+/// request has started or ended for this long is a connection the page
+/// holds open (a long poll); the answer no longer waits for it. Short: a
+/// loaded page whose network has gone quiet shows what it will show.
+pub const OPEN_AFTER: Duration = Duration::from_millis(200);
+
+/// How a recorded request takes part in the wait.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// Asked, no answer yet.
+    Asked,
+    /// Its headers came at this instant; its body is still coming.
+    Answered(Instant),
+    /// An event stream the action opened: when it last sent something.
+    Streaming(Instant),
+}
+
+/// One request started and not finished yet.
 #[derive(Debug, Clone)]
 struct Pending {
     method: String,
     url: String,
     since: Instant,
-    /// An event stream: when it last sent something.
-    stream: Option<Instant>,
+    phase: Phase,
 }
 
-/// The requests of one tab an action started, fed with its CDP events.
-#[derive(Debug, Default)]
+/// What kind of open connection a request turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenKind {
+    LongPoll,
+    EventStream,
+    StreamedResponse,
+    WebSocket,
+}
+
+impl OpenKind {
+    fn label(self) -> &'static str {
+        match self {
+            OpenKind::LongPoll => "long poll",
+            OpenKind::EventStream => "event stream",
+            OpenKind::StreamedResponse => "streamed response",
+            OpenKind::WebSocket => "WebSocket",
+        }
+    }
+}
+
+/// A connection the wait saw open and stopped waiting for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Open {
+    pub kind: OpenKind,
+    /// `GET /poll`.
+    pub what: String,
+    /// The request's id (empty when no later event can end it).
+    id: String,
+}
+
+/// Whether the wait is after a navigation (the page's own long polls and
+/// streams are not its result) or after an action (a request it started
+/// is its result, however slow, up to the cap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    Navigation,
+    Action,
+}
+
+/// The requests of one tab an action or navigation started, fed with its
+/// CDP events.
+#[derive(Debug)]
 pub struct StartedRequests {
+    after: After,
     pending: HashMap<String, Pending>,
+    /// Connections seen open, in the order they were found so.
+    open: Vec<Open>,
+    /// Paths this tab held open before (see [`LongLived`]).
+    known_open: Vec<String>,
+    /// When a request last started or ended (the long-poll rule).
+    last_change: Instant,
     /// How many requests were waited for in all (for the answer).
     pub started: usize,
     /// How many of them a page's script asked for (fetch, XHR, event
@@ -47,14 +128,11 @@ pub struct StartedRequests {
     /// whose result the page renders when it comes, unlike the documents,
     /// scripts and stylesheets its HTML names, which a load waits for.
     pub fetched: usize,
-    /// Event streams are waited for while they send (after an action); a
-    /// page that is loading opens streams it keeps, which are not.
-    pub streams_too: bool,
 }
 
-/// Resource types whose requests carry an action's result. Images, fonts,
-/// media, pings (beacons), streams and sockets are left out: a page shows
-/// its answer without them, or they never end.
+/// Resource types whose requests carry a result. Images, fonts, media,
+/// pings (beacons) and sockets are left out: a page shows its answer
+/// without them, or they never end.
 fn awaited(kind: &str) -> bool {
     matches!(
         kind,
@@ -71,17 +149,43 @@ fn started_by_the_browser(kind: &str, initiator: Option<&str>) -> bool {
     kind == "Other" && initiator == Some("other")
 }
 
+/// A request no document loader owns (an empty `loaderId`): a dedicated,
+/// shared or service worker's script. Chromium announces it on the page's
+/// session and reports its end on the worker's own target only (seen with
+/// Material for MkDocs' search worker: every navigation waited the whole
+/// cap for it).
+fn for_a_worker(params: &Value) -> bool {
+    params["loaderId"].as_str() == Some("")
+}
+
+/// `METHOD /path` without the query: what names a connection a page
+/// opens again and again (a long poll's cursor changes, its path not).
+fn route_of(method: &str, url: &str) -> String {
+    let path = path_of(url);
+    format!("{method} {}", path.split('?').next().unwrap_or(path))
+}
+
 impl StartedRequests {
-    /// `streams_too`: see the field.
-    pub fn new(streams_too: bool) -> Self {
+    /// A wait `after` a navigation or an action; `known_open`: the routes
+    /// (`METHOD /path`) this tab held open before ([`LongLived::routes`]).
+    pub fn new(after: After, known_open: Vec<String>) -> Self {
         Self {
-            streams_too,
-            ..Self::default()
+            after,
+            pending: HashMap::new(),
+            open: Vec::new(),
+            known_open,
+            last_change: Instant::now(),
+            started: 0,
+            fetched: 0,
         }
     }
 
     /// Records one Network event (`method`, `params`) of the tab.
     pub fn observe(&mut self, method: &str, params: &Value) {
+        self.observe_at(method, params, Instant::now());
+    }
+
+    fn observe_at(&mut self, method: &str, params: &Value, now: Instant) {
         let Some(id) = params["requestId"].as_str() else {
             return;
         };
@@ -93,13 +197,25 @@ impl StartedRequests {
                 }
                 let kind = params["type"].as_str().unwrap_or("Other");
                 let url = params["request"]["url"].as_str().unwrap_or_default();
+                let verb = params["request"]["method"].as_str().unwrap_or("GET");
                 let initiator = params["initiator"]["type"].as_str();
                 if !awaited(kind)
                     || started_by_the_browser(kind, initiator)
-                    || (kind == "EventSource" && !self.streams_too)
+                    || for_a_worker(params)
                     || url.starts_with("data:")
                     || url.starts_with("blob:")
                 {
+                    return;
+                }
+                let what = format!("{verb} {}", path_of(url));
+                // A loading page's event streams are its own: named, never
+                // waited for.
+                if kind == "EventSource" && self.after == After::Navigation {
+                    self.opened(id, OpenKind::EventStream, what);
+                    return;
+                }
+                if self.known_open.contains(&route_of(verb, url)) {
+                    tracing::debug!(target: "tabwire::wait", url, "not waiting for a connection this tab held open before");
                     return;
                 }
                 self.started += 1;
@@ -112,81 +228,145 @@ impl StartedRequests {
                     self.fetched += 1;
                 }
                 tracing::debug!(target: "tabwire::wait", kind, url, initiator, "waiting for a request the page started");
+                self.last_change = now;
                 self.pending.insert(
                     id.to_string(),
                     Pending {
-                        method: params["request"]["method"]
-                            .as_str()
-                            .unwrap_or("GET")
-                            .to_string(),
+                        method: verb.to_string(),
                         url: url.to_string(),
-                        since: Instant::now(),
-                        stream: (kind == "EventSource").then(Instant::now),
+                        since: now,
+                        phase: if kind == "EventSource" {
+                            Phase::Streaming(now)
+                        } else {
+                            Phase::Asked
+                        },
                     },
                 );
             }
-            // A stream is known by its headers; what it sends keeps it
-            // awaited.
+            // An event stream is known by its headers; any other answer
+            // whose body is still coming is watched as a possible stream.
             "Network.responseReceived" => {
                 let mime = params["response"]["mimeType"].as_str().unwrap_or_default();
+                let Some(p) = self.pending.get_mut(id) else {
+                    return;
+                };
                 if mime.starts_with("text/event-stream") {
-                    if !self.streams_too {
+                    if self.after == After::Navigation {
+                        let what = format!("{} {}", p.method, path_of(&p.url));
                         self.pending.remove(id);
-                    } else if let Some(p) = self.pending.get_mut(id) {
-                        p.stream = Some(Instant::now());
+                        self.opened(id, OpenKind::EventStream, what);
+                    } else {
+                        p.phase = Phase::Streaming(now);
                     }
+                } else if p.phase == Phase::Asked {
+                    p.phase = Phase::Answered(now);
                 }
             }
             "Network.dataReceived" | "Network.eventSourceMessageReceived" => {
                 if let Some(p) = self.pending.get_mut(id) {
-                    if p.stream.is_some() {
-                        p.stream = Some(Instant::now());
+                    if let Phase::Streaming(_) = p.phase {
+                        p.phase = Phase::Streaming(now);
                     }
                 }
             }
             "Network.loadingFinished" | "Network.loadingFailed" => {
                 if let Some(p) = self.pending.remove(id) {
+                    self.last_change = now;
                     tracing::debug!(target: "tabwire::wait", url = p.url, ms = p.since.elapsed().as_millis() as u64, "request done");
                 }
+                self.open.retain(|o| o.id != id);
             }
+            "Network.webSocketCreated" => {
+                let url = params["url"].as_str().unwrap_or_default();
+                let what = match url.split_once("://") {
+                    Some((_, rest)) => rest.to_string(),
+                    None => url.to_string(),
+                };
+                self.opened(id, OpenKind::WebSocket, what);
+            }
+            "Network.webSocketClosed" => self.open.retain(|o| o.id != id),
             _ => {}
         }
     }
 
-    /// Nothing left to wait for: every request finished, and the event
-    /// streams still open have gone quiet.
+    fn opened(&mut self, id: &str, kind: OpenKind, what: String) {
+        self.open.push(Open {
+            kind,
+            what,
+            id: id.to_string(),
+        });
+    }
+
+    /// How `p` stands at `now`: None while it holds the answer, else the
+    /// kind of open connection it is.
+    fn open_now(&self, p: &Pending, now: Instant) -> Option<OpenKind> {
+        match p.phase {
+            Phase::Streaming(last) => {
+                (now.duration_since(last) >= STREAM_IDLE).then_some(OpenKind::EventStream)
+            }
+            Phase::Answered(at) => {
+                (now.duration_since(at) >= STREAM_IDLE).then_some(OpenKind::StreamedResponse)
+            }
+            Phase::Asked => (self.after == After::Navigation
+                && now.duration_since(self.last_change) >= OPEN_AFTER)
+                .then_some(OpenKind::LongPoll),
+        }
+    }
+
+    /// Nothing left to wait for: every request finished or is a
+    /// connection the page keeps open.
     pub fn is_done(&self) -> bool {
+        self.is_done_at(Instant::now())
+    }
+
+    fn is_done_at(&self, now: Instant) -> bool {
         self.pending
             .values()
-            .all(|p| p.stream.is_some_and(|last| last.elapsed() >= STREAM_IDLE))
+            .all(|p| self.open_now(p, now).is_some())
     }
 
-    /// Whether a request (not a stream) is still running.
-    pub fn requests_pending(&self) -> bool {
-        self.pending.values().any(|p| p.stream.is_none())
-    }
-
-    /// The event streams the action opened that are still open.
-    pub fn open_streams(&self) -> String {
-        let streams: Vec<String> = self
-            .pending
+    /// When the answer to [`Self::is_done`] may next change with no new
+    /// event (a stream going quiet, the long-poll rule), if ever.
+    pub fn next_change(&self) -> Option<Instant> {
+        self.pending
             .values()
-            .filter(|p| p.stream.is_some())
-            .map(|p| format!("{} {}", p.method, path_of(&p.url)))
-            .collect();
-        streams.join(", ")
+            .filter_map(|p| match p.phase {
+                Phase::Streaming(last) => Some(last + STREAM_IDLE),
+                Phase::Answered(at) => Some(at + STREAM_IDLE),
+                Phase::Asked => {
+                    (self.after == After::Navigation).then_some(self.last_change + OPEN_AFTER)
+                }
+            })
+            .min()
     }
 
-    /// What is still loading, for progress and for the answer:
-    /// `GET /api/slow (5.0 s)`, at most three.
-    pub fn still_loading(&self) -> String {
-        let mut items: Vec<&Pending> = self
-            .pending
-            .values()
-            .filter(|p| p.stream.is_none())
-            .collect();
-        items.sort_by_key(|p| p.since);
-        let mut out: Vec<String> = items
+    /// What the wait ends with: the requests still loading (their result
+    /// is not in the answer) and the connections found open.
+    pub fn report(&self) -> Report {
+        self.report_at(Instant::now())
+    }
+
+    fn report_at(&self, now: Instant) -> Report {
+        let mut loading: Vec<&Pending> = Vec::new();
+        let mut open = self.open.clone();
+        let mut pending: Vec<&Pending> = self.pending.values().collect();
+        pending.sort_by_key(|p| p.since);
+        for p in pending {
+            // At the cap, a stream still sending is open all the same.
+            let kind = self.open_now(p, now).or(match p.phase {
+                Phase::Streaming(_) => Some(OpenKind::EventStream),
+                _ => None,
+            });
+            match kind {
+                Some(kind) => open.push(Open {
+                    kind,
+                    what: format!("{} {}", p.method, path_of(&p.url)),
+                    id: String::new(),
+                }),
+                None => loading.push(p),
+            }
+        }
+        let mut still_loading: Vec<String> = loading
             .iter()
             .take(3)
             .map(|p| {
@@ -194,14 +374,88 @@ impl StartedRequests {
                     "{} {} ({:.1} s)",
                     p.method,
                     path_of(&p.url),
-                    p.since.elapsed().as_secs_f64()
+                    now.duration_since(p.since).as_secs_f64()
                 )
             })
             .collect();
-        if items.len() > 3 {
-            out.push(format!("{} more", items.len() - 3));
+        if loading.len() > 3 {
+            still_loading.push(format!("{} more", loading.len() - 3));
         }
-        out.join(", ")
+        Report {
+            still_loading: still_loading.join(", "),
+            open,
+        }
+    }
+}
+
+/// How a wait for started requests ended.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// `GET /api/slow (5.0 s)`, at most three and a count; empty when
+    /// nothing is.
+    pub still_loading: String,
+    /// Connections the page holds open (never waited for).
+    pub open: Vec<Open>,
+}
+
+impl Report {
+    /// The answer's line about open connections (`Open: long poll GET
+    /// /poll, event stream GET /events. …`), or None.
+    pub fn open_line(&self) -> Option<String> {
+        if self.open.is_empty() {
+            return None;
+        }
+        let mut items: Vec<String> = Vec::new();
+        for o in &self.open {
+            let item = format!("{} {}", o.kind.label(), o.what);
+            if !items.contains(&item) {
+                items.push(item);
+            }
+        }
+        let more = items.len().saturating_sub(4);
+        items.truncate(4);
+        if more > 0 {
+            items.push(format!("{more} more"));
+        }
+        Some(format!(
+            "Open: {}. What arrives over them later is not in this answer; browser_wait_for waits \
+             for text it brings.",
+            items.join(", ")
+        ))
+    }
+}
+
+/// The routes (`METHOD /path`) a tab held open in earlier waits (long
+/// polls, streams): an action that opens one again (a chat page renews
+/// its long poll after every message) does not wait for it. Bounded.
+#[derive(Debug, Default)]
+pub struct LongLived {
+    routes: VecDeque<String>,
+}
+
+impl LongLived {
+    const MAX: usize = 16;
+
+    pub fn routes(&self) -> Vec<String> {
+        self.routes.iter().cloned().collect()
+    }
+
+    /// Remembers the requests `report` found held open (not sockets,
+    /// which are never waited for anyway).
+    pub fn learn(&mut self, report: &Report) {
+        for o in &report.open {
+            if o.kind == OpenKind::WebSocket {
+                continue;
+            }
+            let (verb, path) = o.what.split_once(' ').unwrap_or(("GET", &o.what));
+            let route = route_of(verb, path);
+            if !self.routes.contains(&route) {
+                if self.routes.len() == Self::MAX {
+                    self.routes.pop_front();
+                }
+                self.routes.push_back(route);
+            }
+        }
     }
 }
 
@@ -228,19 +482,19 @@ mod tests {
     use serde_json::json;
 
     fn sent(id: &str, kind: &str, url: &str) -> Value {
-        json!({"requestId": id, "type": kind, "request": {"url": url, "method": "POST"}})
+        json!({"requestId": id, "type": kind, "loaderId": "L1", "request": {"url": url, "method": "POST"}})
+    }
+
+    fn action() -> StartedRequests {
+        StartedRequests::new(After::Action, Vec::new())
     }
 
     #[test]
     fn waits_for_fetches_not_for_streams_media_or_beacons() {
-        let mut r = StartedRequests::default();
+        let mut r = action();
         r.observe(
             "Network.requestWillBeSent",
             &sent("1", "Fetch", "http://h/api/compute?x=1"),
-        );
-        r.observe(
-            "Network.requestWillBeSent",
-            &sent("2", "EventSource", "http://h/events"),
         );
         r.observe(
             "Network.requestWillBeSent",
@@ -256,10 +510,10 @@ mod tests {
         );
         assert_eq!(r.started, 1);
         assert!(!r.is_done());
+        let report = r.report();
         assert!(
-            r.still_loading().starts_with("POST /api/compute?x=1 ("),
-            "{}",
-            r.still_loading()
+            report.still_loading.starts_with("POST /api/compute?x=1 ("),
+            "{report:?}"
         );
         r.observe("Network.loadingFinished", &json!({"requestId": "1"}));
         assert!(r.is_done());
@@ -267,7 +521,7 @@ mod tests {
 
     #[test]
     fn a_pages_own_documents_scripts_and_styles_are_not_fetched_work() {
-        let mut r = StartedRequests::default();
+        let mut r = action();
         for (id, kind) in [("1", "Document"), ("2", "Script"), ("3", "Stylesheet")] {
             r.observe("Network.requestWillBeSent", &sent(id, kind, "http://h/x"));
         }
@@ -293,11 +547,16 @@ mod tests {
     }
 
     #[test]
-    fn the_browsers_own_requests_are_not_the_pages_work() {
-        let mut r = StartedRequests::default();
+    fn the_browsers_own_requests_and_workers_scripts_are_not_the_pages_work() {
+        let mut r = action();
         let mut icon = sent("1", "Other", "http://h/favicon.ico");
         icon["initiator"] = json!({"type": "other"});
         r.observe("Network.requestWillBeSent", &icon);
+        // A worker's script: no loader owns it (Material for MkDocs).
+        let mut worker = sent("W", "Script", "http://h/assets/workers/search.js");
+        worker["loaderId"] = json!("");
+        worker["initiator"] = json!({"type": "other"});
+        r.observe("Network.requestWillBeSent", &worker);
         assert_eq!(r.started, 0);
         assert!(r.is_done());
         // A navigation's document has the same initiator: still awaited.
@@ -313,51 +572,137 @@ mod tests {
 
     #[test]
     fn a_stream_the_action_opened_holds_the_answer_while_it_sends() {
-        let mut r = StartedRequests {
-            streams_too: true,
-            ..Default::default()
-        };
-        r.observe(
+        let t0 = Instant::now();
+        let mut r = action();
+        r.observe_at(
             "Network.requestWillBeSent",
             &sent("9", "Fetch", "http://h/queue/data"),
+            t0,
         );
-        r.observe(
+        r.observe_at(
             "Network.responseReceived",
             &json!({"requestId": "9", "type": "Fetch", "response": {"mimeType": "text/event-stream"}}),
+            t0,
         );
-        // Open and just heard from: still awaited, but not a request.
-        assert!(!r.is_done());
-        assert!(!r.requests_pending());
-        assert_eq!(r.open_streams(), "POST /queue/data");
-        // Quiet for STREAM_IDLE: no longer holds the answer.
-        r.pending.get_mut("9").unwrap().stream = Some(Instant::now() - STREAM_IDLE);
-        assert!(r.is_done());
+        // Open and just heard from: still awaited.
+        assert!(!r.is_done_at(t0));
+        // Quiet for STREAM_IDLE: no longer holds the answer, and is named.
+        let later = t0 + STREAM_IDLE;
+        assert!(r.is_done_at(later));
+        assert_eq!(r.next_change(), Some(later));
+        assert_eq!(
+            r.report_at(later).open_line().unwrap().split(". ").next(),
+            Some("Open: event stream POST /queue/data")
+        );
         // It sends again: awaited again, until it closes.
-        r.observe("Network.dataReceived", &json!({"requestId": "9"}));
-        assert!(!r.is_done());
+        r.observe_at("Network.dataReceived", &json!({"requestId": "9"}), later);
+        assert!(!r.is_done_at(later));
         r.observe("Network.loadingFinished", &json!({"requestId": "9"}));
         assert!(r.is_done());
-        assert_eq!(r.open_streams(), "");
-        // While a page loads, its streams are not waited for.
-        let mut r = StartedRequests::default();
-        r.observe(
+        assert_eq!(r.report().open_line(), None);
+    }
+
+    #[test]
+    fn a_loading_pages_streams_sockets_and_long_polls_are_named_not_waited_for() {
+        let t0 = Instant::now();
+        let mut r = StartedRequests::new(After::Navigation, Vec::new());
+        r.observe_at(
             "Network.requestWillBeSent",
             &sent("5", "EventSource", "http://h/ev"),
+            t0,
         );
-        r.observe(
+        r.observe_at(
             "Network.requestWillBeSent",
             &sent("6", "Fetch", "http://h/s"),
+            t0,
         );
-        r.observe(
+        r.observe_at(
             "Network.responseReceived",
             &json!({"requestId": "6", "type": "Fetch", "response": {"mimeType": "text/event-stream"}}),
+            t0,
         );
-        assert!(r.is_done());
+        r.observe_at(
+            "Network.webSocketCreated",
+            &json!({"requestId": "7", "url": "ws://h/live"}),
+            t0,
+        );
+        assert!(r.is_done_at(t0));
+        // A fetch with no answer: waited for while other requests come
+        // and go, a long poll once nothing else has for OPEN_AFTER.
+        r.observe_at(
+            "Network.requestWillBeSent",
+            &sent("8", "Fetch", "http://h/poll?since=1"),
+            t0,
+        );
+        r.observe_at(
+            "Network.requestWillBeSent",
+            &sent("9", "XHR", "http://h/data"),
+            t0,
+        );
+        let t1 = t0 + OPEN_AFTER;
+        r.observe_at("Network.loadingFinished", &json!({"requestId": "9"}), t1);
+        assert!(!r.is_done_at(t1 + OPEN_AFTER / 2));
+        assert_eq!(r.next_change(), Some(t1 + OPEN_AFTER));
+        assert!(r.is_done_at(t1 + OPEN_AFTER));
+        let report = r.report_at(t1 + OPEN_AFTER);
+        assert_eq!(report.still_loading, "");
+        assert_eq!(
+            report.open_line().unwrap().split(". ").next(),
+            Some(
+                "Open: event stream POST /ev, event stream POST /s, WebSocket h/live, \
+                 long poll POST /poll?since=1"
+            )
+        );
+        // The tab remembers them: an action that opens the poll again
+        // does not wait for it.
+        let mut known = LongLived::default();
+        known.learn(&report);
+        assert_eq!(known.routes(), ["POST /ev", "POST /s", "POST /poll"]);
+        let mut a = StartedRequests::new(After::Action, known.routes());
+        a.observe(
+            "Network.requestWillBeSent",
+            &sent("10", "Fetch", "http://h/poll?since=2"),
+        );
+        assert_eq!(a.started, 0);
+        assert!(a.is_done());
+        // A socket that closed is not named.
+        r.observe("Network.webSocketClosed", &json!({"requestId": "7"}));
+        assert!(!r
+            .report_at(t1 + OPEN_AFTER)
+            .open_line()
+            .unwrap()
+            .contains("WebSocket"));
+    }
+
+    #[test]
+    fn after_an_action_a_slow_request_is_its_result_and_a_streamed_body_ends_the_wait() {
+        let t0 = Instant::now();
+        let mut r = action();
+        r.observe_at(
+            "Network.requestWillBeSent",
+            &sent("1", "Fetch", "http://h/api/slow"),
+            t0,
+        );
+        // No long-poll rule after an action: the cap ends it.
+        assert!(!r.is_done_at(t0 + CAP));
+        assert_eq!(r.next_change(), None);
+        r.observe_at(
+            "Network.responseReceived",
+            &json!({"requestId": "1", "response": {"mimeType": "application/x-ndjson"}}),
+            t0,
+        );
+        assert!(!r.is_done_at(t0 + STREAM_IDLE / 2));
+        assert!(r.is_done_at(t0 + STREAM_IDLE));
+        assert!(r
+            .report_at(t0 + STREAM_IDLE)
+            .open_line()
+            .unwrap()
+            .starts_with("Open: streamed response POST /api/slow."));
     }
 
     #[test]
     fn failures_and_redirects_end_or_continue_the_same_request() {
-        let mut r = StartedRequests::default();
+        let mut r = action();
         r.observe("Network.requestWillBeSent", &sent("7", "XHR", "http://h/a"));
         r.observe("Network.requestWillBeSent", &sent("7", "XHR", "http://h/b"));
         assert_eq!(r.started, 1);

@@ -36,6 +36,9 @@ pub struct TabState {
     pub net: super::routes::TabNet,
     /// What the tab emulates (kept over detaches: sent again on setup).
     pub emulation: Emulation,
+    /// Routes the tab held open before (long polls, streams): not waited
+    /// for when an action opens them again.
+    pub long_lived: super::started_requests::LongLived,
 }
 
 impl TabState {
