@@ -214,6 +214,8 @@
     clickables = new Map();
     leftOut = new Set();
     area = null;
+    surfaces = new Map();
+    claimed = new Map();
   }
 
   const EVERYWHERE = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
@@ -415,9 +417,137 @@
     let el = node.nodeType === 3 ? paintParent(node) : node;
     while (el && box(el).display === "contents") el = paintParent(el);
     if (!el) return null;
-    const why = unseenWhy(node, el);
+    let why = unseenWhy(node, el);
+    // A control operated through a surface drawn around it is seen there.
+    if (why && node.nodeType === 1 && lastWhy !== "covered" && surfaceOf(el)) { why = null; lastWhy = ""; }
     if (why && count) leftOut.add(why);
     return why;
+  }
+
+  // ---- controls behind a drawn surface ---------------------------------------
+  //
+  // Code editors (CodeMirror 5, Ace, Monaco) take typing through an input
+  // they keep invisible (a textarea clipped to a 3x0 box, one of opacity 0,
+  // an EditContext element of no width) behind the text they draw; custom
+  // sliders keep a visually hidden <input type=range> under the thumb
+  // they draw. A person operates the drawn surface, so the control is
+  // seen there: its line stands where the surface is, with the proxy's
+  // ref, and (for text) the surface's text as its value.
+  //
+  // The surface is the nearest ancestor, at most SURFACE_UP levels up
+  // (wrappers under SURFACE_MIN px not counted), that a person can see,
+  // that holds no other control, and whose visible part, not the hidden
+  // branch with the proxy, takes the pointer at its centre. A control
+  // merely covered by something else does not qualify, nor one whose
+  // surface holds other controls (a honeypot field in a form).
+  const SURFACE_UP = 3, SURFACE_MIN = 8;
+  const PROXY_ROLES = new Set(["textbox", "searchbox", "slider", "spinbutton", "combobox", "checkbox", "radio", "switch"]);
+  const TEXT_PROXY_ROLES = new Set(["textbox", "searchbox"]);
+  const PROXIES = "textarea, input:not([type=hidden]), [contenteditable], [role=textbox], [role=searchbox], " +
+    "[role=slider], [role=spinbutton], [role=combobox], [role=checkbox], [role=radio], [role=switch]";
+  const OPERABLE = "input:not([type=hidden]), textarea, select, button, a[href], [tabindex], [contenteditable], [role]";
+  let surfaces = new Map();   // control -> its surface or null (this call)
+  let claimed = new Map();    // surface -> the control drawn there (this render)
+
+  function surfaceOf(el) {
+    let s = surfaces.get(el);
+    if (s !== undefined) return s;
+    s = null;
+    surfaces.set(el, s);
+    const role = roleOf(el);
+    if (PROXY_ROLES.has(role) && (INTERACTIVE.has(role) || focusable(el)) && !el.disabled) {
+      let child = el;
+      for (let a = paintParent(el), i = 0; a && i < SURFACE_UP; child = a, a = paintParent(a), i++) {
+        if (box(a).display === "contents") { i--; continue; }
+        const r = a.getBoundingClientRect();
+        if (r.width < SURFACE_MIN || r.height < SURFACE_MIN) continue;
+        if (unseenWhy(a, a)) break;
+        const other = [...a.querySelectorAll(OPERABLE)].some((o) => o !== el && hidden(o) !== "all" &&
+          (INTERACTIVE.has(roleOf(o)) || (focusable(o) && o.tabIndex >= 0)) &&
+          o.getAttribute("aria-hidden") !== "true" && (o.offsetWidth > 0 || o.offsetHeight > 0) &&
+          !(o.localName === "textarea" && o.readOnly && o.tabIndex < 0));
+        if (other) break;
+        const v = view(a.ownerDocument.defaultView);
+        const l = Math.max(r.left, 0), rr = Math.min(r.right, v.w), t = Math.max(r.top, 0), bb = Math.min(r.bottom, v.h);
+        if (rr - l >= 1 && bb - t >= 1) {
+          const hit = a.getRootNode().elementFromPoint?.((l + rr) / 2, (t + bb) / 2);
+          if (!hit || !within(hit, a) || within(hit, child)) break;
+        }
+        s = a;
+        break;
+      }
+    }
+    surfaces.set(el, s);
+    return s;
+  }
+
+  // A control a person cannot see where it is (unseen, or a box of no
+  // size) but operates through a surface: that surface, else null.
+  function proxySurface(el) {
+    if (hidden(el) === "all" || el.getAttribute("aria-hidden") === "true") return null;
+    const r = el.getBoundingClientRect();
+    const invisible = !(r.width >= 1 && r.height >= 1) || unseenWhy(el, el);
+    if (!invisible || lastWhy === "covered") return null;
+    return surfaceOf(el);
+  }
+
+  // Finds the controls drawn on surfaces under `root` for this render.
+  // Only a control with no size, a tiny box around it or no opacity can
+  // be a proxy: that cheap look keeps the cost off big pages' forms.
+  function claimSurfaces(root) {
+    claimed = new Map();
+    const scope = root.nodeType === 1 ? root : document;
+    for (const el of scope.querySelectorAll(PROXIES)) {
+      if (!mayBeProxy(el)) continue;
+      const s = proxySurface(el);
+      if (s && !claimed.has(s)) claimed.set(s, el);
+    }
+  }
+
+  function mayBeProxy(el) {
+    for (let a = el, i = 0; a && i <= 2; a = a.parentElement, i++) {
+      const r = a.getBoundingClientRect();
+      if (r.width < SURFACE_MIN || r.height < SURFACE_MIN) return true;
+    }
+    return parseFloat(getComputedStyle(el).opacity) < 0.05;
+  }
+
+  // The text a person sees on an editor's surface, line by line; line
+  // numbers (digits the editor places in a gutter of their own, absolutely
+  // positioned beside the lines) are not part of it.
+  function surfaceText(surface) {
+    const gutter = (n) => /^[\d\s]+$/.test(n.textContent) && box(n).style.position === "absolute";
+    let out = "";
+    const walk = (n) => {
+      if (n.nodeType === 3) {
+        // (Spaces between highlighted words are text nodes of their own.)
+        if (!NON_SPACE.test(n.data)) out += " ";
+        else if (!unseen(n, false)) out += n.data.replace(/\s+/g, " ");
+        return;
+      }
+      if (n.nodeType !== 1 || SKIP.has(n.tagName)) return;
+      // (Editors hide their drawn lines from screen readers, which read
+      // the proxy instead: aria-hidden does not hide them from a person.)
+      if (n.getAttribute("aria-hidden") === "true" ? !n.checkVisibility({ visibilityProperty: true }) : hidden(n) === "all") return;
+      if (n.localName === "textarea" || n.localName === "input" || gutter(n)) return;
+      const block = BLOCKS.has(n.tagName.toUpperCase());
+      if (block && !out.endsWith("\n")) out += "\n";
+      for (let c = n.firstChild; c; c = c.nextSibling) walk(c);
+      if (block && !out.endsWith("\n")) out += "\n";
+    };
+    for (let c = surface.firstChild; c; c = c.nextSibling) walk(c);
+    return out.split("\n").map((l) => l.trim()).filter(Boolean).join("\n");
+  }
+
+  // What a field holds as a person sees it: an editor's drawn text for a
+  // text control behind a surface, else its value or its text.
+  function fieldValue(el) {
+    if (TEXT_PROXY_ROLES.has(roleOf(el)) && !el.isContentEditable) {
+      const s = proxySurface(el);
+      if (s) return surfaceText(s);
+    }
+    if ("value" in el && typeof el.value === "string" && (el.localName === "input" || el.localName === "textarea")) return el.value;
+    return el.isContentEditable ? el.innerText : valueOf(el, roleOf(el));
   }
 
   // Set while lines left out before are looked at again (see changes()):
@@ -619,7 +749,10 @@
 
   function nameOf(el, role) {
     if (el.hasAttribute("aria-labelledby")) {
-      const n = clean(byIds(el, "aria-labelledby").map((r) => clean(r.getAttribute("aria-label")) || contentText(r, 0)).join(" "));
+      // (A part named twice, as when a control lists itself and its
+      // group that share a label, is said once.)
+      const parts = byIds(el, "aria-labelledby").map((r) => clean(clean(r.getAttribute("aria-label")) || contentText(r, 0)));
+      const n = clean([...new Set(parts)].join(" "));
       if (n) return n;
     }
     const label = clean(el.getAttribute("aria-label"));
@@ -669,6 +802,8 @@
     if (expanded === "true") out.push("[expanded]");
     if (role === "option" ? el.selected === true || aria("aria-selected") === "true" : aria("aria-selected") === "true") out.push("[selected]");
     if (el.required === true || aria("aria-required") === "true") out.push("[required]");
+    if (((el.localName === "textarea" || el.localName === "input") && el.readOnly) || aria("aria-readonly") === "true" ||
+      (el.localName !== "input" && el.localName !== "textarea" && aria("contenteditable") === "false" && (role === "textbox" || role === "searchbox"))) out.push("[readonly]");
     if (aria("aria-pressed") === "true") out.push("[pressed]");
     if (role === "heading") {
       const level = Number(aria("aria-level")) || Number(el.localName.slice(1)) || 2;
@@ -686,6 +821,8 @@
       return el.value;
     }
     if (el.isContentEditable && el.contentEditable === "true") return el.innerText;
+    // A text box drawn as a region that is not editable now (read-only).
+    if ((role === "textbox" || role === "searchbox") && el.hasAttribute("contenteditable")) return el.innerText;
     const now = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
     return now || "";
   }
@@ -879,6 +1016,7 @@
   function render(root, budget, count = true, recs = null, see = true, ctx = null) {
     inControl = 0;
     lastSkeleton = null;
+    claimSurfaces(root);
     const lines = [];
     let used = 0;
     let full = false;
@@ -928,6 +1066,21 @@
       if (h === "all") return;
       // Its own text is invisible too; a child that sets visible shows.
       if (h === "self") { walkChildren(el, depth, parentName, true); return; }
+      // The surface an editor or slider draws: the control's line, once.
+      const drawn = claimed.get(el);
+      if (drawn) {
+        const role = roleOf(drawn);
+        const name = seenName(drawn, role, cut(nameOf(drawn, role)));
+        let line = `${"  ".repeat(depth)}- ${role}`;
+        if (name) line += ` ${quote(name)}`;
+        const st = states(drawn, role);
+        if (st.length) line += " " + st.join(" ");
+        line += ` [ref=${refFor(drawn)}]`;
+        const value = clean(TEXT_PROXY_ROLES.has(role) ? fieldValue(drawn) : valueOf(drawn, role));
+        if (value && value !== name) line += `: ${cut(value)}`;
+        if (!emit(line, depth, role, drawn, name, parentName, textIsName)) stoppedAt = el;
+        return;
+      }
 
       let role = roleOf(el);
       let name = cut(nameOf(el, role));
@@ -984,6 +1137,9 @@
         return;
       }
       if (el.localName === "textarea" || el.localName === "input") return;
+      // An editable region (CodeMirror 6, a rich text box) shows its text
+      // as its value, once.
+      if (value && el.hasAttribute("contenteditable") && (role === "textbox" || role === "searchbox")) return;
       const nameIsText = (NAME_FROM_CONTENT.has(role) || click) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby");
       if (acts) inControl++;
       try {
@@ -1891,6 +2047,10 @@
     },
     roleOf,
     nameOf,
+    // What a field holds as a person sees it (an editor's drawn text).
+    fieldValue,
+    // The surface a control hidden behind one is operated through, or null.
+    surfaceOf: proxySurface,
   };
 
   // The memos of fresh() hold for one call. Every entry point starts with

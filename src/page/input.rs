@@ -292,8 +292,20 @@ async fn aim_from(
         // again.
         let scrolling = s.call_on(tab, el.clone(), SCROLL_END, Value::Null).await?;
         if scrolling.as_bool() == Some(true) {
-            (point, hit) = center_and_hit(s, tab, el, true).await?;
+            (point, hit) = center_and_hit(s, tab, el.clone(), true).await?;
         }
+    }
+    if let Some([x, y]) = hit["surface"]
+        .as_array()
+        .and_then(|p| Some([p.first()?.as_f64()?, p.get(1)?.as_f64()?]))
+    {
+        // The surface the control is drawn on, in the frame's points.
+        let (dx, dy) = if el.frame != 0 {
+            s.frame_offset(tab, el.frame).await?
+        } else {
+            (0.0, 0.0)
+        };
+        point = (x + dx, y + dy);
     }
     if hit["outside"].as_bool() == Some(true) {
         return Err(ToolError(format!(
@@ -313,6 +325,19 @@ async fn aim_from(
 /// the viewport, and which element is on top there when it is not the
 /// target, something inside it, or a label of it.
 const HIT_TEST: &str = "function(settled) {
+  const T = globalThis.__tabwire;
+  // A control hidden behind a surface it draws (an editor's input proxy,
+  // a slider's hidden range input) is pressed where a person presses it.
+  const surface = T && T.surfaceOf ? T.surfaceOf(this) : null;
+  if (surface) {
+    const s = surface.getBoundingClientRect();
+    const win = this.ownerDocument.defaultView;
+    const x = s.left + s.width / 2, y = s.top + s.height / 2;
+    if (x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight) {
+      return {outside: true, x: Math.round(x), y: Math.round(y), w: win.innerWidth, h: win.innerHeight};
+    }
+    return {surface: [x, y]};
+  }
   const r = this.getClientRects()[0] || this.getBoundingClientRect();
   if (!r || !(r.width > 0 && r.height > 0)) return {};
   // Animations (CSS transitions too) running on it or an ancestor.
@@ -330,7 +355,6 @@ const HIT_TEST: &str = "function(settled) {
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return {};
   const label = hit.closest && hit.closest('label');
   if (label && label.control === this) return {};
-  const T = globalThis.__tabwire;
   const role = T ? T.roleOf(hit) : 'generic';
   const name = T ? (T.nameOf(hit, role) || T.text(hit, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
   return {hit: role + (name ? ' ' + JSON.stringify(name) : '') + ' (<' + hit.localName + '>)'};
@@ -369,9 +393,15 @@ pub async fn value_again(s: &Client, tab: TabId, target: &str, function: &str) -
 /// A note when the field `target` no longer holds what was typed (the
 /// page formatted, cut or reset it); None when it does or cannot be read.
 pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Option<String> {
-    let now = value_again(s, tab, target, VALUE_NOW).await?;
-    let value = now["value"].as_str()?;
     let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut now = value_again(s, tab, target, VALUE_NOW).await?;
+    if norm(now["value"].as_str()?) != norm(typed) {
+        // An editor draws what was typed in a later frame (Ace does):
+        // look once more before saying the page changed it.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        now = value_again(s, tab, target, VALUE_NOW).await?;
+    }
+    let value = now["value"].as_str()?;
     if norm(value) == norm(typed) {
         return None;
     }
@@ -385,9 +415,12 @@ pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Op
     })
 }
 
-/// What a field holds now; `secret` for passwords (never echoed).
+/// What a field holds now, as a person sees it (an editor's drawn text
+/// for its hidden input); `secret` for passwords (never echoed).
 const VALUE_NOW: &str = "function() {
-  const v = ('value' in this && typeof this.value === 'string') ? this.value : (this.innerText || '');
+  const T = globalThis.__tabwire;
+  const v = T && T.fieldValue ? T.fieldValue(this)
+    : ('value' in this && typeof this.value === 'string') ? this.value : (this.innerText || '');
   return {value: v, secret: this.type === 'password'};
 }";
 
@@ -453,17 +486,29 @@ pub async fn type_slowly(
 
 /// Focuses the element `target` names, selects its content and replaces
 /// it with `text` (the resolve and the focus in one message where it can
-/// be, [`Client::call_at`]).
+/// be, [`Client::call_at`]). An editor that takes typing through a hidden
+/// input (or an EditContext) has its text selected as a person does it,
+/// with the select-all key, since the input holds none of it.
 pub async fn fill_text(s: &Client, tab: TabId, target: &str, text: &str) -> Result<(), ToolError> {
-    if s.call_at(tab, target, SELECT_FOR_TYPING, Value::Null)
-        .await?
-        != json!(true)
-    {
-        return Err(ToolError(
-            "the element is not editable (not a text field, text area or contenteditable); \
-             check the snapshot for the right field"
-                .into(),
-        ));
+    let ready = s
+        .call_at(tab, target, SELECT_FOR_TYPING, Value::Null)
+        .await?;
+    if let Some(why) = ready["refused"].as_str() {
+        let what = ready["what"].as_str().unwrap_or("element");
+        return Err(ToolError(match why {
+            "readonly" => format!(
+                "the {what} is read-only: nothing was typed. A read-only field or editor cannot \
+                 take text; look in the snapshot for an editable one (or a button that makes it editable)"
+            ),
+            "disabled" => format!("the {what} is disabled: nothing was typed"),
+            _ => format!(
+                "the {what} is not editable (not a text field, text area, editor or \
+                 contenteditable): nothing was typed; check the snapshot for the right field"
+            ),
+        }));
+    }
+    if ready["selectAll"].as_str() == Some("keys") {
+        press(s, tab, "ControlOrMeta+a").await?;
     }
     if text.is_empty() {
         press(s, tab, "Delete").await
@@ -475,16 +520,27 @@ pub async fn fill_text(s: &Client, tab: TabId, target: &str, text: &str) -> Resu
     }
 }
 
+/// Focuses a field and selects what it holds; says why not when it
+/// cannot take text (and what it is), or that the selection needs keys.
 const SELECT_FOR_TYPING: &str = "function() {
-  const editable = (this.localName === 'input' || this.localName === 'textarea')
-    ? !this.readOnly && !this.disabled
-    : this.isContentEditable;
-  if (!editable) return false;
+  const T = globalThis.__tabwire;
+  const role = T ? T.roleOf(this) : '';
+  const what = (role && role !== 'generic' ? role : this.localName) + (this.id ? ' #' + this.id : '');
+  const field = this.localName === 'input' || this.localName === 'textarea';
+  if (this.disabled || this.getAttribute('aria-disabled') === 'true') return {refused: 'disabled', what};
+  const proxy = !!(T && T.surfaceOf && T.surfaceOf(this));
+  if ((field && this.readOnly) || this.getAttribute('aria-readonly') === 'true'
+      || (!field && this.getAttribute('contenteditable') === 'false')) {
+    return {refused: 'readonly', what: proxy ? 'editor' : what};
+  }
+  const context = !field && !this.isContentEditable && !!this.editContext;
+  if (!field && !this.isContentEditable && !context) return {refused: 'not editable', what};
   this.focus();
+  if (proxy || context) return {selectAll: 'keys'};
   if (typeof this.select === 'function') this.select();
   else { const r = document.createRange(); r.selectNodeContents(this);
          const sel = getSelection(); sel.removeAllRanges(); sel.addRange(r); }
-  return true;
+  return {};
 }";
 
 /// Presses a key spec such as "Enter" or "Control+A".

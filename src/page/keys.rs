@@ -101,9 +101,13 @@ pub fn parse(spec: &str) -> Result<KeyPress, String> {
             "control" | "ctrl" => 2,
             "meta" | "cmd" | "command" | "super" => 4,
             "shift" => 8,
+            // The platform's shortcut modifier (the browser runs where
+            // tabwire does): Meta on macOS, Control elsewhere.
+            "controlormeta" | "mod" if cfg!(target_os = "macos") => 4,
+            "controlormeta" | "mod" => 2,
             other => {
                 return Err(format!(
-                    "unknown modifier {other:?} (use Control, Shift, Alt or Meta)"
+                    "unknown modifier {other:?} (use Control, Shift, Alt, Meta or ControlOrMeta)"
                 ))
             }
         };

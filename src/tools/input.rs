@@ -106,7 +106,7 @@ pub struct FormField {
     pub target: String,
     #[serde(rename = "type")]
     pub kind: FieldType,
-    /// true/false for checkbox, radio.
+    /// true/false for checkbox, radio; a number in range for slider.
     pub value: String,
     pub name: Option<String>,
 }
@@ -467,7 +467,20 @@ async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
                 )
             })
         }
-        FieldType::Combobox | FieldType::Slider => None,
+        FieldType::Slider => {
+            let now = value_again(
+                s,
+                tab,
+                &f.target,
+                "function() { return this.localName === 'input' ? this.value : this.getAttribute('aria-valuenow'); }",
+            )
+            .await?;
+            let now: f64 = now.as_str()?.parse().ok()?;
+            let want: f64 = f.value.trim().parse().ok()?;
+            ((now - want).abs() > 1e-9)
+                .then(|| format!("; but {name} is at {now} (the nearest value it allows)"))
+        }
+        FieldType::Combobox => None,
     }
 }
 
@@ -508,25 +521,8 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
             }
             Ok(())
         }
-        FieldType::Slider => {
-            let r = s
-                .call_at(tab, &f.target, SET_SLIDER, json!(f.value))
-                .await?;
-            match r["error"].as_str() {
-                Some(e) => Err(ToolError(e.to_string())),
-                None => Ok(()),
-            }
-        }
+        FieldType::Slider => crate::page::slider::set(s, tab, &f.target, &f.value)
+            .await
+            .map(|_| ()),
     }
 }
-
-const SET_SLIDER: &str = "function(v) {
-  if (this.localName !== 'input' || this.type !== 'range') return {error: 'the element is not a slider (input type=range)'};
-  const n = Number(v);
-  if (!Number.isFinite(n)) return {error: `value ${JSON.stringify(v)} is not a number`};
-  this.focus();
-  this.value = String(n);
-  this.dispatchEvent(new Event('input', {bubbles: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-  return {};
-}";

@@ -3,6 +3,7 @@
 //! headless Chromium with the extension, and a tiny local web site.
 #![allow(dead_code)]
 
+pub mod apps;
 pub mod docs_site;
 pub mod gif_frames;
 pub mod install_env;

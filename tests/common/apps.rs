@@ -1,0 +1,180 @@
+//! Real applications installed from the registries (PyPI: streamlit,
+//! datasette; npm: the editors of tests/apps/editors), started on
+//! 127.0.0.1 for one test and stopped when dropped. `.ci/run` installs
+//! them; tests/apps/README.md says how each is run by hand.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct App {
+    child: Child,
+    pub base: String,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn apps_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/apps")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Whether `url` answers 200 (a bare HTTP/1.0 GET; no client crate).
+fn answers(url: &str) -> bool {
+    use std::io::{Read, Write};
+    let rest = url.trim_start_matches("http://");
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let Ok(mut conn) = std::net::TcpStream::connect(host) else {
+        return false;
+    };
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(2)));
+    if conn
+        .write_all(format!("GET /{path} HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
+        .is_err()
+    {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    conn.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.") && &head[9..12] == b"200"
+}
+
+/// Starts `program args` (with `{port}` in args replaced by a free port)
+/// in `dir`, its output into `log`, and waits (at most 60 s) until
+/// `ready` (a path) answers 200.
+fn start(program: &str, args: &[&str], dir: &Path, log: &Path, ready: &str) -> App {
+    let port = free_port();
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace("{port}", &port.to_string()))
+        .collect();
+    let out = std::fs::File::create(log).unwrap();
+    let child = Command::new(program)
+        .args(&args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program} does not start ({e}); .ci/run installs it"));
+    let base = format!("http://127.0.0.1:{port}");
+    let app = App { child, base };
+    let began = Instant::now();
+    while !answers(&format!("{}{ready}", app.base)) {
+        assert!(
+            began.elapsed() < Duration::from_secs(60),
+            "{program} did not get ready; its log: {}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!("{program} ready in {} ms", began.elapsed().as_millis());
+    app
+}
+
+/// tests/apps/streamlit_form.py: Fruit, Name, Count (0–10), Submit.
+pub fn streamlit(tmp: &Path) -> App {
+    let script = apps_dir().join("streamlit_form.py");
+    start(
+        "python3",
+        &[
+            "-m",
+            "streamlit",
+            "run",
+            script.to_str().unwrap(),
+            "--server.headless",
+            "true",
+            "--server.port",
+            "{port}",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        tmp,
+        &tmp.join("streamlit.log"),
+        "/_stcore/health",
+    )
+}
+
+/// Datasette serving tests/apps/datasette_db.py's birds database; also
+/// the database's path (to check answers against sqlite3).
+pub fn datasette(tmp: &Path) -> (App, PathBuf) {
+    let db = tmp.join("birds.db");
+    let made = Command::new("python3")
+        .arg(apps_dir().join("datasette_db.py"))
+        .arg(&db)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let app = start(
+        "python3",
+        &[
+            "-m",
+            "datasette",
+            "serve",
+            db.to_str().unwrap(),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            "{port}",
+        ],
+        tmp,
+        &tmp.join("datasette.log"),
+        "/-/versions.json",
+    );
+    (app, db)
+}
+
+/// tests/apps/editors (its node_modules from `npm ci`, which .ci/run
+/// does) served as static files.
+pub fn editors(tmp: &Path) -> App {
+    let dir = apps_dir().join("editors");
+    assert!(
+        dir.join("node_modules/monaco-editor").is_dir(),
+        "run `npm ci --prefix tests/apps/editors` first (.ci/run does)"
+    );
+    start(
+        "python3",
+        &["-m", "http.server", "{port}", "--bind", "127.0.0.1"],
+        &dir,
+        &tmp.join("editors.log"),
+        "/",
+    )
+}
+
+/// One row per line from `sqlite3 db sql` (the truth a test checks a page
+/// against), through Python's sqlite3 (no sqlite3 binary needed).
+pub fn sqlite_rows(db: &Path, sql: &str) -> Vec<String> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3, sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(map(str, r)))",
+            db.to_str().unwrap(),
+            sql,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
