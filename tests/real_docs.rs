@@ -28,7 +28,7 @@ on_both_backends!(
 fn build_docs(dir: &std::path::Path) -> DocsSite {
     docs_site::build(
         dir,
-        "site_name: Tidepool Guide\ntheme:\n  name: material\n  features:\n    - navigation.instant\n\
+        "site_name: Tidepool Guide\ntheme:\n  name: material\n  font: false\n  features:\n    - navigation.instant\n\
          nav:\n  - Home: index.md\n  - Field guide: guide.md\n  - About us: about.md\n",
         &[
             ("index.md", "# Welcome\n\nTidepools hold life.\n"),

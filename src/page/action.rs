@@ -41,7 +41,7 @@ const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.discon
 /// by then (a drawer sliding in, a menu unfolding), so the answer reports
 /// where they come to rest. (`getAnimations` brings styles up to date
 /// first, so transitions the action caused are running by then.)
-const AFTER_QUEUED_TASKS: &str = "new Promise(r => { const c = new MessageChannel(); \
+pub(super) const AFTER_QUEUED_TASKS: &str = "new Promise(r => { const c = new MessageChannel(); \
   c.port1.onmessage = () => { \
     const moving = document.getAnimations().filter(a => a.playState === 'running' && a.effect \
       && Number.isFinite(a.effect.getComputedTiming().endTime)); \

@@ -81,6 +81,15 @@ pub async fn go(
         )
         .await;
     if waited {
+        // What they brought may arrive with a transition (a theme moving
+        // to its dark palette fades its colours): the page is judged where
+        // it comes to rest (at most 400 ms), not mid-way, when its text can
+        // have the colour of its background.
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_secs(1),
+            s.eval(tab, super::action::AFTER_QUEUED_TASKS),
+        )
+        .await;
         // What those requests brought is not in the snapshot taken at load.
         load.snapshot = None;
     }
