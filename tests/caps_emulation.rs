@@ -12,35 +12,10 @@ use common::docs_site::{self, DocsSite};
 use common::world::*;
 use serde_json::json;
 
-on_both_backends!(a_page_reads_what_the_tab_emulates);
-
-// KNOWN REGRESSION (issue 33 follow-up), ignored with its reason: since
-// navigate stopped waiting the whole 5 s cap for the theme's search worker,
-// the answer to navigating to the dark-scheme site under another host name
-// came back with the page's text left out as unseen (on both backends; the
-// same steps by hand on a copy of the site show it). The 5 s wait hid
-// whatever the page is still doing then. Run with `--ignored` to see it.
-mod dark_scheme {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    #[ignore = "known regression: navigate's answer leaves the dark-scheme theme's text out (issue 33 follow-up)"]
-    async fn extension() {
-        let _serial = crate::common::BROWSER_LOCK.lock().await;
-        super::a_real_docs_theme_follows_the_dark_scheme_and_the_phone(crate::common::world::world(
-            crate::common::world::Via::Extension,
-        ))
-        .await
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    #[ignore = "known regression: navigate's answer leaves the dark-scheme theme's text out (issue 33 follow-up)"]
-    async fn cdp() {
-        let _serial = crate::common::BROWSER_LOCK.lock().await;
-        super::a_real_docs_theme_follows_the_dark_scheme_and_the_phone(crate::common::world::world(
-            crate::common::world::Via::Cdp,
-        ))
-        .await
-    }
-}
+on_both_backends!(
+    a_page_reads_what_the_tab_emulates,
+    a_real_docs_theme_follows_the_dark_scheme_and_the_phone
+);
 
 /// The facts the fixture page lists, as `key=value` lines of the snapshot.
 fn fact<'a>(snap: &'a str, key: &str) -> &'a str {

@@ -439,13 +439,16 @@
   // that holds no other control, and whose visible part, not the hidden
   // branch with the proxy, takes the pointer at its centre. A control
   // merely covered by something else does not qualify, nor one whose
-  // surface holds other controls (a honeypot field in a form).
+  // surface holds other controls (a honeypot field in a form), nor one
+  // whose surface is a label a person presses (Material's palette toggle:
+  // the label shown is for the other, hidden radio).
   const SURFACE_UP = 3, SURFACE_MIN = 8;
   const PROXY_ROLES = new Set(["textbox", "searchbox", "slider", "spinbutton", "combobox", "checkbox", "radio", "switch"]);
   const TEXT_PROXY_ROLES = new Set(["textbox", "searchbox"]);
   const PROXIES = "textarea, input:not([type=hidden]), [contenteditable], [role=textbox], [role=searchbox], " +
     "[role=slider], [role=spinbutton], [role=combobox], [role=checkbox], [role=radio], [role=switch]";
   const OPERABLE = "input:not([type=hidden]), textarea, select, button, a[href], [tabindex], [contenteditable], [role]";
+  const STRUCTURE = "h1, h2, h3, h4, h5, h6, [role=heading], main, nav, article, section, header, footer, form, table";
   let surfaces = new Map();   // control -> its surface or null (this call)
   let claimed = new Map();    // surface -> the control drawn there (this render)
 
@@ -462,6 +465,9 @@
         const r = a.getBoundingClientRect();
         if (r.width < SURFACE_MIN || r.height < SURFACE_MIN) continue;
         if (unseenWhy(a, a)) break;
+        // A surface is a widget's, never a part of the page's structure
+        // (its subtree stands behind one line).
+        if (a.querySelector(STRUCTURE)) break;
         const other = [...a.querySelectorAll(OPERABLE)].some((o) => o !== el && hidden(o) !== "all" &&
           (INTERACTIVE.has(roleOf(o)) || (focusable(o) && o.tabIndex >= 0)) &&
           o.getAttribute("aria-hidden") !== "true" && (o.offsetWidth > 0 || o.offsetHeight > 0) &&
@@ -471,7 +477,9 @@
         const l = Math.max(r.left, 0), rr = Math.min(r.right, v.w), t = Math.max(r.top, 0), bb = Math.min(r.bottom, v.h);
         if (rr - l >= 1 && bb - t >= 1) {
           const hit = a.getRootNode().elementFromPoint?.((l + rr) / 2, (t + bb) / 2);
-          if (!hit || !within(hit, a) || within(hit, child)) break;
+          // (A label there is what a person presses: a label of a hidden
+          // control is a clickable of its own, see clickable().)
+          if (!hit || !within(hit, a) || within(hit, child) || hit.closest("label")) break;
         }
         s = a;
         break;

@@ -216,6 +216,10 @@ impl StartedRequests {
                 }
                 if self.known_open.contains(&route_of(verb, url)) {
                     tracing::debug!(target: "tabwire::wait", url, "not waiting for a connection this tab held open before");
+                    // A navigation names it (an action's renewal is noise).
+                    if self.after == After::Navigation {
+                        self.opened(id, OpenKind::LongPoll, what);
+                    }
                     return;
                 }
                 self.started += 1;
