@@ -30,6 +30,9 @@ async fn input_at_screenshot_points(w: World) {
         "browser_mouse_move_xy",
         "browser_mouse_drag_xy",
         "browser_type_xy",
+        "browser_mouse_down",
+        "browser_mouse_up",
+        "browser_mouse_wheel",
     ] {
         assert!(listed.iter().any(|t| t.name == name), "{name} not listed");
     }
@@ -75,6 +78,36 @@ async fn input_at_screenshot_points(w: World) {
         )
         .await;
     assert!(out.contains("dragged from 20,20 to 200,120"), "{out}");
+
+    // The same drag by hand: move, press and hold, move, release.
+    mcp.ok("browser_mouse_move_xy", json!({"x": 30, "y": 30}))
+        .await;
+    let down = mcp.ok("browser_mouse_down", json!({})).await;
+    assert!(down.contains("held down"), "{down}");
+    mcp.ok("browser_mouse_move_xy", json!({"x": 150, "y": 90}))
+        .await;
+    let out = mcp.ok("browser_mouse_up", json!({})).await;
+    assert!(out.contains("dragged from 30,30 to 150,90"), "{out}");
+    // The wheel scrolls what is under the mouse (here the page, made tall).
+    eval_json(
+        &mcp,
+        "() => { document.body.style.minHeight = '4000px'; return scrollY; }",
+    )
+    .await;
+    let out = mcp
+        .ok("browser_mouse_wheel", json!({"deltaX": 0, "deltaY": 400}))
+        .await;
+    assert!(out.contains("Turned the mouse wheel by (0, 400)"), "{out}");
+    let y = eval_json(&mcp, "() => scrollY").await;
+    assert!(
+        y.as_f64().unwrap_or(0.0) > 0.0,
+        "the page did not scroll: {y}"
+    );
+    eval_json(
+        &mcp,
+        "() => { scrollTo(0, 0); document.body.style.minHeight = ''; return 0; }",
+    )
+    .await;
 
     // Hovering shows what CSS alone shows.
     let out = mcp

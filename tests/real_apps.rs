@@ -4,9 +4,12 @@
 //! the track it draws, a button), Datasette's SQL editor (CodeMirror 5,
 //! whose textarea is an invisible proxy behind the drawn code) checked
 //! against sqlite3, and four code editors from npm (CodeMirror 5 and 6,
-//! Monaco, Ace) plus read-only ones. A task that worked and stops working
+//! Monaco, Ace) plus read-only ones, a Gradio app (a chat whose answer
+//! streams in, a dropdown, an upload) and a JupyterLab notebook (code
+//! typed into a CodeMirror 6 cell, run, its output read). A task that worked and stops working
 //! here is a regression. Needs what .ci/run installs: `pip install
-//! streamlit datasette` and `npm ci --prefix tests/apps/editors`.
+//! streamlit datasette gradio jupyterlab` and `npm ci --prefix
+//! tests/apps/editors`.
 
 #[macro_use]
 mod common;
@@ -20,6 +23,8 @@ on_both_backends!(
     a_streamlit_form_is_filled_as_a_person_fills_it,
     a_query_typed_into_datasettes_sql_editor_runs,
     code_editors_from_npm_take_typing_and_read_only_ones_refuse_it,
+    a_gradio_chat_streams_its_answer_and_its_dropdown_and_upload_work,
+    a_jupyterlab_cell_runs_the_code_typed_into_it,
 );
 
 /// The ref on the first line of `snapshot` that starts with `start`.
@@ -189,4 +194,133 @@ async fn code_editors_from_npm_take_typing_and_read_only_ones_refuse_it(w: World
         let now = eval_json(&mcp, &format!("() => editorText('{key}')")).await;
         assert_eq!(now, json!("SELECT 'read only';"), "{label}");
     }
+}
+
+/// A snapshot once `want` is in it (an app that draws itself over its
+/// own connection after loading), looking at most `secs` seconds.
+async fn snapshot_with(mcp: &Mcp, want: &str, secs: u64) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let snap = mcp.ok("browser_snapshot", json!({})).await;
+        if snap.contains(want) {
+            return snap;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never saw {want:?} in:\n{snap}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+}
+
+async fn a_gradio_chat_streams_its_answer_and_its_dropdown_and_upload_work(w: World) {
+    let app = apps::gradio(w.sb.tmp.path());
+    let uploads = w.sb.tmp.path().join("uploads");
+    std::fs::create_dir_all(&uploads).unwrap();
+    let data = uploads.join("data.csv");
+    std::fs::write(&data, "a,b\n1,2\n").unwrap();
+    let mcp = client_with(
+        &w,
+        "Gradio user",
+        &["--upload-dir".into(), uploads.display().to_string()],
+    )
+    .await;
+    let page = mcp
+        .ok("browser_navigate", json!({"url": format!("{}/", app.base)}))
+        .await;
+    // The app holds its heartbeat stream open: named, not waited for.
+    assert!(
+        page.contains("Open: event stream GET /gradio_api/heartbeat"),
+        "{page}"
+    );
+    let snap = snapshot_with(&mcp, "textbox \"Textbox\"", 15).await;
+    // The chat's answer streams in word by word over 2 s: the answer to
+    // sending waits while it streams.
+    let chat = find_ref(&snap, "textbox", "Textbox");
+    let t = std::time::Instant::now();
+    let sent = mcp
+        .ok(
+            "browser_type",
+            json!({"target": chat, "text": "hello there tidepools", "submit": true}),
+        )
+        .await;
+    let whole = "You said 3 words: hello there tidepools. That is all.";
+    eprintln!(
+        "gradio chat: {} ms, whole answer in the reply: {}",
+        t.elapsed().as_millis(),
+        sent.contains(whole)
+    );
+    if !sent.contains(whole) {
+        mcp.ok("browser_wait_for", json!({"text": "That is all."}))
+            .await;
+    }
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains(whole), "{sent}\n{text}");
+    // The dropdown: opened, an option chosen; the app echoes it.
+    let open = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&snap, "combobox", "Colour")}),
+        )
+        .await;
+    let blue = find_ref(&open, "option", "Blue");
+    let picked = mcp.ok("browser_click", json!({"target": blue})).await;
+    if !picked.contains("Chosen colour: Blue") {
+        snapshot_with(&mcp, "Chosen colour: Blue", 10).await;
+    }
+    // The upload: its button opens the file chooser, which takes the file.
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&snap, "button", "Click to upload or drop files")}),
+    )
+    .await;
+    let up = mcp
+        .ok(
+            "browser_file_upload",
+            json!({"paths": [data.display().to_string()]}),
+        )
+        .await;
+    if !up.contains("Received data.csv (8 bytes)") {
+        snapshot_with(&mcp, "Received data.csv (8 bytes)", 10).await;
+    }
+}
+
+async fn a_jupyterlab_cell_runs_the_code_typed_into_it(w: World) {
+    let app = apps::jupyter(w.sb.tmp.path());
+    let mcp = client(&w, "Notebook user").await;
+    let t = std::time::Instant::now();
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": format!("{}/lab/tree/jupyter_notebook.ipynb", app.base)}),
+    )
+    .await;
+    // The lab draws itself, then the notebook and its cell editor
+    // (CodeMirror 6: an editable region, one textbox).
+    let snap = snapshot_with(&mcp, "Code Cell Content", 30).await;
+    eprintln!(
+        "jupyterlab: the notebook drawn after {} ms",
+        t.elapsed().as_millis()
+    );
+    let cell = snap
+        .lines()
+        .skip_while(|l| !l.contains("Code Cell Content"))
+        .find(|l| l.trim_start().starts_with("- textbox") && l.contains("[ref="))
+        .unwrap_or_else(|| panic!("no cell editor in:\n{snap}"));
+    let at = cell.find("[ref=").unwrap() + 5;
+    let cell = cell[at..at + cell[at..].find(']').unwrap()].to_string();
+    let typed = mcp
+        .ok("browser_type", json!({"target": cell, "text": "6 * 7"}))
+        .await;
+    assert!(typed.contains("6 * 7"), "{typed}");
+    assert!(!typed.contains("but the field"), "{typed}");
+    // Shift+Enter runs the cell (once the kernel is up) and shows its
+    // output beside it.
+    mcp.ok("browser_press_key", json!({"key": "Shift+Enter"}))
+        .await;
+    let out = mcp
+        .ok("browser_wait_for", json!({"text": "42", "timeout": 25}))
+        .await;
+    eprintln!("jupyterlab: output after {} ms", t.elapsed().as_millis());
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    assert!(snap.contains("42"), "{out}\n{snap}");
 }

@@ -805,7 +805,9 @@
       : aria("aria-checked");
     if (checked === "true") out.push("[checked]");
     else if (checked === "mixed") out.push("[checked=mixed]");
-    if (el.disabled === true || aria("aria-disabled") === "true") out.push("[disabled]");
+    // (Also by a disabled fieldset, an ancestor's aria-disabled, inert.)
+    if (el.disabled === true || aria("aria-disabled") === "true" || el.matches(":disabled") ||
+      (INTERACTIVE.has(role) && el.closest("[aria-disabled=true], [inert]"))) out.push("[disabled]");
     const expanded = el.localName === "summary" ? String(!!el.parentElement?.open) : aria("aria-expanded");
     if (expanded === "true") out.push("[expanded]");
     if (role === "option" ? el.selected === true || aria("aria-selected") === "true" : aria("aria-selected") === "true") out.push("[selected]");

@@ -227,12 +227,26 @@ pub async fn click(
 /// into view; and what is there when it is not the element itself.
 pub struct Aim {
     pub point: (f64, f64),
+    /// The target is disabled (its role and name): a press does nothing.
+    pub disabled: Option<String>,
     /// The element that receives input at the point when something else
     /// covers the target (role, name, tag), as the page names it.
     pub covered_by: Option<String>,
 }
 
 impl Aim {
+    /// The error for pressing a disabled target: nothing was done.
+    pub fn refuse_disabled(&self, s: &Client) -> Result<(), ToolError> {
+        match &self.disabled {
+            Some(what) => Err(ToolError(format!(
+                "{} is disabled: nothing was clicked (a person's click does nothing there). \
+                 Look in the snapshot for what enables it (a field to fill, a box to check)",
+                s.fence().neutralise(what)
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The clause an action's answer adds when input went elsewhere.
     pub fn landed(&self, s: &Client) -> String {
         match &self.covered_by {
@@ -317,6 +331,7 @@ async fn aim_from(
     }
     Ok(Aim {
         point,
+        disabled: hit["disabled"].as_str().map(str::to_string),
         covered_by: hit["hit"].as_str().map(str::to_string),
     })
 }
@@ -325,6 +340,7 @@ async fn aim_from(
 /// the viewport, and which element is on top there when it is not the
 /// target, something inside it, or a label of it.
 const HIT_TEST: &str = "function(settled) {
+  const look = () => {
   const T = globalThis.__tabwire;
   // A control hidden behind a surface it draws (an editor's input proxy,
   // a slider's hidden range input) is pressed where a person presses it.
@@ -358,6 +374,17 @@ const HIT_TEST: &str = "function(settled) {
   const role = T ? T.roleOf(hit) : 'generic';
   const name = T ? (T.nameOf(hit, role) || T.text(hit, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
   return {hit: role + (name ? ' ' + JSON.stringify(name) : '') + ' (<' + hit.localName + '>)'};
+  };
+  const r = look();
+  // Disabled (itself, by its fieldset, aria-disabled, or inside inert):
+  // a person's press does nothing there.
+  if (this.matches(':disabled') || this.closest('[aria-disabled=true], [inert]')) {
+    const T = globalThis.__tabwire;
+    const role = T ? T.roleOf(this) : this.localName;
+    const name = T ? (T.nameOf(this, role) || '').replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
+    r.disabled = role + (name ? ' ' + JSON.stringify(name) : '');
+  }
+  return r;
 }";
 
 /// Whether the element is still moving with a scroll (its box moves over
@@ -429,6 +456,75 @@ pub const SELECTED_NOW: &str = "function() {
   return this.options ? [...this.selectedOptions].map(o => o.label) : null;
 }";
 
+/// Where a tab's mouse is, as far as tabwire moved it (viewport points),
+/// and which button it holds down.
+#[derive(Debug, Default, Clone)]
+pub struct Pointer {
+    pub at: (f64, f64),
+    pub held: Option<String>,
+}
+
+/// The tab's mouse (see [`Pointer`]).
+pub fn pointer(s: &Client, tab: TabId) -> Pointer {
+    s.tab_state(tab).pointer.clone()
+}
+
+/// Records that input went to `at` (a click, a hover, a move).
+pub fn pointer_moved(s: &Client, tab: TabId, at: (f64, f64)) {
+    s.tab_state(tab).pointer.at = at;
+}
+
+/// Presses (`down`) or releases `button` where the mouse is, as
+/// `browser_mouse_down` and `browser_mouse_up` do.
+pub async fn mouse_button(
+    s: &Client,
+    tab: TabId,
+    down: bool,
+    button: &str,
+) -> Result<(), ToolError> {
+    let p = pointer(s, tab);
+    let (x, y) = p.at;
+    let kind = if down {
+        "mousePressed"
+    } else {
+        "mouseReleased"
+    };
+    s.cdp_batch(tab, vec![mouse_event(kind, x, y, Some((button, 1)), 0)])
+        .await?;
+    s.tab_state(tab).pointer.held = down.then(|| button.to_string());
+    Ok(())
+}
+
+/// Turns the mouse wheel where the mouse is (CSS pixels to scroll by).
+pub async fn wheel(s: &Client, tab: TabId, dx: f64, dy: f64) -> Result<(), ToolError> {
+    let (x, y) = pointer(s, tab).at;
+    s.cdp(
+        tab,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// Moves the mouse to a viewport point (a held button stays held: a drag).
+pub async fn move_to(s: &Client, tab: TabId, (x, y): (f64, f64)) -> Result<(), ToolError> {
+    let held = pointer(s, tab).held;
+    s.cdp_batch(
+        tab,
+        vec![mouse_event(
+            "mouseMoved",
+            x,
+            y,
+            held.as_deref().map(|b| (b, 1)),
+            0,
+        )],
+    )
+    .await?;
+    pointer_moved(s, tab, (x, y));
+    Ok(())
+}
+
 /// Presses (and releases) the mouse at a viewport point, `clicks` times.
 pub async fn click_at(
     s: &Client,
@@ -438,6 +534,7 @@ pub async fn click_at(
     clicks: i64,
     modifiers: i64,
 ) -> Result<(), ToolError> {
+    pointer_moved(s, tab, (x, y));
     let mut events = vec![mouse_event("mouseMoved", x, y, None, modifiers)];
     for n in 1..=clicks {
         for kind in ["mousePressed", "mouseReleased"] {
@@ -445,6 +542,40 @@ pub async fn click_at(
         }
     }
     s.cdp_batch(tab, events).await.map(|_| ())
+}
+
+/// Presses the mouse at a viewport point, holds it for `hold` (a person
+/// holding a button down), then releases it there.
+pub async fn hold_at(
+    s: &Client,
+    tab: TabId,
+    (x, y): (f64, f64),
+    button: &str,
+    modifiers: i64,
+    hold: std::time::Duration,
+) -> Result<(), ToolError> {
+    pointer_moved(s, tab, (x, y));
+    s.cdp_batch(
+        tab,
+        vec![
+            mouse_event("mouseMoved", x, y, None, modifiers),
+            mouse_event("mousePressed", x, y, Some((button, 1)), modifiers),
+        ],
+    )
+    .await?;
+    tokio::time::sleep(hold).await;
+    s.cdp_batch(
+        tab,
+        vec![mouse_event(
+            "mouseReleased",
+            x,
+            y,
+            Some((button, 1)),
+            modifiers,
+        )],
+    )
+    .await
+    .map(|_| ())
 }
 
 /// Like [`fill_text`], but one key event per character (all in one
@@ -527,7 +658,7 @@ const SELECT_FOR_TYPING: &str = "function() {
   const role = T ? T.roleOf(this) : '';
   const what = (role && role !== 'generic' ? role : this.localName) + (this.id ? ' #' + this.id : '');
   const field = this.localName === 'input' || this.localName === 'textarea';
-  if (this.disabled || this.getAttribute('aria-disabled') === 'true') return {refused: 'disabled', what};
+  if (this.matches(':disabled') || this.closest('[aria-disabled=true], [inert]')) return {refused: 'disabled', what};
   const proxy = !!(T && T.surfaceOf && T.surfaceOf(this));
   if ((field && this.readOnly) || this.getAttribute('aria-readonly') === 'true'
       || (!field && this.getAttribute('contenteditable') === 'false')) {
@@ -578,6 +709,7 @@ pub async fn select_options(
 
 const SELECT_OPTIONS: &str = "function(wanted) {
   if (this.localName !== 'select') return {error: 'the element is not a <select>; use browser_click for custom drop-downs'};
+  if (this.matches(':disabled') || this.closest('[inert]')) return {error: 'the <select> is disabled: nothing was chosen'};
   const opts = [...this.options];
   const picked = [];
   for (const w of wanted) {

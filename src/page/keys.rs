@@ -12,11 +12,43 @@ pub struct KeyPress {
     pub text: Option<String>,
     /// CDP modifier bits: Alt 1, Control 2, Meta 4, Shift 8.
     pub modifiers: i64,
+    /// The modifiers held for the press, in the order they were named
+    /// (each one's bit): pressed in this order, released in reverse.
+    pub held: Vec<i64>,
+}
+
+/// The modifier keys: (bit, key, code, keyCode).
+const MODIFIER_KEYS: [(i64, &str, &str, i64); 4] = [
+    (1, "Alt", "AltLeft", 18),
+    (2, "Control", "ControlLeft", 17),
+    (4, "Meta", "MetaLeft", 91),
+    (8, "Shift", "ShiftLeft", 16),
+];
+
+/// A modifier key's own event; `flags`: the modifiers held after it.
+fn modifier_event(kind: &str, bit: i64, flags: i64) -> Value {
+    let (_, key, code, key_code) = MODIFIER_KEYS
+        .iter()
+        .copied()
+        .find(|m| m.0 == bit)
+        .unwrap_or(MODIFIER_KEYS[1]);
+    json!({
+        "type": kind, "key": key, "code": code, "windowsVirtualKeyCode": key_code,
+        "location": 1, "modifiers": flags,
+    })
 }
 
 impl KeyPress {
-    /// keyDown and keyUp events for this press.
-    pub fn events(&self) -> [Value; 2] {
+    /// The events of this press as a keyboard sends them: each held
+    /// modifier's keydown in order (its flag set from its own keydown on),
+    /// the key's keydown and keyup, then the modifiers' keyups in reverse.
+    pub fn events(&self) -> Vec<Value> {
+        let mut out = Vec::new();
+        let mut flags = 0;
+        for &bit in &self.held {
+            flags |= bit;
+            out.push(modifier_event("rawKeyDown", bit, flags));
+        }
         let mut down = json!({
             "type": if self.text.is_some() { "keyDown" } else { "rawKeyDown" },
             "key": self.key, "code": self.code,
@@ -26,11 +58,25 @@ impl KeyPress {
             down["text"] = json!(t);
             down["unmodifiedText"] = json!(t);
         }
-        let up = json!({
+        if let Some(m) = MODIFIER_KEYS.iter().find(|m| m.1 == self.key) {
+            // A modifier pressed on its own is one too (its flag is set).
+            down["location"] = json!(1);
+            down["modifiers"] = json!(self.modifiers | m.0);
+        }
+        let mut up = json!({
             "type": "keyUp", "key": self.key, "code": self.code,
             "windowsVirtualKeyCode": self.key_code, "modifiers": self.modifiers,
         });
-        [down, up]
+        if MODIFIER_KEYS.iter().any(|m| m.1 == self.key) {
+            up["location"] = json!(1);
+        }
+        out.push(down);
+        out.push(up);
+        for &bit in self.held.iter().rev() {
+            flags &= !bit;
+            out.push(modifier_event("keyUp", bit, flags));
+        }
+        out
     }
 }
 
@@ -50,6 +96,10 @@ const NAMED: &[(&str, &str, i64, Option<&str>)] = &[
     ("PageUp", "PageUp", 33, None),
     ("PageDown", "PageDown", 34, None),
     ("Insert", "Insert", 45, None),
+    ("Shift", "ShiftLeft", 16, None),
+    ("Control", "ControlLeft", 17, None),
+    ("Alt", "AltLeft", 18, None),
+    ("Meta", "MetaLeft", 91, None),
     (" ", "Space", 32, Some(" ")),
 ];
 
@@ -95,8 +145,9 @@ pub fn parse(spec: &str) -> Result<KeyPress, String> {
         },
     };
     let mut modifiers = 0;
+    let mut held = Vec::new();
     for m in mods.split('+').filter(|m| !m.is_empty()) {
-        modifiers |= match m.to_ascii_lowercase().as_str() {
+        let bit = match m.to_ascii_lowercase().as_str() {
             "alt" | "option" => 1,
             "control" | "ctrl" => 2,
             "meta" | "cmd" | "command" | "super" => 4,
@@ -111,6 +162,10 @@ pub fn parse(spec: &str) -> Result<KeyPress, String> {
                 ))
             }
         };
+        if modifiers & bit == 0 {
+            held.push(bit);
+        }
+        modifiers |= bit;
     }
     let key = if key.eq_ignore_ascii_case("space") {
         " "
@@ -126,6 +181,7 @@ pub fn parse(spec: &str) -> Result<KeyPress, String> {
             key_code: kc,
             text: text.filter(|_| !blocks_text).map(str::to_string),
             modifiers,
+            held,
         });
     }
     if let Some(n) = key
@@ -139,14 +195,19 @@ pub fn parse(spec: &str) -> Result<KeyPress, String> {
                 key_code: 111 + n,
                 text: None,
                 modifiers,
+                held,
             });
         }
     }
     let mut chars = key.chars();
     let (Some(c), None) = (chars.next(), chars.next()) else {
         return Err(format!(
-            "unknown key {key:?}: use a single character or a name like Enter, Tab, Escape, \
-             Backspace, ArrowDown, PageUp, F5"
+            "unknown key {key:?}: use a single character, F1 to F12, or one of {}",
+            NAMED
+                .iter()
+                .map(|n| if n.0 == " " { "Space" } else { n.0 })
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     };
     let shifted = modifiers & 8 != 0;
@@ -171,6 +232,7 @@ pub fn parse(spec: &str) -> Result<KeyPress, String> {
         key_code,
         text: (!blocks_text).then(|| shown.to_string()),
         modifiers,
+        held,
     })
 }
 
@@ -221,12 +283,50 @@ mod tests {
 
     #[test]
     fn text_keys_send_keydown_with_text_and_named_keys_rawkeydown() {
-        let [down, up] = parse("a").unwrap().events();
+        let ev = parse("a").unwrap().events();
+        let [down, up] = [&ev[0], &ev[1]];
         assert_eq!(down["type"], "keyDown");
         assert_eq!(down["text"], "a");
         assert_eq!(up["type"], "keyUp");
-        let [down, _] = parse("ArrowDown").unwrap().events();
+        let ev = parse("ArrowDown").unwrap().events();
+        let down = &ev[0];
         assert_eq!(down["type"], "rawKeyDown");
         assert!(down.get("text").is_none());
+    }
+
+    #[test]
+    fn a_chord_presses_its_modifiers_in_order_and_releases_them_in_reverse() {
+        let ev = parse("Control+Shift+y").unwrap().events();
+        let seen: Vec<(String, String, i64)> = ev
+            .iter()
+            .map(|e| {
+                (
+                    e["type"].as_str().unwrap().to_string(),
+                    e["key"].as_str().unwrap().to_string(),
+                    e["modifiers"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let want = [
+            ("rawKeyDown", "Control", 2),
+            ("rawKeyDown", "Shift", 10),
+            ("rawKeyDown", "Y", 10),
+            ("keyUp", "Y", 10),
+            ("keyUp", "Shift", 2),
+            ("keyUp", "Control", 0),
+        ];
+        assert_eq!(
+            seen,
+            want.map(|(t, k, m)| (t.to_string(), k.to_string(), m))
+        );
+        assert_eq!(ev[0]["code"], "ControlLeft");
+        assert_eq!(ev[0]["location"], 1);
+        assert_eq!(ev[2]["code"], "KeyY");
+        // A modifier alone is a key, its own flag set while it is down.
+        let shift = parse("Shift").unwrap().events();
+        assert_eq!((shift.len(), shift[0]["modifiers"].as_i64()), (2, Some(8)));
+        // Unknown keys list the names there are.
+        let err = parse("Control+Hyperspace").unwrap_err();
+        assert!(err.contains("ArrowDown") && err.contains("PageUp"), "{err}");
     }
 }

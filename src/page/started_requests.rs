@@ -27,8 +27,9 @@
 //!   it) until quiet for [`STREAM_IDLE`]; while a page loads, never;
 //! - a response whose headers came [`STREAM_IDLE`] ago and whose body is
 //!   still coming (a streamed answer that does not end);
-//! - after a navigation: a request with no answer while nothing else
-//!   started or ended for [`OPEN_AFTER`], a long poll. (After an action
+//! - after a navigation: a fetch or XHR with no answer while nothing
+//!   else started or ended for [`OPEN_AFTER`], a long poll (a script or
+//!   stylesheet an app imports is waited for, up to the cap). (After an action
 //!   such a request is the action's own work, a slow API say, and is
 //!   waited for up to [`CAP`]; it is named as still loading after that.)
 
@@ -48,7 +49,7 @@ pub const STREAM_IDLE: Duration = Duration::from_millis(1500);
 /// request has started or ended for this long is a connection the page
 /// holds open (a long poll); the answer no longer waits for it. Short: a
 /// loaded page whose network has gone quiet shows what it will show.
-pub const OPEN_AFTER: Duration = Duration::from_millis(200);
+pub const OPEN_AFTER: Duration = Duration::from_millis(250);
 
 /// How a recorded request takes part in the wait.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,6 +69,9 @@ struct Pending {
     url: String,
     since: Instant,
     phase: Phase,
+    /// A fetch or XHR (what a long poll is made with); a script or a
+    /// stylesheet an app imports is never one, however slow.
+    may_poll: bool,
 }
 
 /// What kind of open connection a request turned out to be.
@@ -244,6 +248,7 @@ impl StartedRequests {
                         } else {
                             Phase::Asked
                         },
+                        may_poll: matches!(kind, "Fetch" | "XHR"),
                     },
                 );
             }
@@ -312,6 +317,7 @@ impl StartedRequests {
                 (now.duration_since(at) >= STREAM_IDLE).then_some(OpenKind::StreamedResponse)
             }
             Phase::Asked => (self.after == After::Navigation
+                && p.may_poll
                 && now.duration_since(self.last_change) >= OPEN_AFTER)
                 .then_some(OpenKind::LongPoll),
         }
@@ -337,9 +343,8 @@ impl StartedRequests {
             .filter_map(|p| match p.phase {
                 Phase::Streaming(last) => Some(last + STREAM_IDLE),
                 Phase::Answered(at) => Some(at + STREAM_IDLE),
-                Phase::Asked => {
-                    (self.after == After::Navigation).then_some(self.last_change + OPEN_AFTER)
-                }
+                Phase::Asked => (self.after == After::Navigation && p.may_poll)
+                    .then_some(self.last_change + OPEN_AFTER),
             })
             .min()
     }

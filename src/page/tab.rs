@@ -39,6 +39,9 @@ pub struct TabState {
     /// Routes the tab held open before (long polls, streams): not waited
     /// for when an action opens them again.
     pub long_lived: super::started_requests::LongLived,
+    /// Where the mouse is (the last point input went to) and the button
+    /// held down, if any (`browser_mouse_down` until `browser_mouse_up`).
+    pub pointer: super::input::Pointer,
 }
 
 impl TabState {

@@ -66,7 +66,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_capture_media",
             "Capture media",
             Kind::ReadOnly,
-            "Save the image/video/audio/canvas `target` shows (or `url`); returns path, size, type.",
+            "Save the image/video/audio/canvas `target` shows (or `url`): path, size, type.",
             |s: Client, a: DownloadArgs| async move {
                 let tab = s.tab().await?;
                 let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;

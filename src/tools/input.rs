@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::def::{done, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::input::{
-    aim, aim_at, center, click, click_at, drag, fill_text, mouse_event, press, select_options,
+    aim, aim_at, center, click, click_at, drag, fill_text, hold_at, press, select_options,
     type_slowly, typed_back, value_again, SELECTED_NOW,
 };
 use crate::page::keys;
@@ -34,6 +34,9 @@ pub struct ClickArgs {
     pub double_click: bool,
     #[serde(default)]
     pub modifiers: Vec<Modifier>,
+    // How long the press is held, in ms (see MAX_HOLD_MS).
+    #[serde(rename = "holdMs")]
+    pub hold_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -106,7 +109,7 @@ pub struct FormField {
     pub target: String,
     #[serde(rename = "type")]
     pub kind: FieldType,
-    /// true/false for checkbox, radio; a number in range for slider.
+    /// true/false, or a number (slider).
     pub value: String,
     pub name: Option<String>,
 }
@@ -147,13 +150,16 @@ pub struct FillFormArgs {
     pub fields: Vec<FormField>,
 }
 
+/// The longest a click may hold the button down.
+const MAX_HOLD_MS: u64 = 30_000;
+
 pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             "browser_click",
             "Click",
             Kind::Action,
-            "Click `target` (trusted input). Actions report what changed (or the new page), dialogs, console errors.",
+            "Click `target` (trusted input; `holdMs`: ms to hold). Actions report what changed (or the new page), dialogs, console errors.",
             |s: Client, a: ClickArgs| async move {
                 let tab = s.tab().await?;
                 let button = match a.button {
@@ -163,19 +169,47 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let clicks = if a.double_click { 2 } else { 1 };
                 let mods = modifier_mask(&a.modifiers);
+                let hold = match a.hold_ms {
+                    Some(ms) if ms > MAX_HOLD_MS => {
+                        return Err(ToolError(format!(
+                            "holdMs {ms} is over the limit of {MAX_HOLD_MS} ms (30 s)"
+                        )))
+                    }
+                    Some(ms) if a.double_click => {
+                        return Err(ToolError(format!(
+                            "holdMs ({ms}) and doubleClick cannot be combined: hold one press"
+                        )))
+                    }
+                    other => other.filter(|ms| *ms > 0),
+                };
                 let aim = aim_at(&s, tab, &a.target).await?;
-                let outcome = s
-                    .settle(tab, || click_at(&s, tab, aim.point, button, clicks, mods))
-                    .await?;
-                let verb = if a.double_click {
-                    "Double-clicked"
-                } else {
-                    "Clicked"
+                aim.refuse_disabled(&s)?;
+                let outcome = match hold {
+                    None => {
+                        s.settle(tab, || click_at(&s, tab, aim.point, button, clicks, mods))
+                            .await?
+                    }
+                    Some(ms) => {
+                        s.settle(tab, || {
+                            hold_at(&s, tab, aim.point, button, mods, std::time::Duration::from_millis(ms))
+                        })
+                        .await?
+                    }
+                };
+                let verb = match (hold, a.double_click) {
+                    (Some(ms), _) => format!("Held the mouse button down for {:.1} s on", ms as f64 / 1000.0),
+                    (None, true) => "Double-clicked".to_string(),
+                    (None, false) => "Clicked".to_string(),
                 };
                 done(
                     &s,
                     tab,
-                    format!("{verb} {}{}", describe(&a.target, &a.element), aim.landed(&s)),
+                    format!(
+                        "{verb} {}{}{}",
+                        describe(&a.target, &a.element),
+                        aim.landed(&s),
+                        if hold.is_some() { ", then released it" } else { "" }
+                    ),
                     &outcome,
                 )
                 .await
@@ -212,9 +246,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let aim = aim_at(&s, tab, &a.target).await?;
                 let mut outcome = s
                     .settle_passive(tab, || async {
-                        let (x, y) = aim.point;
-                        let (method, ev) = mouse_event("mouseMoved", x, y, None, 0);
-                        s.cdp(tab, method, ev).await.map(|_| ())
+                        crate::page::input::move_to(&s, tab, aim.point).await
                     })
                     .await?;
                 outcome.pointer_moved = true;
@@ -231,7 +263,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_type",
             "Type text",
             Kind::Action,
-            "Replace the text of a field; submit presses Enter after; slowly types key by key.",
+            "Replace a field's text; `submit`: then Enter; `slowly`: key by key.",
             |s: Client, a: TypeArgs| async move {
                 let tab = s.tab().await?;
                 // Text put in at once activates nothing (no late download
@@ -512,10 +544,16 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
                 .call_on(
                     tab,
                     el.clone(),
-                    "function() { return !!this.checked; }",
+                    "function() { return (this.matches(':disabled') || this.closest('[aria-disabled=true], [inert]')) \
+                     ? 'disabled' : !!this.checked; }",
                     Value::Null,
                 )
                 .await?;
+            if is == json!("disabled") {
+                return Err(ToolError(
+                    "the box is disabled: nothing was checked or unchecked".into(),
+                ));
+            }
             if is != json!(want) {
                 click(s, tab, el, "left", 1, 0).await?;
             }

@@ -121,7 +121,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_read_markdown",
         "Read as Markdown",
         Kind::ReadOnly,
-        "Main content (or `target`) as Markdown, no menus: best for articles, docs.",
+        "Main content (or `target`) as Markdown, no menus (articles, docs).",
         |s: Client, a: MarkdownArgs| async move {
             let tab = s.tab().await?;
             let (md, hidden, page) = read_with_page_line(

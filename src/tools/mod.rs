@@ -135,6 +135,9 @@ mod tests {
                 "vision:browser_mouse_click_xy",
                 "vision:browser_mouse_move_xy",
                 "vision:browser_mouse_drag_xy",
+                "vision:browser_mouse_down",
+                "vision:browser_mouse_up",
+                "vision:browser_mouse_wheel",
                 "vision:browser_type_xy",
                 "network:browser_route",
                 "network:browser_route_list",
@@ -169,6 +172,8 @@ mod tests {
         "domain",
         "expires",
         "modifiers",
+        // browser_click's description says what it is (ms to hold).
+        "holdMs",
         "slowly",
         "time",
         "action",

@@ -33,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_tabs",
             "Manage tabs",
             Kind::Action,
-            "List, open (new, at `url`), select or close your tabs; tools act on the current one.",
+            "List, open (`url`), select or close your tabs; tools act on the current one.",
             |s: Client, a: TabsArgs| async move {
                 match a.action {
                     TabAction::List => {}

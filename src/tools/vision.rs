@@ -64,6 +64,27 @@ pub struct TypeXyArgs {
     pub submit: bool,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ButtonArgs {
+    pub button: Option<Button>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WheelArgs {
+    #[serde(rename = "deltaX")]
+    pub delta_x: f64,
+    #[serde(rename = "deltaY")]
+    pub delta_y: f64,
+}
+
+fn button_name(b: Option<Button>) -> &'static str {
+    match b {
+        None | Some(Button::Left) => "left",
+        Some(Button::Right) => "right",
+        Some(Button::Middle) => "middle",
+    }
+}
+
 /// Steps of the pointer's way in a drag (pages that track the move need
 /// more than its two ends).
 const DRAG_STEPS: u32 = 8;
@@ -123,11 +144,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let (x, y) = viewport_point(&s, tab, (a.x, a.y)).await?;
                 let hit = what_is_at(&s, tab, (x, y)).await;
                 let mut outcome = s
-                    .settle(tab, || async {
-                        s.cdp_batch(tab, vec![mouse_event("mouseMoved", x, y, None, 0)])
-                            .await
-                            .map(|_| ())
-                    })
+                    .settle(tab, || crate::page::input::move_to(&s, tab, (x, y)))
                     .await?;
                 // What a hover shows may be CSS alone.
                 outcome.pointer_moved = true;
@@ -173,6 +190,60 @@ pub fn tools() -> Vec<ToolDef> {
                     hit_to.map(|h| format!(", onto {h}")).unwrap_or_default()
                 );
                 done(&s, tab, what, &outcome).await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_mouse_down",
+            "Press the mouse button",
+            Kind::Action,
+            "Press a mouse button where the mouse is (after browser_mouse_move_xy) and keep it \
+             down: browser_mouse_move_xy then drags, browser_mouse_up releases. To press and hold \
+             an element with a ref, browser_click with holdMs is simpler.",
+            |s: Client, a: ButtonArgs| async move {
+                let tab = s.tab().await?;
+                let button = button_name(a.button);
+                let outcome = s
+                    .settle(tab, || crate::page::input::mouse_button(&s, tab, true, button))
+                    .await?;
+                done(&s, tab, format!("Pressed the {button} mouse button (held down)"), &outcome)
+                    .await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_mouse_up",
+            "Release the mouse button",
+            Kind::Action,
+            "Release a mouse button where the mouse is (after browser_mouse_down).",
+            |s: Client, a: ButtonArgs| async move {
+                let tab = s.tab().await?;
+                let button = button_name(a.button);
+                let outcome = s
+                    .settle(tab, || crate::page::input::mouse_button(&s, tab, false, button))
+                    .await?;
+                done(&s, tab, format!("Released the {button} mouse button"), &outcome).await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_mouse_wheel",
+            "Turn the mouse wheel",
+            Kind::Action,
+            "Turn the mouse wheel where the mouse is: deltaY > 0 scrolls down, deltaX > 0 right \
+             (CSS pixels); the answer says what changed.",
+            |s: Client, a: WheelArgs| async move {
+                let tab = s.tab().await?;
+                let outcome = s
+                    .settle(tab, || crate::page::input::wheel(&s, tab, a.delta_x, a.delta_y))
+                    .await?;
+                done(
+                    &s,
+                    tab,
+                    format!("Turned the mouse wheel by ({}, {})", a.delta_x, a.delta_y),
+                    &outcome,
+                )
+                .await
             },
         )
         .in_group(Cap::Vision),

@@ -29,7 +29,7 @@ pub fn tools() -> Vec<ToolDef> {
         "browser_wait_for",
         "Wait for",
         Kind::ReadOnly,
-        "Wait until `text` appears, `textGone` vanishes or `selector` matches (`timeout` s: default 10, max 25), or `time` seconds.",
+        "Wait until `text` appears, `textGone` vanishes or `selector` matches (`timeout` s, default 10, max 25), or `time` s.",
         |s: Client, a: WaitArgs| async move {
             let tab = s.tab().await?;
             if let Some(t) = a.time {

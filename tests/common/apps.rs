@@ -54,6 +54,18 @@ fn answers(url: &str) -> bool {
 /// in `dir`, its output into `log`, and waits (at most 60 s) until
 /// `ready` (a path) answers 200.
 fn start(program: &str, args: &[&str], dir: &Path, log: &Path, ready: &str) -> App {
+    start_with_env(program, args, &[], dir, log, ready)
+}
+
+/// [`start`] with extra environment.
+fn start_with_env(
+    program: &str,
+    args: &[&str],
+    env: &[(&str, PathBuf)],
+    dir: &Path,
+    log: &Path,
+    ready: &str,
+) -> App {
     let port = free_port();
     let args: Vec<String> = args
         .iter()
@@ -63,6 +75,7 @@ fn start(program: &str, args: &[&str], dir: &Path, log: &Path, ready: &str) -> A
     let child = Command::new(program)
         .args(&args)
         .current_dir(dir)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
         .stdin(Stdio::null())
         .stdout(out.try_clone().unwrap())
         .stderr(out)
@@ -177,4 +190,76 @@ pub fn sqlite_rows(db: &Path, sql: &str) -> Vec<String> {
         .lines()
         .map(str::to_string)
         .collect()
+}
+
+/// tests/apps/gradio_chat.py: a streaming chat, a dropdown, an upload.
+pub fn gradio(tmp: &Path) -> App {
+    let script = apps_dir().join("gradio_chat.py");
+    start_with_env(
+        "python3",
+        &[script.to_str().unwrap(), "{port}"],
+        &[("GRADIO_ANALYTICS_ENABLED", PathBuf::from("False"))],
+        tmp,
+        &tmp.join("gradio.log"),
+        "/",
+    )
+}
+
+/// JupyterLab on a copy of tests/apps/jupyter_notebook.ipynb (one empty
+/// code cell, kernel python3), with no token, no news and no extension
+/// manager reaching the network.
+pub fn jupyter(tmp: &Path) -> App {
+    let root = tmp.join("jupyter");
+    let nb = root.join("nb");
+    std::fs::create_dir_all(&nb).unwrap();
+    std::fs::copy(
+        apps_dir().join("jupyter_notebook.ipynb"),
+        nb.join("jupyter_notebook.ipynb"),
+    )
+    .unwrap();
+    let settings = root.join("settings");
+    copy_dir(&apps_dir().join("jupyter_settings"), &settings);
+    let arg = |k: &str, v: &Path| format!("{k}={}", v.display());
+    start_with_env(
+        "python3",
+        &[
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            "{port}",
+            &arg("--ServerApp.root_dir", &nb),
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--ServerApp.disable_check_xsrf=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+            &arg("--LabApp.workspaces_dir", &root.join("workspaces")),
+            &arg("--LabApp.user_settings_dir", &settings),
+        ],
+        &[
+            ("JUPYTER_RUNTIME_DIR", root.join("runtime")),
+            ("JUPYTER_CONFIG_DIR", root.join("config")),
+        ],
+        &root,
+        &tmp.join("jupyter.log"),
+        "/api/status",
+    )
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
 }

@@ -1,0 +1,112 @@
+//! A person's hands, on both backends (tests/pages/hands.html): a key
+//! chord reaches the page as a keyboard sends it (each modifier's keydown
+//! first, so a page that tracks held keys sees the chord), and a click,
+//! typing or a check on a disabled control (its attribute, a disabled
+//! fieldset, aria-disabled, inert) is an error that says nothing was done,
+//! while the snapshot marks each one `[disabled]`; a click with `holdMs`
+//! holds the button down that long (a hold past 30 s is refused).
+
+#[macro_use]
+mod common;
+
+use common::world::*;
+use common::*;
+use serde_json::json;
+
+on_both_backends!(
+    a_button_held_down_for_a_while_is_held,
+    a_chord_presses_each_modifier_as_a_keyboard_does,
+    disabled_controls_are_marked_and_pressing_them_does_nothing,
+);
+
+async fn a_chord_presses_each_modifier_as_a_keyboard_does(w: World) {
+    let mcp = client(&w, "Typist").await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/pages/hands.html")}),
+    )
+    .await;
+    let out = mcp
+        .ok("browser_press_key", json!({"key": "Control+Shift+Y"}))
+        .await;
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains("Chord: Control+Shift+Y"), "{out}\n{text}");
+    let err = mcp
+        .text("browser_press_key", json!({"key": "Control+Hyperspace"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("unknown key") && err.contains("ArrowDown"),
+        "{err}"
+    );
+}
+
+async fn disabled_controls_are_marked_and_pressing_them_does_nothing(w: World) {
+    let mcp = client(&w, "Shopper").await;
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/pages/hands.html")}),
+        )
+        .await;
+    for (role, name) in [
+        ("button", "Pay now"),
+        ("textbox", "Card number"),
+        ("button", "Save card"),
+        ("button", "Send later"),
+    ] {
+        let line = format!("- {role} \"{name}\" [disabled]");
+        assert!(snap.contains(&line), "{line} in:\n{snap}");
+    }
+    for target in ["#pay", "#save", "#soft"] {
+        let err = mcp
+            .text("browser_click", json!({"target": target}))
+            .await
+            .unwrap_err();
+        assert!(
+            err.contains("is disabled: nothing was clicked"),
+            "{target}: {err}"
+        );
+    }
+    // Inert content is not what a person can reach at all.
+    let inert = mcp
+        .text("browser_click", json!({"target": "#later"}))
+        .await
+        .unwrap_err();
+    assert!(inert.contains("disabled"), "{inert}");
+    let typed = mcp
+        .text("browser_type", json!({"target": "#card", "text": "4242"}))
+        .await
+        .unwrap_err();
+    assert!(typed.contains("disabled: nothing was typed"), "{typed}");
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains("No clicks"), "{text}");
+}
+
+async fn a_button_held_down_for_a_while_is_held(w: World) {
+    let mcp = client(&w, "Holder").await;
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/pages/hands.html")}),
+        )
+        .await;
+    let button = find_ref(&snap, "button", "Hold to confirm");
+    let quick = mcp.ok("browser_click", json!({"target": button})).await;
+    assert!(quick.contains("Released too soon"), "{quick}");
+    let t = std::time::Instant::now();
+    let held = mcp
+        .ok("browser_click", json!({"target": button, "holdMs": 1200}))
+        .await;
+    assert!(t.elapsed() >= std::time::Duration::from_millis(1200));
+    assert!(
+        held.contains("Held the mouse button down for 1.2 s on"),
+        "{held}"
+    );
+    assert!(held.contains("Confirmed after a hold"), "{held}");
+    let err = mcp
+        .text("browser_click", json!({"target": button, "holdMs": 60000}))
+        .await
+        .unwrap_err();
+    assert!(err.contains("over the limit"), "{err}");
+}
