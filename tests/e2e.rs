@@ -355,6 +355,20 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
     // a download link it made.
     mcp.ok("browser_navigate", json!({"url": w.site.url("/export")}))
         .await;
+    // A link never added to the page whose blob: URL is revoked at once.
+    let quick = mcp.ok("browser_click", json!({"target": "#quick"})).await;
+    let quick_path = dir.join("quick export.csv");
+    assert!(
+        quick.contains(&format!(
+            "The page started a download: Saved {}",
+            quick_path.display()
+        )),
+        "{quick}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&quick_path).unwrap(),
+        "short,lived\n"
+    );
     let out = mcp.ok("browser_click", json!({"target": "button"})).await;
     let path = dir.join("script export.csv");
     assert!(
@@ -1094,7 +1108,12 @@ async fn keys_options_hover_and_whole_forms(w: World) {
         mcp.ok("browser_press_key", json!({"key": key})).await;
     }
     let log = eval_json(&mcp, "() => document.querySelector('#log').textContent").await;
-    assert_eq!(log, "[a][Shift+B][Enter][Ctrl+a][ArrowLeft]");
+    // A chord presses its modifier first, as a keyboard does (the page
+    // logs that keydown too).
+    assert_eq!(
+        log,
+        "[a][Shift+Shift][Shift+B][Enter][Ctrl+Control][Ctrl+a][ArrowLeft]"
+    );
     let bad = mcp
         .text("browser_press_key", json!({"key": "Hyper+q"}))
         .await

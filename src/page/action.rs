@@ -50,6 +50,17 @@ pub(super) const AFTER_QUEUED_TASKS: &str = "new Promise(r => { const c = new Me
       new Promise(t => setTimeout(t, 400))]).then(() => r(0)); }; \
   c.port2.postMessage(0); })";
 
+impl Client {
+    /// Lets the page run what it queued and the finite animations running
+    /// then come to rest (at most 400 ms; a layout that changes with the
+    /// viewport's size transitions its parts), so what is read next is
+    /// the page at rest.
+    pub async fn until_at_rest(&self, tab: TabId) {
+        let _ =
+            tokio::time::timeout(Duration::from_secs(1), self.eval(tab, AFTER_QUEUED_TASKS)).await;
+    }
+}
+
 /// What an action did to the page, for the tool's report.
 #[derive(Debug, Default)]
 pub struct Outcome {

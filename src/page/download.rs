@@ -3,6 +3,23 @@
 //! directory (see [`super::save`]).
 
 use super::client::Client;
+
+/// Installed in every new document of a driven tab (the page's own
+/// world): a `blob:` URL the page revokes is revoked 10 s later instead.
+/// Export buttons build a file, click a link to it and revoke the URL at
+/// once; the browser has read it by then, but tabwire saves a download by
+/// reading the URL after the click (see [`save_page_download`]), and a
+/// revoked one reads as "Failed to fetch". Nothing else about the blob
+/// changes; the page only keeps its memory 10 s longer.
+pub const BLOB_GRACE: &str = r#"(() => {
+  const revoke = URL.revokeObjectURL;
+  if (revoke.tabwireGrace) return;
+  const later = function revokeObjectURL(url) {
+    setTimeout(() => revoke.call(URL, url), 10000);
+  };
+  later.tabwireGrace = true;
+  URL.revokeObjectURL = later;
+})()"#;
 use super::fetch::{first_that_works, Way};
 use super::save::{extension_for, sanitize_name, save, Saved};
 use crate::backend::TabId;
@@ -61,6 +78,13 @@ pub async fn save_page_download(
     let cap = s.policy().max_download_bytes();
     let got = match first_that_works(s, tab, url, cap, &[Way::InPage, Way::Browser]).await {
         Ok(g) => g,
+        Err(e) if scheme == "blob" => {
+            return format!(
+                "The page started a download of a file it made ({url}); tabwire could not \
+                 read it ({e}). The page no longer holds it: doing what made it again (the \
+                 same click) makes a new one."
+            )
+        }
         Err(e) => {
             return format!(
                 "The page started a download of {url}; tabwire could not save it ({e}). \

@@ -85,11 +85,7 @@ pub async fn go(
         // to its dark palette fades its colours): the page is judged where
         // it comes to rest (at most 400 ms), not mid-way, when its text can
         // have the colour of its background.
-        let _ = tokio::time::timeout(
-            std::time::Duration::from_secs(1),
-            s.eval(tab, super::action::AFTER_QUEUED_TASKS),
-        )
-        .await;
+        s.until_at_rest(tab).await;
         // What those requests brought is not in the snapshot taken at load.
         load.snapshot = None;
     }

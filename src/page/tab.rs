@@ -92,6 +92,12 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": super::page_tools::REGISTRY_SHIM}),
         ),
+        // A revoked blob: URL stays readable long enough to save what an
+        // export button downloads (see `download::BLOB_GRACE`).
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": super::download::BLOB_GRACE}),
+        ),
         // The snapshot engine is put into every new document's "tabwire"
         // world as it is created, so a navigation's snapshot need not send
         // the engine's source (40 KB) and wait for it to compile; a

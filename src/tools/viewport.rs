@@ -32,6 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
                 json!({"width": a.width, "height": a.height, "deviceScaleFactor": 0, "mobile": false}),
             )
             .await?;
+            s.until_at_rest(tab).await;
             let got = s.eval(tab, "[innerWidth, innerHeight]").await?;
             Ok(Response::text(format!(
                 "Viewport is now {got} (width, height)."
