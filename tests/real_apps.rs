@@ -22,6 +22,7 @@ use serde_json::json;
 on_both_backends!(
     a_streamlit_form_is_filled_as_a_person_fills_it,
     a_query_typed_into_datasettes_sql_editor_runs,
+    datasettes_filter_form_and_sort_agree_with_sqlite,
     code_editors_from_npm_take_typing_and_read_only_ones_refuse_it,
     a_gradio_chat_streams_its_answer_and_its_dropdown_and_upload_work,
     a_jupyterlab_cell_runs_the_code_typed_into_it,
@@ -323,4 +324,82 @@ async fn a_jupyterlab_cell_runs_the_code_typed_into_it(w: World) {
     eprintln!("jupyterlab: output after {} ms", t.elapsed().as_millis());
     let snap = mcp.ok("browser_snapshot", json!({})).await;
     assert!(snap.contains("42"), "{out}\n{snap}");
+}
+
+async fn datasettes_filter_form_and_sort_agree_with_sqlite(w: World) {
+    let (app, db) = apps::datasette(w.sb.tmp.path());
+    let mcp = client(&w, "Datasette reader").await;
+    let page = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": format!("{}/birds/birds", app.base)}),
+        )
+        .await;
+    // The filter form: a column, an operator, a value, Apply.
+    let combos: Vec<String> = page
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("- combobox [ref="))
+        .map(|l| {
+            let at = l.find("[ref=").unwrap() + 5;
+            l[at..at + l[at..].find(']').unwrap()].to_string()
+        })
+        .collect();
+    assert_eq!(combos.len(), 2, "{page}");
+    let value = ref_on_line(&page, "- textbox [ref=");
+    mcp.ok(
+        "browser_select_option",
+        json!({"target": combos[0], "values": ["wingspan_cm"]}),
+    )
+    .await;
+    mcp.ok(
+        "browser_select_option",
+        json!({"target": combos[1], "values": [">"]}),
+    )
+    .await;
+    mcp.ok("browser_type", json!({"target": value, "text": "300"}))
+        .await;
+    let filtered = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&page, "button", "Apply")}),
+        )
+        .await;
+    let want = apps::sqlite_rows(&db, "select name from birds where wingspan_cm > 300");
+    assert_eq!(want.len(), 2, "{want:?}");
+    for name in &want {
+        assert!(filtered.contains(name.as_str()), "{name}: {filtered}");
+    }
+    assert!(filtered.contains("2 rows"), "{filtered}");
+    // Sorting by a column's header link: the first row is sqlite's first.
+    let page = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": format!("{}/birds/birds", app.base)}),
+        )
+        .await;
+    // (The column's header link, not the facet link of the same name.)
+    let header: String = page
+        .lines()
+        .skip_while(|l| !l.contains("- columnheader \"wingspan_cm\""))
+        .skip(1)
+        .take(1)
+        .collect();
+    let sorted = mcp
+        .ok(
+            "browser_click",
+            json!({"target": ref_on_line(&header, "- link \"wingspan_cm\"")}),
+        )
+        .await;
+    assert!(sorted.contains("_sort=wingspan_cm"), "{sorted}");
+    let first = &apps::sqlite_rows(&db, "select name from birds order by wingspan_cm limit 1")[0];
+    let rows: Vec<&str> = sorted
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("- cell \""))
+        .collect();
+    assert!(
+        rows.get(1).is_some_and(|l| l.contains(first.as_str())),
+        "the first row is not {first}: {sorted}"
+    );
 }

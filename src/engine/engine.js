@@ -897,7 +897,8 @@
     }
     if (clean(el.title)) return clean(el.title);
     const from = el.control || el;
-    const word = (from.id || from.getAttribute("name") || String(from.className || "")).split(/\s+/)[0];
+    // (The class attribute: an SVG element's className is an object.)
+    const word = (from.id || from.getAttribute("name") || from.getAttribute("class") || "").split(/\s+/)[0];
     const guess = clean(word.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2"));
     return guess ? `${guess} (name guessed from its ${from.id ? "id" : from.getAttribute("name") ? "name" : "class"})` : "";
   }
