@@ -4,7 +4,9 @@
 //! typing or a check on a disabled control (its attribute, a disabled
 //! fieldset, aria-disabled, inert) is an error that says nothing was done,
 //! while the snapshot marks each one `[disabled]`; a click with `holdMs`
-//! holds the button down that long (a hold past 30 s is refused).
+//! holds the button down that long (a hold past 30 s is refused); a
+//! scroll says which box moved, from where to where and whether it hit
+//! its end (with the change report), or why nothing moved.
 
 #[macro_use]
 mod common;
@@ -14,6 +16,7 @@ use common::*;
 use serde_json::json;
 
 on_both_backends!(
+    a_scroll_says_which_box_moved_and_what_came_into_view,
     a_button_held_down_for_a_while_is_held,
     a_chord_presses_each_modifier_as_a_keyboard_does,
     disabled_controls_are_marked_and_pressing_them_does_nothing,
@@ -109,4 +112,43 @@ async fn a_button_held_down_for_a_while_is_held(w: World) {
         .await
         .unwrap_err();
     assert!(err.contains("over the limit"), "{err}");
+}
+
+async fn a_scroll_says_which_box_moved_and_what_came_into_view(w: World) {
+    let mcp = client(&w, "Scroller").await;
+    let snap = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/pages/hands.html")}),
+        )
+        .await;
+    // (A field a person reaches by scrolling the strip is in the outline.)
+    assert!(snap.contains("textbox \"Far field\""), "{snap}");
+    // The page fits the window: the wheel moves nothing, and says where
+    // the boxes that scroll are.
+    let page = mcp.ok("browser_scroll", json!({"deltaY": 500})).await;
+    assert!(page.contains("The page cannot scroll"), "{page}");
+    assert!(page.contains("div#strip"), "{page}");
+    // On the strip: it scrolls to its right end and the far field shows.
+    let out = mcp
+        .ok(
+            "browser_scroll",
+            json!({"target": "#strip", "deltaX": 4000}),
+        )
+        .await;
+    assert!(
+        out.contains("Scrolled div#strip by (4000, 0): from (0, 0) to ("),
+        "{out}"
+    );
+    assert!(out.contains("(at its right end)"), "{out}");
+    let left = eval_json(&mcp, "() => document.getElementById('strip').scrollLeft").await;
+    assert!(left.as_f64().unwrap_or(0.0) > 1000.0, "{left}");
+    // Again: it is at its end.
+    let again = mcp
+        .ok(
+            "browser_scroll",
+            json!({"target": "#strip", "deltaX": 4000}),
+        )
+        .await;
+    assert!(again.contains("Nothing scrolled"), "{again}");
 }

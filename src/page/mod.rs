@@ -27,6 +27,7 @@ pub mod recording;
 pub mod refs;
 pub mod routes;
 pub mod save;
+pub mod scroll;
 pub mod slider;
 pub mod snapshot;
 pub mod started_requests;

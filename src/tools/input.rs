@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::def::{done, Kind, Response, ToolDef, ToolError};
+use super::def::{done, Kind, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::input::{
     aim, aim_at, center, click, click_at, drag, fill_text, hold_at, press, select_options,
@@ -391,8 +391,10 @@ pub fn tools() -> Vec<ToolDef> {
             Kind::Action,
             "Scroll the page or `target` by deltaX/deltaY px (default: a screen down).",
             |s: Client, a: ScrollArgs| async move {
+                use crate::page::scroll;
                 let tab = s.tab().await?;
-                let (x, y) = match &a.target {
+                let target = a.target.as_deref();
+                let point = match target {
                     Some(t) => center(&s, tab, s.element(tab, t).await?).await?,
                     None => {
                         let v = s.eval(tab, "[innerWidth / 2, innerHeight / 2]").await?;
@@ -404,20 +406,15 @@ pub fn tools() -> Vec<ToolDef> {
                     None if a.delta_x.is_some() => 0.0,
                     None => s.eval(tab, "innerHeight * 0.8").await?.as_f64().unwrap_or(500.0),
                 };
-                let dx = a.delta_x.unwrap_or(0.0);
-                let before = s.eval(tab, "[scrollX, scrollY]").await?;
-                s.cdp(
-                    tab,
-                    "Input.dispatchMouseEvent",
-                    json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
-                )
-                .await?;
-                // The wheel scrolls asynchronously: wait (bounded) for the
-                // position to move, in the page, on animation frames.
-                let pos = s
-                    .eval(tab, &format!("new Promise(r => {{ const b = {before}; let n = 0; const t = () => (scrollX !== b[0] || scrollY !== b[1] || ++n > 30) ? r([scrollX, scrollY]) : requestAnimationFrame(t); t(); }})"))
+                let delta = (a.delta_x.unwrap_or(0.0), dy);
+                let before = scroll::state(&s, tab, target).await?;
+                let outcome = s
+                    .settle_passive(tab, || scroll::wheel_at(&s, tab, point, delta))
                     .await?;
-                Ok(Response::text(format!("Scrolled by ({dx}, {dy}); the page is now at {pos} (x, y).")))
+                // The wheel scrolls asynchronously (smoothly, at times).
+                let after = scroll::state_at_rest(&s, tab, target, &before).await;
+                let said = scroll::describe(&before, &after, delta, target);
+                done(&s, tab, said.trim_end_matches('.').to_string(), &outcome).await
             },
         ),
         ToolDef::new(
