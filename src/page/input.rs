@@ -495,16 +495,15 @@ pub async fn mouse_button(
     Ok(())
 }
 
-/// Turns the mouse wheel where the mouse is (CSS pixels to scroll by).
+/// Turns the mouse wheel where the mouse is (CSS pixels to scroll by),
+/// and waits (at most 600 ms) for the scroll it starts to come to rest:
+/// the wheel scrolls asynchronously.
 pub async fn wheel(s: &Client, tab: TabId, dx: f64, dy: f64) -> Result<(), ToolError> {
-    let (x, y) = pointer(s, tab).at;
-    s.cdp(
-        tab,
-        "Input.dispatchMouseEvent",
-        json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
-    )
-    .await
-    .map(|_| ())
+    let at = pointer(s, tab).at;
+    let before = super::scroll::state(s, tab, None).await?;
+    super::scroll::wheel_at(s, tab, at, (dx, dy)).await?;
+    super::scroll::state_at_rest(s, tab, None, &before).await;
+    Ok(())
 }
 
 /// Moves the mouse to a viewport point (a held button stays held: a drag).

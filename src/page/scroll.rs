@@ -31,10 +31,17 @@ const STATE_AT: &str = "function() {
     Math.max(0, page.scrollWidth - innerWidth), Math.max(0, page.scrollHeight - innerHeight)]};
 }";
 
-/// The page's position alone, and the scrollable boxes a person sees in
-/// the viewport (at most five), for a wheel with no target.
+/// The page's position alone (cheap: read while a scroll comes to rest).
 const PAGE_STATE: &str = "(() => {
   const page = document.scrollingElement || document.documentElement;
+  return {boxes: [], page: [Math.round(scrollX), Math.round(scrollY),
+    Math.max(0, page.scrollWidth - innerWidth), Math.max(0, page.scrollHeight - innerHeight)]};
+})()";
+
+/// The scrollable boxes a person sees in the viewport (at most five):
+/// what a wheel that moved nothing can point the model to. It walks the
+/// page, so it runs only then.
+const BOXES_IN_VIEW: &str = "(() => {
   const inView = [];
   for (const n of document.body ? document.body.querySelectorAll('*') : []) {
     if (inView.length >= 5) break;
@@ -45,9 +52,20 @@ const PAGE_STATE: &str = "(() => {
     if (r.width < 8 || r.height < 8 || r.bottom <= 0 || r.right <= 0 || r.top >= innerHeight || r.left >= innerWidth) continue;
     inView.push(n.localName + (n.id ? '#' + n.id : ''));
   }
-  return {boxes: [], inView, page: [Math.round(scrollX), Math.round(scrollY),
-    Math.max(0, page.scrollWidth - innerWidth), Math.max(0, page.scrollHeight - innerHeight)]};
+  return inView;
 })()";
+
+/// [`BOXES_IN_VIEW`], into `state` as its `inView`.
+pub async fn add_boxes_in_view(s: &Client, tab: TabId, state: &mut Value) {
+    if let Ok(v) = s.eval(tab, BOXES_IN_VIEW).await {
+        state["inView"] = v;
+    }
+}
+
+/// Whether nothing scrolled between the two states.
+pub fn still(before: &Value, after: &Value) -> bool {
+    before == after
+}
 
 /// Where the scrollable things stand (see [`STATE_AT`]).
 pub async fn state(s: &Client, tab: TabId, target: Option<&str>) -> Result<Value, ToolError> {

@@ -412,7 +412,10 @@ pub fn tools() -> Vec<ToolDef> {
                     .settle_passive(tab, || scroll::wheel_at(&s, tab, point, delta))
                     .await?;
                 // The wheel scrolls asynchronously (smoothly, at times).
-                let after = scroll::state_at_rest(&s, tab, target, &before).await;
+                let mut after = scroll::state_at_rest(&s, tab, target, &before).await;
+                if target.is_none() && scroll::still(&before, &after) {
+                    scroll::add_boxes_in_view(&s, tab, &mut after).await;
+                }
                 let said = scroll::describe(&before, &after, delta, target);
                 done(&s, tab, said.trim_end_matches('.').to_string(), &outcome).await
             },
