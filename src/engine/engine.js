@@ -216,6 +216,7 @@
     area = null;
     surfaces = new Map();
     claimed = new Map();
+    claimedRoot = null;
   }
 
   const EVERYWHERE = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
@@ -450,7 +451,8 @@
   const OPERABLE = "input:not([type=hidden]), textarea, select, button, a[href], [tabindex], [contenteditable], [role]";
   const STRUCTURE = "h1, h2, h3, h4, h5, h6, [role=heading], main, nav, article, section, header, footer, form, table";
   let surfaces = new Map();   // control -> its surface or null (this call)
-  let claimed = new Map();    // surface -> the control drawn there (this render)
+  let claimed = new Map();    // surface -> the control drawn there (this call)
+  let claimedRoot = null;     // the root `claimed` was found under
 
   function surfaceOf(el) {
     let s = surfaces.get(el);
@@ -503,6 +505,9 @@
   // Only a control with no size, a tiny box around it or no opacity can
   // be a proxy: that cheap look keeps the cost off big pages' forms.
   function claimSurfaces(root) {
+    // (Once per engine call and root: a call can render several times.)
+    if (claimedRoot === root) return;
+    claimedRoot = root;
     claimed = new Map();
     const scope = root.nodeType === 1 ? root : document;
     for (const el of scope.querySelectorAll(PROXIES)) {
