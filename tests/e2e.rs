@@ -566,7 +566,14 @@ async fn a_huge_page_answers_with_a_skeleton_and_the_rest_stays_reachable(w: Wor
     mcp.ok("browser_resize", json!({"width": size.0, "height": size.1}))
         .await;
     let back = mcp.ok("browser_snapshot", json!({})).await;
-    assert_eq!(last_shown(&back), last_shown(&short), "{back}");
+    // (Within a line: through the extension, Chrome's debugging bar can
+    // take a few pixels of the viewport between the two looks.)
+    assert!(
+        last_shown(&back).abs_diff(last_shown(&short)) <= 1,
+        "{} against {}: {back}",
+        last_shown(&back),
+        last_shown(&short)
+    );
 }
 
 /// A link to a part of the page only scrolls: the answer says so, and is
