@@ -51,10 +51,11 @@ async fn a_streamlit_form_is_filled_as_a_person_fills_it(w: World) {
         "streamlit: navigate and draw {} ms",
         t.elapsed().as_millis()
     );
-    let snap = mcp.ok("browser_snapshot", json!({})).await;
     // The slider's range input is visually hidden under the track it
-    // draws: it is there, with its value and a ref.
-    assert!(snap.contains("slider \"Count\""), "{snap}");
+    // draws: it is there, with its value and a ref (once the app has
+    // drawn it: Streamlit draws its widgets one after another, fading
+    // them in).
+    let snap = snapshot_with(&mcp, "slider \"Count\"", 10).await;
     let slider = find_ref(&snap, "slider", "Count");
     assert!(
         snap.lines()
