@@ -812,7 +812,7 @@
     else if (checked === "mixed") out.push("[checked=mixed]");
     // (Also by a disabled fieldset, an ancestor's aria-disabled, inert.)
     if (el.disabled === true || aria("aria-disabled") === "true" || el.matches(":disabled") ||
-      (INTERACTIVE.has(role) && el.closest("[aria-disabled=true], [inert]"))) out.push("[disabled]");
+      (INTERACTIVE.has(role) && disabled(el))) out.push("[disabled]");
     const expanded = el.localName === "summary" ? String(!!el.parentElement?.open) : aria("aria-expanded");
     if (expanded === "true") out.push("[expanded]");
     if (role === "option" ? el.selected === true || aria("aria-selected") === "true" : aria("aria-selected") === "true") out.push("[selected]");
@@ -825,6 +825,12 @@
       out.unshift(`[level=${level}]`);
     }
     return out;
+  }
+
+  // Whether a person's press or typing does nothing on `el`: disabled
+  // itself or by its fieldset, under aria-disabled, or inside inert.
+  function disabled(el) {
+    return el.matches(":disabled") || !!el.closest("[aria-disabled=true], [inert]");
   }
 
   function valueOf(el, role) {
@@ -2065,6 +2071,7 @@
     nameOf,
     // What a field holds as a person sees it (an editor's drawn text).
     fieldValue,
+    disabled,
     // The surface a control hidden behind one is operated through, or null.
     surfaceOf: proxySurface,
   };

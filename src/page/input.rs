@@ -378,10 +378,10 @@ const HIT_TEST: &str = "function(settled) {
   const r = look();
   // Disabled (itself, by its fieldset, aria-disabled, or inside inert):
   // a person's press does nothing there.
-  if (this.matches(':disabled') || this.closest('[aria-disabled=true], [inert]')) {
-    const T = globalThis.__tabwire;
-    const role = T ? T.roleOf(this) : this.localName;
-    const name = T ? (T.nameOf(this, role) || '').replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
+  const T = globalThis.__tabwire;
+  if (T && T.disabled(this)) {
+    const role = T.roleOf(this);
+    const name = (T.nameOf(this, role) || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
     r.disabled = role + (name ? ' ' + JSON.stringify(name) : '');
   }
   return r;
@@ -657,7 +657,7 @@ const SELECT_FOR_TYPING: &str = "function() {
   const role = T ? T.roleOf(this) : '';
   const what = (role && role !== 'generic' ? role : this.localName) + (this.id ? ' #' + this.id : '');
   const field = this.localName === 'input' || this.localName === 'textarea';
-  if (this.matches(':disabled') || this.closest('[aria-disabled=true], [inert]')) return {refused: 'disabled', what};
+  if (T ? T.disabled(this) : this.disabled) return {refused: 'disabled', what};
   const proxy = !!(T && T.surfaceOf && T.surfaceOf(this));
   if ((field && this.readOnly) || this.getAttribute('aria-readonly') === 'true'
       || (!field && this.getAttribute('contenteditable') === 'false')) {
@@ -675,10 +675,19 @@ const SELECT_FOR_TYPING: &str = "function() {
 
 /// Presses a key spec such as "Enter" or "Control+A".
 pub async fn press(s: &Client, tab: TabId, spec: &str) -> Result<(), ToolError> {
+    press_times(s, tab, spec, 1).await
+}
+
+/// Presses a key spec `times` times on what has focus, in one message.
+pub async fn press_times(
+    s: &Client,
+    tab: TabId,
+    spec: &str,
+    times: usize,
+) -> Result<(), ToolError> {
     let key = keys::parse(spec).map_err(ToolError)?;
-    let events = key
-        .events()
-        .into_iter()
+    let events = (0..times)
+        .flat_map(|_| key.events())
         .map(|ev| ("Input.dispatchKeyEvent", ev))
         .collect();
     s.cdp_batch(tab, events).await.map(|_| ())

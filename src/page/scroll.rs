@@ -62,11 +62,6 @@ pub async fn add_boxes_in_view(s: &Client, tab: TabId, state: &mut Value) {
     }
 }
 
-/// Whether nothing scrolled between the two states.
-pub fn still(before: &Value, after: &Value) -> bool {
-    before == after
-}
-
 /// Where the scrollable things stand (see [`STATE_AT`]).
 pub async fn state(s: &Client, tab: TabId, target: Option<&str>) -> Result<Value, ToolError> {
     match target {

@@ -6,10 +6,9 @@
 //! whose widgets take the same keys. A value outside the slider's range is
 //! refused with the range.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::client::Client;
-use super::keys;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
@@ -66,16 +65,6 @@ async fn state(s: &Client, tab: TabId, target: &str, focus: bool) -> Result<Stat
     }
 }
 
-/// Presses `key` `times` times on what has focus, in one message.
-async fn press_times(s: &Client, tab: TabId, key: &str, times: i64) -> Result<(), ToolError> {
-    let k = keys::parse(key).map_err(ToolError)?;
-    let events: Vec<(&str, Value)> = (0..times)
-        .flat_map(|_| k.events())
-        .map(|e| ("Input.dispatchKeyEvent", e))
-        .collect();
-    s.cdp_batch(tab, events).await.map(|_| ())
-}
-
 /// Sets the slider `target` names to `value` with keys; the value it
 /// shows afterwards (which can differ when the page snaps to its steps).
 pub async fn set(s: &Client, tab: TabId, target: &str, value: &str) -> Result<f64, ToolError> {
@@ -98,7 +87,8 @@ pub async fn set(s: &Client, tab: TabId, target: &str, value: &str) -> Result<f6
             break;
         }
         if want == st.min || want == st.max {
-            press_times(s, tab, if want == st.min { "Home" } else { "End" }, 1).await?;
+            super::input::press_times(s, tab, if want == st.min { "Home" } else { "End" }, 1)
+                .await?;
         } else {
             let up = want > st.now;
             let arrow = if up { "ArrowRight" } else { "ArrowLeft" };
@@ -111,7 +101,7 @@ pub async fn set(s: &Client, tab: TabId, target: &str, value: &str) -> Result<f6
                 break;
             }
             let before = st.now;
-            press_times(s, tab, arrow, presses.min(MAX_PRESSES)).await?;
+            super::input::press_times(s, tab, arrow, presses.min(MAX_PRESSES) as usize).await?;
             st = state(s, tab, target, false).await?;
             if st.step <= 0.0 {
                 // What one press moved it by is its step.

@@ -413,7 +413,7 @@ pub fn tools() -> Vec<ToolDef> {
                     .await?;
                 // The wheel scrolls asynchronously (smoothly, at times).
                 let mut after = scroll::state_at_rest(&s, tab, target, &before).await;
-                if target.is_none() && scroll::still(&before, &after) {
+                if target.is_none() && before == after {
                     scroll::add_boxes_in_view(&s, tab, &mut after).await;
                 }
                 let said = scroll::describe(&before, &after, delta, target);
@@ -544,8 +544,8 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
                 .call_on(
                     tab,
                     el.clone(),
-                    "function() { return (this.matches(':disabled') || this.closest('[aria-disabled=true], [inert]')) \
-                     ? 'disabled' : !!this.checked; }",
+                    "function() { const T = globalThis.__tabwire; \
+                     return (T ? T.disabled(this) : this.disabled) ? 'disabled' : !!this.checked; }",
                     Value::Null,
                 )
                 .await?;
