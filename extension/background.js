@@ -12,7 +12,7 @@
 import { PROTOCOL_VERSION, HOST_NAME, METHOD, ERROR, MAIN_FRAME, EARLIER_HANDLE } from "./protocol.js";
 import { blockedBy, LEAVING } from "./policy.js";
 import { siteOf } from "./sites.js";
-import { claimDownload, keepNoCopies } from "./downloads.js";
+import { cancelDownload, claimDownload, handDownloadsToServers } from "./downloads.js";
 
 const VERSION = chrome.runtime.getManifest().version;
 // Changes whenever this worker starts: tab ownership lives in its memory, so
@@ -453,7 +453,10 @@ async function sendToTab(c, tabId, commands, sessionId, setup) {
         }
         params = { ...params, objectId: handle };
       }
-      const result = await chrome.debugger.sendCommand(target, String(cmd.method), params);
+      // chrome.debugger has no Browser domain; this one is answered here.
+      const result = cmd.method === "Browser.cancelDownload"
+        ? await cancelDownload(params.guid)
+        : await chrome.debugger.sendCommand(target, String(cmd.method), params);
       if (cmd.method === "Page.getFrameTree") mainFrame = result?.frameTree?.frame?.id;
       if (cmd.method === "Runtime.evaluate" && !evaluated) {
         evaluated = result;
@@ -556,9 +559,9 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   const owner = ownerOfTab.get(source.tabId);
   const conns = owner ? connsOf(owner) : [];
   if (unread(source.tabId, method, params) && conns.length > 0) return;
-  // The browser's own copy of a download a driven tab starts is dropped
-  // (downloads.js); tabwire saves the file where the client asked.
-  if (owner && method === "Page.downloadWillBegin") claimDownload(params?.url);
+  // A download a driven tab starts is made by the browser for the tab's
+  // server (downloads.js), which saves the file where the client asked.
+  if (owner && method === "Page.downloadWillBegin") claimDownload(params?.url, source.tabId, params?.guid);
   // Document requests are paused only so that sign-in challenges reach
   // the server: they go on at once, from here, with no round trip.
   // A tab with routes (src/page/routes.rs) has the server answer them.
@@ -590,8 +593,11 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   for (const c of connsOf(owner)) post(c, { event: "detached", tabId: source.tabId, reason });
 });
 
-// A client's tab's downloads are saved by its server only (downloads.js).
-keepNoCopies(() => attached.size > 0);
+// A client's tab's downloads go to its server (downloads.js).
+handDownloadsToServers(() => attached.size > 0, (tabId, method, params) => {
+  const owner = ownerOfTab.get(tabId);
+  for (const c of owner ? connsOf(owner) : []) post(c, { event: "cdp", tabId, method, params });
+});
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   const owner = forgetTab(tabId);

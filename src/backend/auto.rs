@@ -308,6 +308,21 @@ impl Backend for AutoBackend {
             .await
     }
 
+    async fn browser_downloads(&self, tab: TabId) -> bool {
+        match self.for_tab(tab).await {
+            Ok(b) => b.get().browser_downloads(tab).await,
+            Err(_) => false,
+        }
+    }
+
+    async fn cancel_download(&self, tab: TabId, guid: &str) -> Result<(), BackendError> {
+        self.for_tab(tab)
+            .await?
+            .get()
+            .cancel_download(tab, guid)
+            .await
+    }
+
     fn generation(&self) -> u64 {
         let ext = self.ext.as_ref().map_or(0, |e| e.generation());
         ext + self.launches.load(Ordering::SeqCst)

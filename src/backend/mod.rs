@@ -295,6 +295,20 @@ pub trait Backend: Send + Sync {
     fn user_stop(&self) -> Option<tokio::sync::watch::Receiver<Option<String>>> {
         None
     }
+    /// Whether the browser itself downloads what `tab`'s pages start and
+    /// reports it on the tab's events as `Browser.downloadProgress` (by
+    /// the guid of its `Page.downloadWillBegin`, with `filePath` once
+    /// completed). Otherwise tabwire fetches the URL again to save it.
+    async fn browser_downloads(&self, _tab: TabId) -> bool {
+        false
+    }
+    /// Stops a download the browser is making for `tab` (by guid); the
+    /// browser removes its partial file.
+    async fn cancel_download(&self, _tab: TabId, _guid: &str) -> Result<(), BackendError> {
+        Err(BackendError::Other(
+            "this browser connection cannot stop a download".into(),
+        ))
+    }
     /// Called before each tool call: a switching backend picks its browser here.
     async fn prepare(&self) -> Result<(), BackendError> {
         Ok(())

@@ -1,8 +1,23 @@
-//! Saving what a page downloads: the bytes fetched the way
-//! `browser_download` fetches them, named and written into the download
-//! directory (see [`super::save`]).
+//! Saving what a page downloads into the download directory (see
+//! [`super::save`]), by one of two ways:
+//! - the browser downloads it itself, and tabwire moves the finished file
+//!   ([`follow_browser_download`]): nothing is fetched twice, so a form
+//!   POST's attachment, a one-time link or a `blob:` URL revoked at once
+//!   lose nothing. Both backends do this for the browsers they drive (a
+//!   launched one through `Browser.setDownloadBehavior`, the user's through
+//!   the extension's `chrome.downloads`);
+//! - a browser tabwire attached to (someone else's, downloading into their
+//!   folder as they set it) has the URL fetched again
+//!   ([`save_page_download`]), the way `browser_download` fetches.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::client::Client;
+use crate::backend::TabEvent;
 
 /// Installed in every new document of a driven tab (the page's own
 /// world): a `blob:` URL the page revokes is revoked 10 s later instead.
@@ -116,5 +131,234 @@ pub async fn save_page_download(
             saved.describe()
         ),
         Err(e) => format!("The page started a download of {url}; not saved: {e}"),
+    }
+}
+
+/// How long an action's answer waits for a download the browser makes;
+/// a longer one is still saved when it ends (its follower runs on).
+pub const FINISH_WAIT: Duration = Duration::from_secs(10);
+
+/// A download a page started, as its `*.downloadWillBegin` named it.
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub guid: String,
+    pub url: String,
+    pub suggested: Option<String>,
+}
+
+impl Started {
+    pub fn from_event(params: &Value) -> Option<Self> {
+        Some(Self {
+            guid: params["guid"].as_str()?.to_string(),
+            url: params["url"].as_str().unwrap_or_default().to_string(),
+            suggested: params["suggestedFilename"]
+                .as_str()
+                .filter(|n| !n.trim().is_empty())
+                .map(String::from),
+        })
+    }
+
+    fn short_url(&self) -> String {
+        if self.url.len() > 80 {
+            let cut = (0..=77)
+                .rev()
+                .find(|&i| self.url.is_char_boundary(i))
+                .unwrap_or(0);
+            format!("{}...", &self.url[..cut])
+        } else {
+            self.url.clone()
+        }
+    }
+}
+
+/// The end of a download as a `Browser.downloadProgress` says it, or
+/// how many bytes it has while it runs.
+enum Progress {
+    Running { received: u64, total: u64 },
+    Completed { path: PathBuf, mime: String },
+    Canceled,
+}
+
+fn progress_of(params: &Value) -> Progress {
+    match params["state"].as_str() {
+        Some("completed") => Progress::Completed {
+            path: PathBuf::from(params["filePath"].as_str().unwrap_or_default()),
+            mime: params["mimeType"].as_str().unwrap_or_default().to_string(),
+        },
+        Some("canceled") => Progress::Canceled,
+        _ => Progress::Running {
+            received: params["receivedBytes"].as_f64().unwrap_or(0.0) as u64,
+            total: params["totalBytes"].as_f64().unwrap_or(0.0) as u64,
+        },
+    }
+}
+
+/// Follows the downloads the browser makes for `tab` to their ends and
+/// fills in each one's line in `lines` (same order as `started`) as it
+/// ends: a download over `--max-download-mb` or from a site the policy
+/// denies is stopped (the browser removes its partial file; tabwire
+/// removes anything left), a finished one is moved into the download
+/// directory under its own name (`O_EXCL`, numbered when taken).
+/// `early`: progress events that came before `events` was made. One task
+/// reads one receiver for them all: a receiver made later would miss
+/// what came in between.
+pub async fn follow_browser_downloads(
+    s: Client,
+    tab: crate::backend::TabId,
+    started: Vec<Started>,
+    early: Vec<Value>,
+    mut events: broadcast::Receiver<TabEvent>,
+    lines: std::sync::Arc<std::sync::Mutex<Vec<Option<String>>>>,
+) {
+    let set = |i: usize, line: String| {
+        tracing::info!("{line}");
+        lines.lock().expect("download lines lock")[i] = Some(line);
+    };
+    let mut open = 0;
+    for (i, d) in started.iter().enumerate() {
+        let scheme = d.url.split(':').next().unwrap_or("").to_ascii_lowercase();
+        let denied = match scheme.as_str() {
+            "blob" | "data" => None,
+            _ => s.policy().check_url(&d.url).err(),
+        };
+        if let Some(why) = denied {
+            let _ = s.backend().cancel_download(tab, &d.guid).await;
+            set(
+                i,
+                format!(
+                    "The page started a download of {}; stopped: {why}.",
+                    d.short_url()
+                ),
+            );
+        } else {
+            open += 1;
+        }
+    }
+    let cap = s.policy().max_download_bytes();
+    let mut early = early.into_iter();
+    while open > 0 {
+        let params = match early.next() {
+            Some(p) => p,
+            None => match events.recv().await {
+                Ok(TabEvent::Cdp {
+                    tab: t,
+                    method,
+                    params,
+                }) if t == tab && method == "Browser.downloadProgress" => params,
+                // (The browser goes on with a closed tab's download.)
+                Ok(_) | Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => {
+                    for (i, d) in started.iter().enumerate() {
+                        if lines.lock().expect("download lines lock")[i].is_none() {
+                            set(
+                                i,
+                                format!(
+                                    "The page started a download of {}; the browser connection \
+                                 ended before it finished.",
+                                    d.short_url()
+                                ),
+                            );
+                        }
+                    }
+                    return;
+                }
+            },
+        };
+        let Some(i) = started
+            .iter()
+            .position(|d| params["guid"] == d.guid.as_str())
+        else {
+            continue;
+        };
+        if lines.lock().expect("download lines lock")[i].is_some() {
+            continue;
+        }
+        let d = &started[i];
+        let line = match progress_of(&params) {
+            Progress::Running { received, total } if received.max(total) > cap => {
+                let _ = s.backend().cancel_download(tab, &d.guid).await;
+                format!(
+                    "The page started a download of {}; stopped at {} bytes: {}",
+                    d.short_url(),
+                    received.max(total),
+                    over_limit(cap)
+                )
+            }
+            Progress::Running { .. } => continue,
+            Progress::Canceled => format!(
+                "The page started a download of {}; the browser canceled it (nothing was \
+                 saved).",
+                d.short_url()
+            ),
+            Progress::Completed { path, mime } => take_finished(&s, d, &path, &mime),
+        };
+        set(i, line);
+        open -= 1;
+    }
+}
+
+fn over_limit(cap: u64) -> String {
+    format!(
+        "it is larger than the {} MB limit (--max-download-mb). Nothing of it was kept.",
+        cap / (1024 * 1024)
+    )
+}
+
+/// Moves the browser's finished file into the download directory.
+fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) -> String {
+    let cap = s.policy().max_download_bytes();
+    let bytes = match std::fs::metadata(path) {
+        Ok(m) if m.len() > cap => {
+            let _ = std::fs::remove_file(path);
+            return format!(
+                "The page started a download of {}; not saved ({} bytes): {}",
+                d.short_url(),
+                m.len(),
+                over_limit(cap)
+            );
+        }
+        Ok(_) => std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display())),
+        Err(e) => Err(format!(
+            "the browser's file {} is not there ({e})",
+            path.display()
+        )),
+    };
+    // The browser's copy goes in every case: tabwire's is the one kept;
+    // so does the extension's folder for it once empty (remove_dir
+    // removes only an empty one).
+    let _ = std::fs::remove_file(path);
+    if let Some(parent) = path.parent().filter(|p| p.ends_with("tabwire-incoming")) {
+        let _ = std::fs::remove_dir(parent);
+    }
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(why) => {
+            return format!(
+                "The page started a download of {}; not saved: {why}.",
+                d.short_url()
+            )
+        }
+    };
+    let page_name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| *n != d.guid)
+        .map(String::from);
+    let guessed;
+    let mime = if mime.is_empty() {
+        guessed = d
+            .suggested
+            .as_deref()
+            .map_or("", super::save::mime_for_name);
+        guessed
+    } else {
+        mime
+    };
+    match store(s, &d.url, page_name, "download", bytes, mime, &d.suggested) {
+        Ok(saved) => format!("The page started a download: {}", saved.describe()),
+        Err(e) => format!(
+            "The page started a download of {}; not saved: {e}",
+            d.short_url()
+        ),
     }
 }

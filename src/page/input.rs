@@ -232,6 +232,8 @@ pub struct Aim {
     /// The element that receives input at the point when something else
     /// covers the target (role, name, tag), as the page names it.
     pub covered_by: Option<String>,
+    /// The target is (in) a link that downloads from a server.
+    pub download_link: bool,
 }
 
 impl Aim {
@@ -333,6 +335,7 @@ async fn aim_from(
         point,
         disabled: hit["disabled"].as_str().map(str::to_string),
         covered_by: hit["hit"].as_str().map(str::to_string),
+        download_link: hit["download"] == true,
     })
 }
 
@@ -384,6 +387,10 @@ const HIT_TEST: &str = "function(settled) {
     const name = (T.nameOf(this, role) || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
     r.disabled = role + (name ? ' ' + JSON.stringify(name) : '');
   }
+  // A link that downloads from a server (blob: and data: ones announce
+  // their download at once).
+  const link = this.closest && this.closest('a[download][href]');
+  if (link && /^https?:/i.test(link.href)) r.download = true;
   return r;
 }";
 

@@ -32,6 +32,7 @@ pub async fn go(
     // Subscribed first, so the wait sees every event the navigation causes.
     let mut events = s.backend().subscribe();
     let mut network = s.backend().subscribe();
+    let mut downloads = s.backend().subscribe();
     let r = s.cdp(tab, "Page.navigate", json!({"url": url})).await?;
     // A committed navigation runs in a live renderer, even if the old page
     // had crashed.
@@ -40,6 +41,24 @@ pub async fn go(
         .as_str()
         .filter(|e| !e.is_empty() && *e != "net::ERR_HTTP_RESPONSE_CODE_FAILURE")
     {
+        // A navigation to a file (an attachment, a type the browser does
+        // not show) is aborted and becomes a download; the tab stays.
+        if err == "net::ERR_ABORTED" {
+            // (Its announcement may trail the navigation's answer.)
+            let saved = s
+                .downloads_started(tab, &mut downloads, std::time::Duration::from_millis(500))
+                .await;
+            if !saved.is_empty() {
+                let mut notes = String::from(
+                    "\nThe address is a file: the browser downloaded it and the tab stayed \
+                     on its page (below).",
+                );
+                for line in saved {
+                    notes.push_str(&format!("\n{line}"));
+                }
+                return Ok((LoadEnd::default(), notes));
+            }
+        }
         // The tab goes on to show the browser's error page: the answer
         // waits (briefly) for it, so the next tool finds it parsed, not
         // an empty document. (An aborted load shows none.)

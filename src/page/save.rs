@@ -107,27 +107,44 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Common file types: MIME type and the extension a file of it gets.
+const TYPES: &[(&str, &str)] = &[
+    ("image/png", ".png"),
+    ("image/jpeg", ".jpg"),
+    ("image/gif", ".gif"),
+    ("image/webp", ".webp"),
+    ("image/svg+xml", ".svg"),
+    ("video/mp4", ".mp4"),
+    ("video/webm", ".webm"),
+    ("audio/mpeg", ".mp3"),
+    ("audio/ogg", ".ogg"),
+    ("audio/wav", ".wav"),
+    ("audio/x-wav", ".wav"),
+    ("application/pdf", ".pdf"),
+    ("application/json", ".json"),
+    ("application/zip", ".zip"),
+    ("text/plain", ".txt"),
+    ("text/csv", ".csv"),
+    ("text/html", ".html"),
+];
+
 /// An extension for a MIME type, when the name has none.
 pub fn extension_for(mime: &str) -> &'static str {
-    match mime.split(';').next().unwrap_or("").trim() {
-        "image/png" => ".png",
-        "image/jpeg" => ".jpg",
-        "image/gif" => ".gif",
-        "image/webp" => ".webp",
-        "image/svg+xml" => ".svg",
-        "video/mp4" => ".mp4",
-        "video/webm" => ".webm",
-        "audio/mpeg" => ".mp3",
-        "audio/ogg" => ".ogg",
-        "audio/wav" | "audio/x-wav" => ".wav",
-        "application/pdf" => ".pdf",
-        "application/json" => ".json",
-        "application/zip" => ".zip",
-        "text/plain" => ".txt",
-        "text/csv" => ".csv",
-        "text/html" => ".html",
-        _ => "",
-    }
+    let mime = mime.split(';').next().unwrap_or("").trim();
+    TYPES
+        .iter()
+        .find(|(m, _)| *m == mime)
+        .map_or("", |(_, ext)| ext)
+}
+
+/// The MIME type a file named `name` most likely has ("" if unknown):
+/// for files the browser downloaded, whose type it does not report.
+pub fn mime_for_name(name: &str) -> &'static str {
+    let ext = name
+        .rfind('.')
+        .map_or("", |i| &name[i..])
+        .to_ascii_lowercase();
+    TYPES.iter().find(|(_, e)| *e == ext).map_or("", |(m, _)| m)
 }
 
 /// Writes `bytes` as `name` (already sanitized) into `dir`, creating the

@@ -42,6 +42,9 @@ pub struct TabState {
     /// Where the mouse is (the last point input went to) and the button
     /// held down, if any (`browser_mouse_down` until `browser_mouse_up`).
     pub pointer: super::input::Pointer,
+    /// The action under way clicked a download link: its answer waits a
+    /// moment for the download to be announced.
+    pub expect_download: bool,
 }
 
 impl TabState {

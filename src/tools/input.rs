@@ -184,6 +184,7 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let aim = aim_at(&s, tab, &a.target).await?;
                 aim.refuse_disabled(&s)?;
+                s.expect_download(tab, aim.download_link);
                 let outcome = match hold {
                     None => {
                         s.settle(tab, || click_at(&s, tab, aim.point, button, clicks, mods))

@@ -47,7 +47,7 @@ fn handle(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) -> std::io
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
-    let (mut host, mut authorization) = (String::new(), None);
+    let (mut host, mut authorization, mut body_len) = (String::new(), None, 0usize);
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h)? == 0 || h == "\r\n" || h == "\n" {
@@ -57,6 +57,7 @@ fn handle(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) -> std::io
             match k.trim().to_ascii_lowercase().as_str() {
                 "host" => host = v.trim().to_string(),
                 "authorization" => authorization = Some(v.trim().to_string()),
+                "content-length" => body_len = v.trim().parse().unwrap_or(0),
                 _ => {}
             }
         }
@@ -88,6 +89,24 @@ fn handle(mut stream: std::net::TcpStream, seen: &Mutex<Vec<String>>) -> std::io
             "HTTP/1.1 {status}\r\n{extra}Content-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         );
+        return stream.write_all(resp.as_bytes());
+    }
+    if target == "/export/post" {
+        // A form POST answered with an attachment made from what was
+        // posted: fetching the URL again (a GET, no body) cannot get it.
+        let resp = if request_line.starts_with("POST") {
+            let mut body = vec![0; body_len.min(4096)];
+            std::io::Read::read_exact(&mut reader, &mut body)?;
+            let posted = String::from_utf8_lossy(&body).replace('&', "\n");
+            let csv = format!("posted\n{posted}\n");
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\nContent-Disposition: attachment; filename=\"posted export.csv\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{csv}",
+                csv.len()
+            )
+        } else {
+            "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                .to_string()
+        };
         return stream.write_all(resp.as_bytes());
     }
     if target == "/empty-404" {
@@ -373,6 +392,14 @@ function exportNow() {
   a.click();
   URL.revokeObjectURL(a.href);
 }</script>"#
+                .to_string(),
+        ),
+        // Every way a page starts a download a browser accepts.
+        "/downloads" => ("200 OK", DOWNLOADS.to_string()),
+        "/downloads/frame" => (
+            "200 OK",
+            r#"<!doctype html><meta charset=utf-8><title>Frame</title>
+<a id=framed href="/api/data.json" download="framed export.json">Framed export</a>"#
                 .to_string(),
         ),
         // Links to the awkward navigations, for actions that navigate.
@@ -665,6 +692,13 @@ function makeBlob() {
   a.textContent = 'blob ready';
 }
 </script>"#;
+
+const DOWNLOADS: &str = r#"<!doctype html><meta charset=utf-8><title>Downloads</title>
+<form method=post action="/export/post"><input name=rows value=three aria-label=Rows>
+<button id=posted>Export posted</button></form>
+<a id=data href="data:text/csv;charset=utf-8,from%2Cdata%0A1%2C2%0A" download="from data.csv">Data export</a>
+<a id=big href="/files/big.bin?bytes=3145728" download="big.bin">Big file</a>
+<iframe src="/downloads/frame" title="Exports frame" style="width:300px;height:80px"></iframe>"#;
 
 const DRAG: &str = r#"<!doctype html><meta charset=utf-8><title>Drag</title>
 <div id=card draggable=true style="width:80px;height:40px;background:#fc0">Card</div>

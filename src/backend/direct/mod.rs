@@ -112,6 +112,12 @@ struct Inner {
     events: broadcast::Sender<TabEvent>,
     call_timeout: Duration,
     closed: std::sync::atomic::AtomicBool,
+    /// Where a launched browser writes the files pages download, each
+    /// under its download's guid (`Browser.setDownloadBehavior`
+    /// `allowAndName`); tabwire moves them into its download directory.
+    download_dir: Mutex<Option<std::path::PathBuf>>,
+    /// The tab each download started in, by guid.
+    download_tabs: Mutex<HashMap<String, TabId>>,
 }
 
 /// How this backend reached its browser.
@@ -191,6 +197,8 @@ impl DirectBackend {
             events,
             call_timeout,
             closed: std::sync::atomic::AtomicBool::new(false),
+            download_dir: Mutex::new(None),
+            download_tabs: Mutex::new(HashMap::new()),
         });
         tokio::spawn(reader::read_loop(transport.rx, inner.clone()));
         // Starting a browser can take a few seconds on a cold machine.
@@ -212,20 +220,35 @@ impl DirectBackend {
             .send(None, "Target.setDiscoverTargets", json!({"discover": true}))
             .await
             .map_err(|e| e.to_string())?;
-        if matches!(origin, Origin::Launched { .. }) {
-            // Files pages start downloading are caught by the tools and
-            // saved into the download directory; the browser itself writes
-            // none (never into the user's Downloads folder). Pages still
-            // announce them (Page.downloadWillBegin).
-            if let Err(e) = inner
-                .send(
-                    None,
-                    "Browser.setDownloadBehavior",
-                    json!({"behavior": "deny", "eventsEnabled": true}),
-                )
+        if let Origin::Launched { profile, .. } = &origin {
+            // The browser downloads what pages start (a POST's attachment,
+            // a blob: URL revoked at once: nothing is fetched twice, so
+            // nothing is lost) into a folder of its profile, each file
+            // named by its guid; tabwire moves finished files into its
+            // download directory under their own names (page/download.rs).
+            // Nothing lands in the user's Downloads folder.
+            let dir = profile.join("tabwire-downloads");
+            let behavior = match std::fs::create_dir_all(&dir) {
+                Ok(()) => json!({"behavior": "allowAndName", "downloadPath": dir,
+                    "eventsEnabled": true}),
+                Err(e) => {
+                    tracing::warn!(
+                        "cannot create {}: {e}; downloads are refetched",
+                        dir.display()
+                    );
+                    json!({"behavior": "deny", "eventsEnabled": true})
+                }
+            };
+            let allowed = behavior["behavior"] == "allowAndName";
+            match inner
+                .send(None, "Browser.setDownloadBehavior", behavior)
                 .await
             {
-                tracing::warn!("could not turn the browser's own downloads off: {e}");
+                Ok(_) if allowed => {
+                    *inner.download_dir.lock().expect("download dir lock") = Some(dir)
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!("could not set the browser's download behavior: {e}"),
             }
             let mut t = inner.targets.lock().expect("targets lock");
             if let [only] = t.order.as_slice() {
@@ -356,6 +379,65 @@ impl Inner {
             ),
         );
         t.tab_of.get(id).copied()
+    }
+
+    /// A download started in `tab` (its page session announced it).
+    fn download_started(&self, guid: &str, tab: TabId) {
+        let mut d = self.download_tabs.lock().expect("download tabs lock");
+        // (A browser session can download a lot; the map is a routing
+        // table, not a history.)
+        if d.len() > 256 {
+            d.clear();
+        }
+        d.insert(guid.to_string(), tab);
+    }
+
+    /// The tab a browser-wide download event belongs to, and the event as
+    /// the tab sees it: the tab that announced the guid, else the tab
+    /// whose main frame started it, else the active tab (a download in an
+    /// out-of-process frame has no page-session announcement). A finished
+    /// download gets `filePath` if the browser left it out.
+    fn download_event(&self, method: &str, mut params: Value) -> Option<(TabId, Value)> {
+        let guid = params["guid"].as_str()?.to_string();
+        let known = self
+            .download_tabs
+            .lock()
+            .expect("download tabs lock")
+            .get(&guid)
+            .copied();
+        let tab = match known {
+            Some(tab) => tab,
+            None => {
+                let t = self.targets.lock().expect("targets lock");
+                let tab = params["frameId"]
+                    .as_str()
+                    .and_then(|f| t.tab_of.get(f).copied())
+                    .or(t.active)?;
+                drop(t);
+                self.download_started(&guid, tab);
+                tab
+            }
+        };
+        if method == "Browser.downloadProgress" {
+            if params["state"] != "inProgress" {
+                self.download_tabs
+                    .lock()
+                    .expect("download tabs lock")
+                    .remove(&guid);
+            }
+            let missing = params["filePath"].as_str().is_none_or(str::is_empty);
+            if params["state"] == "completed" && missing {
+                if let Some(dir) = self
+                    .download_dir
+                    .lock()
+                    .expect("download dir lock")
+                    .as_ref()
+                {
+                    params["filePath"] = json!(dir.join(&guid));
+                }
+            }
+        }
+        Some((tab, params))
     }
 
     /// Answers every command still waiting on `session` with [`SESSION_ENDED`].
@@ -598,6 +680,21 @@ impl Backend for DirectBackend {
 
     fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
         self.inner.events.subscribe()
+    }
+
+    async fn browser_downloads(&self, _tab: TabId) -> bool {
+        self.inner
+            .download_dir
+            .lock()
+            .expect("download dir lock")
+            .is_some()
+    }
+
+    async fn cancel_download(&self, _tab: TabId, guid: &str) -> Result<(), BackendError> {
+        self.inner
+            .send(None, "Browser.cancelDownload", json!({"guid": guid}))
+            .await
+            .map(drop)
     }
 
     async fn status(&self) -> String {

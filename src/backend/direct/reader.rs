@@ -98,6 +98,11 @@ pub(super) async fn read_loop(
                     _ => None,
                 }
             };
+            if let (Some(tab), "Page.downloadWillBegin") = (tab, method.as_str()) {
+                if let Some(guid) = msg.params["guid"].as_str() {
+                    inner.download_started(guid, tab);
+                }
+            }
             if let Some(tab) = tab {
                 // Moved, not copied: a page's events are the bulk of the traffic.
                 let _ = inner.events.send(TabEvent::Cdp {
@@ -108,8 +113,18 @@ pub(super) async fn read_loop(
             }
             continue;
         }
-        let params = &msg.params;
         let method = method.as_str();
+        if method.starts_with("Browser.download") {
+            if let Some((tab, params)) = inner.download_event(method, msg.params) {
+                let _ = inner.events.send(TabEvent::Cdp {
+                    tab,
+                    method: method.to_string(),
+                    params,
+                });
+            }
+            continue;
+        }
+        let params = &msg.params;
         match method {
             "Target.targetCreated" => {
                 let info = &params["targetInfo"];

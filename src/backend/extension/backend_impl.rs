@@ -188,6 +188,20 @@ impl Backend for ExtensionBackend {
         self.cdp_send(tab, Some(session), method, params).await
     }
 
+    /// The extension lets the browser download what a client's tab starts
+    /// and reports it as `Browser.downloadProgress` (extension/downloads.js).
+    async fn browser_downloads(&self, _tab: TabId) -> bool {
+        true
+    }
+
+    /// `chrome.debugger` has no Browser domain: the extension answers this
+    /// one command itself, with `chrome.downloads.cancel`.
+    async fn cancel_download(&self, tab: TabId, guid: &str) -> Result<(), BackendError> {
+        self.cdp_send(tab, None, "Browser.cancelDownload", json!({"guid": guid}))
+            .await
+            .map(drop)
+    }
+
     async fn cdp_batch(
         &self,
         tab: TabId,
