@@ -26,6 +26,7 @@ on_both_backends!(
     code_editors_from_npm_take_typing_and_read_only_ones_refuse_it,
     a_gradio_chat_streams_its_answer_and_its_dropdown_and_upload_work,
     a_jupyterlab_cell_runs_the_code_typed_into_it,
+    exports_made_by_npm_libraries_land_in_the_download_dir,
 );
 
 /// The ref on the first line of `snapshot` that starts with `start`.
@@ -403,4 +404,75 @@ async fn datasettes_filter_form_and_sort_agree_with_sqlite(w: World) {
         rows.get(1).is_some_and(|l| l.contains(first.as_str())),
         "the first row is not {first}: {sorted}"
     );
+}
+
+/// A table exported by two widely used libraries from npm, each building
+/// the file in the page and handing it to a download link on a blob: URL:
+/// FileSaver.js (a CSV) and SheetJS (a real .xlsx). Each lands in the
+/// download dir with its bytes whole: the CSV is the table, the .xlsx is
+/// a zip whose sheet holds the table's words.
+async fn exports_made_by_npm_libraries_land_in_the_download_dir(w: World) {
+    let app = apps::editors(w.sb.tmp.path());
+    let dir = w.sb.tmp.path().join("downloads");
+    let mcp = client_with(
+        &w,
+        "Analyst",
+        &["--download-dir".into(), dir.display().to_string()],
+    )
+    .await;
+    let page = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": format!("{}/export.html", app.base)}),
+        )
+        .await;
+    let csv = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&page, "button", "Export CSV")}),
+        )
+        .await;
+    assert!(
+        csv.contains(&format!(
+            "The page started a download: Saved {}",
+            dir.join("sales.csv").display()
+        )),
+        "{csv}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("sales.csv")).unwrap(),
+        "Region,Product,Units\nNorth,Widget,12\nSouth,Gadget,7\nEast,Sprocket,30\n"
+    );
+    let xlsx = mcp
+        .ok(
+            "browser_click",
+            json!({"target": find_ref(&page, "button", "Export Excel")}),
+        )
+        .await;
+    let book = dir.join("sales.xlsx");
+    assert!(
+        xlsx.contains(&format!(
+            "The page started a download: Saved {}",
+            book.display()
+        )),
+        "{xlsx}"
+    );
+    // Read back with Python's zipfile: every part of the book, joined.
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(''.join(z.read(n).decode('utf-8', 'replace') for n in z.namelist()))",
+            book.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for word in ["Region", "Widget", "Sprocket", "Sales"] {
+        assert!(text.contains(word), "{word} not in the book: {text:.400}");
+    }
 }
