@@ -19,6 +19,7 @@ on_both_backends!(
     a_scroll_says_which_box_moved_and_what_came_into_view,
     a_button_held_down_for_a_while_is_held,
     a_chord_presses_each_modifier_as_a_keyboard_does,
+    keys_held_down_one_call_at_a_time_make_a_chord,
     disabled_controls_are_marked_and_pressing_them_does_nothing,
 );
 
@@ -42,6 +43,44 @@ async fn a_chord_presses_each_modifier_as_a_keyboard_does(w: World) {
         err.contains("unknown key") && err.contains("ArrowDown"),
         "{err}"
     );
+}
+
+/// browser_keydown and browser_keyup (the vision group, with the mouse's
+/// down and up): keys held across calls, their flags riding on a press in
+/// between, released one by one; releasing a key not held is refused.
+async fn keys_held_down_one_call_at_a_time_make_a_chord(w: World) {
+    let mcp = client_with(&w, "Typist", &["--caps".into(), "vision".into()]).await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/pages/hands.html")}),
+    )
+    .await;
+    let held = mcp.ok("browser_keydown", json!({"key": "Control"})).await;
+    assert!(held.contains("keys held: Control"), "{held}");
+    mcp.ok("browser_keydown", json!({"key": "Shift"})).await;
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains("Held: Control+Shift"), "{text}");
+    mcp.ok("browser_press_key", json!({"key": "y"})).await;
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains("Chord: Control+Shift+Y"), "{text}");
+    let up = mcp.ok("browser_keyup", json!({"key": "Shift"})).await;
+    assert!(up.contains("keys held: Control"), "{up}");
+    mcp.ok("browser_keyup", json!({"key": "Control"})).await;
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(text.contains("Held: none"), "{text}");
+    let err = mcp
+        .text("browser_keyup", json!({"key": "Alt"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("Alt is not held down") && err.contains("none"),
+        "{err}"
+    );
+    let err = mcp
+        .text("browser_keydown", json!({"key": "Control+A"}))
+        .await
+        .unwrap_err();
+    assert!(err.contains("is a chord"), "{err}");
 }
 
 async fn disabled_controls_are_marked_and_pressing_them_does_nothing(w: World) {

@@ -469,6 +469,18 @@ pub const SELECTED_NOW: &str = "function() {
 pub struct Pointer {
     pub at: (f64, f64),
     pub held: Option<String>,
+    /// Keys held down by `browser_keydown`, in the order pressed.
+    pub keys: Vec<String>,
+}
+
+impl Pointer {
+    /// CDP modifier flags of the modifier keys held down.
+    pub fn held_flags(&self) -> i64 {
+        self.keys
+            .iter()
+            .filter_map(|k| keys::parse(k).ok()?.modifier_bit())
+            .fold(0, |a, b| a | b)
+    }
 }
 
 /// The tab's mouse (see [`Pointer`]).
@@ -685,6 +697,67 @@ pub async fn press(s: &Client, tab: TabId, spec: &str) -> Result<(), ToolError> 
     press_times(s, tab, spec, 1).await
 }
 
+/// Presses one key down and keeps it down (`browser_keydown`): a page
+/// sees its keydown, and a modifier's flag rides on later key presses
+/// until [`key_up`]. Returns the keys held now.
+pub async fn key_down(s: &Client, tab: TabId, spec: &str) -> Result<Vec<String>, ToolError> {
+    let key = one_key(spec)?;
+    let p = pointer(s, tab);
+    let mut down = key.down_event(p.held_flags());
+    if p.keys.contains(&key.key) {
+        // Held already: a keyboard repeats it.
+        down["autoRepeat"] = json!(true);
+    }
+    s.cdp_batch(tab, vec![("Input.dispatchKeyEvent", down)])
+        .await?;
+    let mut state = s.tab_state(tab);
+    if !state.pointer.keys.contains(&key.key) {
+        state.pointer.keys.push(key.key.clone());
+    }
+    Ok(state.pointer.keys.clone())
+}
+
+/// Releases a key [`key_down`] held (`browser_keydown`'s pair).
+pub async fn key_up(s: &Client, tab: TabId, spec: &str) -> Result<Vec<String>, ToolError> {
+    let key = one_key(spec)?;
+    let p = pointer(s, tab);
+    if !p.keys.contains(&key.key) {
+        return Err(ToolError(format!(
+            "{} is not held down: nothing was sent. Keys held now: {}",
+            key.key,
+            if p.keys.is_empty() {
+                "none".to_string()
+            } else {
+                p.keys.join(", ")
+            }
+        )));
+    }
+    let rest: Vec<String> = p.keys.iter().filter(|k| **k != key.key).cloned().collect();
+    let after = Pointer {
+        keys: rest.clone(),
+        ..p
+    };
+    s.cdp_batch(
+        tab,
+        vec![("Input.dispatchKeyEvent", key.up_event(after.held_flags()))],
+    )
+    .await?;
+    s.tab_state(tab).pointer.keys = rest.clone();
+    Ok(rest)
+}
+
+/// One key (no chord): what `browser_keydown` and `browser_keyup` take.
+fn one_key(spec: &str) -> Result<keys::KeyPress, ToolError> {
+    let key = keys::parse(spec).map_err(ToolError)?;
+    if !key.held.is_empty() {
+        return Err(ToolError(format!(
+            "{spec:?} is a chord: give one key per browser_keydown (hold Control, then press \
+             or hold the next key), or use browser_press_key for a whole chord"
+        )));
+    }
+    Ok(key)
+}
+
 /// Presses a key spec `times` times on what has focus, in one message.
 pub async fn press_times(
     s: &Client,
@@ -693,9 +766,21 @@ pub async fn press_times(
     times: usize,
 ) -> Result<(), ToolError> {
     let key = keys::parse(spec).map_err(ToolError)?;
+    // Modifiers held by browser_keydown ride on every event of the press.
+    let held = pointer(s, tab).held_flags();
     let events = (0..times)
         .flat_map(|_| key.events())
-        .map(|ev| ("Input.dispatchKeyEvent", ev))
+        .map(|mut ev| {
+            ev["modifiers"] = json!(ev["modifiers"].as_i64().unwrap_or(0) | held);
+            if held & 7 != 0 && ev.get("text").is_some() {
+                // Control, Alt or Meta held: the key types nothing.
+                let o = ev.as_object_mut().expect("a key event is an object");
+                o.remove("text");
+                o.remove("unmodifiedText");
+                o.insert("type".into(), json!("rawKeyDown"));
+            }
+            ("Input.dispatchKeyEvent", ev)
+        })
         .collect();
     s.cdp_batch(tab, events).await.map(|_| ())
 }

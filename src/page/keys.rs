@@ -49,27 +49,7 @@ impl KeyPress {
             flags |= bit;
             out.push(modifier_event("rawKeyDown", bit, flags));
         }
-        let mut down = json!({
-            "type": if self.text.is_some() { "keyDown" } else { "rawKeyDown" },
-            "key": self.key, "code": self.code,
-            "windowsVirtualKeyCode": self.key_code, "modifiers": self.modifiers,
-        });
-        if let Some(t) = &self.text {
-            down["text"] = json!(t);
-            down["unmodifiedText"] = json!(t);
-        }
-        if let Some(m) = MODIFIER_KEYS.iter().find(|m| m.1 == self.key) {
-            // A modifier pressed on its own is one too (its flag is set).
-            down["location"] = json!(1);
-            down["modifiers"] = json!(self.modifiers | m.0);
-        }
-        let mut up = json!({
-            "type": "keyUp", "key": self.key, "code": self.code,
-            "windowsVirtualKeyCode": self.key_code, "modifiers": self.modifiers,
-        });
-        if MODIFIER_KEYS.iter().any(|m| m.1 == self.key) {
-            up["location"] = json!(1);
-        }
+        let (down, up) = (self.down_event(0), self.up_event(0));
         out.push(down);
         out.push(up);
         for &bit in self.held.iter().rev() {
@@ -77,6 +57,46 @@ impl KeyPress {
             out.push(modifier_event("keyUp", bit, flags));
         }
         out
+    }
+
+    /// The key's keydown, with the modifiers in `held_flags` (keys held
+    /// down by earlier calls) held too.
+    pub fn down_event(&self, held_flags: i64) -> Value {
+        let mods = self.modifiers | held_flags;
+        // (Control, Alt or Meta held: the key types nothing.)
+        let text = self.text.as_ref().filter(|_| mods & 7 == 0);
+        let mut down = json!({
+            "type": if text.is_some() { "keyDown" } else { "rawKeyDown" },
+            "key": self.key, "code": self.code,
+            "windowsVirtualKeyCode": self.key_code, "modifiers": mods,
+        });
+        if let Some(t) = text {
+            down["text"] = json!(t);
+            down["unmodifiedText"] = json!(t);
+        }
+        if let Some(bit) = self.modifier_bit() {
+            // A modifier pressed on its own is one too (its flag is set).
+            down["location"] = json!(1);
+            down["modifiers"] = json!(mods | bit);
+        }
+        down
+    }
+
+    /// The key's keyup, with the modifiers in `held_flags` still held.
+    pub fn up_event(&self, held_flags: i64) -> Value {
+        let mut up = json!({
+            "type": "keyUp", "key": self.key, "code": self.code,
+            "windowsVirtualKeyCode": self.key_code, "modifiers": self.modifiers | held_flags,
+        });
+        if self.modifier_bit().is_some() {
+            up["location"] = json!(1);
+        }
+        up
+    }
+
+    /// The key's own modifier bit, if it is a modifier key.
+    pub fn modifier_bit(&self) -> Option<i64> {
+        MODIFIER_KEYS.iter().find(|m| m.1 == self.key).map(|m| m.0)
     }
 }
 

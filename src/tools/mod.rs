@@ -137,6 +137,8 @@ mod tests {
                 "vision:browser_mouse_drag_xy",
                 "vision:browser_mouse_down",
                 "vision:browser_mouse_up",
+                "vision:browser_keydown",
+                "vision:browser_keyup",
                 "vision:browser_mouse_wheel",
                 "vision:browser_type_xy",
                 "network:browser_route",

@@ -65,6 +65,12 @@ pub struct TypeXyArgs {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct KeyArgs {
+    /// One key: "Shift", "Control", "a", "ArrowDown", "Enter" …
+    pub key: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct ButtonArgs {
     pub button: Option<Button>,
 }
@@ -223,6 +229,46 @@ pub fn tools() -> Vec<ToolDef> {
                     .settle(tab, || crate::page::input::mouse_button(&s, tab, false, button))
                     .await?;
                 done(&s, tab, format!("Released the {button} mouse button"), &outcome).await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_keydown",
+            "Press a key and hold it",
+            Kind::Action,
+            "Press one `key` and keep it down until browser_keyup: a held modifier (Shift, \
+             Control, Alt, Meta) rides on later key presses. For a whole chord at once, \
+             browser_press_key \"Control+Shift+Y\" is simpler.",
+            |s: Client, a: KeyArgs| async move {
+                let tab = s.tab().await?;
+                let mut held = Vec::new();
+                let outcome = s
+                    .settle(tab, || async {
+                        held = crate::page::input::key_down(&s, tab, &a.key).await?;
+                        Ok(())
+                    })
+                    .await?;
+                done(&s, tab, format!("Pressed {} (held down; keys held: {})", a.key, held.join(", ")), &outcome)
+                    .await
+            },
+        )
+        .in_group(Cap::Vision),
+        ToolDef::new(
+            "browser_keyup",
+            "Release a key",
+            Kind::Action,
+            "Release a `key` browser_keydown holds.",
+            |s: Client, a: KeyArgs| async move {
+                let tab = s.tab().await?;
+                let mut held = Vec::new();
+                let outcome = s
+                    .settle(tab, || async {
+                        held = crate::page::input::key_up(&s, tab, &a.key).await?;
+                        Ok(())
+                    })
+                    .await?;
+                let now = if held.is_empty() { "none".to_string() } else { held.join(", ") };
+                done(&s, tab, format!("Released {} (keys held: {now})", a.key), &outcome).await
             },
         )
         .in_group(Cap::Vision),
