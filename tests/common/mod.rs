@@ -636,7 +636,9 @@ pub fn prepare_profile(sb: &Sandbox) {
 /// Registers the native host in the sandbox profile with tabwire's own
 /// installer, as a user would (`tabwire install --user-data-dir`).
 pub fn register_host(sb: &Sandbox) {
+    // (The host copy it registers goes into the sandbox's data dir.)
     let status = Command::new(BIN)
+        .env("TABWIRE_DATA_DIR", sb.data_dir())
         .args(["install", "--browser", "chromium", "--user-data-dir"])
         .arg(&sb.udd)
         .status()

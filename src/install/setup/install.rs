@@ -278,13 +278,17 @@ fn install_steps(
     Ok(ext_dir)
 }
 
-/// `--user-data-dir`: one manifest in one profile (custom profiles, tests).
-/// Nothing else is written, so nothing is recorded.
+/// `--user-data-dir`: one manifest in one profile (custom profiles, tests),
+/// naming the data directory's copy of the host, as the full install does
+/// (the program next to this tabwire can vanish: npm's cache is cleaned,
+/// a cargo build directory is rebuilt). Only the copy and the manifest are
+/// written; nothing is recorded (the copy may serve other registrations,
+/// and `uninstall --user-data-dir` removes only the manifest).
 fn install_into_profile(
     opts: &InstallOptions,
     env: &Env,
     udd: &Path,
-    host: &Path,
+    host_from: &Path,
     out: &mut dyn Write,
 ) -> Result<(), InstallError> {
     if env.os == Os::Windows {
@@ -318,7 +322,11 @@ fn install_into_profile(
         dry_run: opts.dry_run,
         record: &mut scratch,
     };
-    let change = w.write(&path, &manifest::render(host))?;
+    // The host first: no manifest may name a program that is not there yet.
+    let host = source::host_path(env.os, &env.data_dir);
+    let aside = source::aside_path(env.os, &env.data_dir);
+    w.copy_program(env.os, host_from, &host, &aside)?;
+    let change = w.write(&path, &manifest::render(&host))?;
     say!(
         out,
         "tabwire: {} {} ({} profile {}; host binary {})",
@@ -343,24 +351,39 @@ mod tests {
     }
 
     #[test]
-    fn user_data_dir_install_writes_only_the_manifest() {
+    fn user_data_dir_install_registers_the_data_dirs_copy_of_the_host() {
         let tmp = tempfile::tempdir().unwrap();
         let env = env_in(&tmp.path().join("home"));
         let udd = tmp.path().join("profile");
+        // A tabwire with its host beside it (as npm's cache holds them).
+        let opt = tmp.path().join("npm-cache");
+        std::fs::create_dir_all(&opt).unwrap();
+        std::fs::write(opt.join("tabwire"), b"serve").unwrap();
+        std::fs::write(opt.join("tabwire-host"), b"host v1").unwrap();
         let opts = InstallOptions {
             browsers: vec!["chromium".into()],
             user_data_dir: Some(udd.clone()),
-            binary: Some("/opt/tabwire".into()),
+            binary: Some(opt.join("tabwire")),
             ..Default::default()
         };
         let mut out = Vec::new();
         install(&opts, &env, &mut out).unwrap();
+        let copy = source::host_path(Os::Linux, &env.data_dir);
         let path = udd.join("NativeMessagingHosts/com.tabwire.host.json");
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
-            manifest::render(Path::new("/opt/tabwire"))
+            manifest::render(&copy)
         );
-        assert!(!tmp.path().join("home").exists(), "nothing else is written");
+        assert_eq!(std::fs::read(&copy).unwrap(), b"host v1");
+        // npm's cache is cleaned: the registered host is still there.
+        std::fs::remove_dir_all(&opt).unwrap();
+        assert!(copy.is_file());
+        // Only the copy and the manifest were written.
+        let written: Vec<_> = walk(&tmp.path().join("home"));
+        assert_eq!(written, vec![copy.clone()]);
+        std::fs::create_dir_all(&opt).unwrap();
+        std::fs::write(opt.join("tabwire"), b"serve").unwrap();
+        std::fs::write(opt.join("tabwire-host"), b"host v1").unwrap();
         let again = {
             let mut o = Vec::new();
             install(&opts, &env, &mut o).unwrap();
@@ -378,6 +401,18 @@ mod tests {
         )
         .unwrap();
         assert!(!path.exists());
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                out.extend(walk(&e.path()));
+            } else {
+                out.push(e.path());
+            }
+        }
+        out
     }
 
     #[test]
