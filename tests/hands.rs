@@ -20,6 +20,7 @@ on_both_backends!(
     a_button_held_down_for_a_while_is_held,
     a_chord_presses_each_modifier_as_a_keyboard_does,
     keys_held_down_one_call_at_a_time_make_a_chord,
+    frames_a_page_adds_are_in_its_answer_and_waits_look_inside_them,
     disabled_controls_are_marked_and_pressing_them_does_nothing,
 );
 
@@ -81,6 +82,54 @@ async fn keys_held_down_one_call_at_a_time_make_a_chord(w: World) {
         .await
         .unwrap_err();
     assert!(err.contains("is a chord"), "{err}");
+}
+
+/// Frames a frame adds after its load, and a frame of another origin:
+/// navigate's answer shows the innermost one's text and the far one's (a
+/// document of another origin ends its request on its own session: done
+/// once answered, not named as a stream after 1.5 s), and
+/// browser_wait_for sees text appear and go inside nested frames and in a
+/// frame of another origin.
+async fn frames_a_page_adds_are_in_its_answer_and_waits_look_inside_them(w: World) {
+    let mcp = client(&w, "Framer").await;
+    let page = mcp
+        .ok(
+            "browser_navigate",
+            json!({"url": w.site.url("/pages/frames_outer.html")}),
+        )
+        .await;
+    assert!(page.contains("Innermost ready"), "{page}");
+    assert!(page.contains("Far frame ready"), "{page}");
+    let late = mcp
+        .ok(
+            "browser_wait_for",
+            json!({"text": "Late inner words", "timeout": 5}),
+        )
+        .await;
+    assert!(late.contains("Done waiting"), "{late}");
+    let far = mcp
+        .ok(
+            "browser_wait_for",
+            json!({"text": "Late far words", "timeout": 5}),
+        )
+        .await;
+    assert!(far.contains("Done waiting"), "{far}");
+    let gone = mcp
+        .ok(
+            "browser_wait_for",
+            json!({"textGone": "Innermost ready", "timeout": 5}),
+        )
+        .await;
+    assert!(gone.contains("Done waiting"), "{gone}");
+    // Text that is nowhere still times out.
+    let err = mcp
+        .text(
+            "browser_wait_for",
+            json!({"text": "Never written", "timeout": 1}),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.contains("timed out"), "{err}");
 }
 
 async fn disabled_controls_are_marked_and_pressing_them_does_nothing(w: World) {

@@ -72,6 +72,11 @@ struct Pending {
     /// A fetch or XHR (what a long poll is made with); a script or a
     /// stylesheet an app imports is never one, however slow.
     may_poll: bool,
+    /// A document (a frame's): done once answered. The rest of its load
+    /// is the frame's (the load waits, and navigate's wait for frames,
+    /// see it), and a frame of another origin ends its request on its own
+    /// session, which this tab's events never show.
+    document: bool,
 }
 
 /// What kind of open connection a request turned out to be.
@@ -249,6 +254,7 @@ impl StartedRequests {
                             Phase::Asked
                         },
                         may_poll: matches!(kind, "Fetch" | "XHR"),
+                        document: kind == "Document",
                     },
                 );
             }
@@ -267,6 +273,10 @@ impl StartedRequests {
                     } else {
                         p.phase = Phase::Streaming(now);
                     }
+                } else if p.document {
+                    tracing::debug!(target: "tabwire::wait", url = p.url, ms = p.since.elapsed().as_millis() as u64, "document answered");
+                    self.pending.remove(id);
+                    self.last_change = now;
                 } else if p.phase == Phase::Asked {
                     p.phase = Phase::Answered(now);
                 }

@@ -39,17 +39,19 @@ pub fn tools() -> Vec<ToolDef> {
                     return Ok(Response::text(format!("Waited {secs} s.")));
                 }
             }
+            // Each condition looks into the page's frames too (those of its
+            // own origin from here; others through their worlds, below).
             let (condition, what) = match (&a.text, &a.text_gone, &a.selector) {
                 (Some(t), None, None) => (
-                    format!("(document.body?.innerText ?? '').includes({})", json!(t)),
+                    format!("docs().some(d => (d.body?.innerText ?? '').includes({}))", json!(t)),
                     format!("text {t:?} to appear"),
                 ),
                 (None, Some(t), None) => (
-                    format!("!(document.body?.innerText ?? '').includes({})", json!(t)),
+                    format!("!docs().some(d => (d.body?.innerText ?? '').includes({}))", json!(t)),
                     format!("text {t:?} to disappear"),
                 ),
                 (None, None, Some(sel)) => (
-                    format!("!!document.querySelector({})", json!(sel)),
+                    format!("docs().some(d => !!d.querySelector({}))", json!(sel)),
                     format!("an element matching {sel:?}"),
                 ),
                 (None, None, None) => {
@@ -65,12 +67,36 @@ pub fn tools() -> Vec<ToolDef> {
             };
             let limit = a.timeout.unwrap_or(10.0).clamp(0.1, MAX_WAIT_SECS);
             let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(limit);
+            // Text in frames of other origins (which the snapshot reaches
+            // through their own worlds) is looked at between rounds.
+            let in_frames = a.text.as_ref().map(|t| (t, true)).or(a.text_gone.as_ref().map(|t| (t, false)));
             loop {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                let ms = left.as_millis() as u64;
+                let frames = s.frame_numbers(tab);
+                let round = match (&in_frames, frames.is_empty()) {
+                    (Some(_), false) => left.min(FRAME_ROUND),
+                    _ => left,
+                };
+                let ms = round.as_millis() as u64;
                 // One round trip: the page resolves when the condition holds
                 // (re-checked on every DOM mutation) or when the time is up.
                 let r = s.eval(tab, &watch_expression(&condition, ms)).await;
+                if let (Some((t, appear)), Ok(top)) = (&in_frames, &r) {
+                    if !frames.is_empty() {
+                        let seen = text_in_frames(&s, tab, &frames, t).await;
+                        // Appearing: anywhere is enough; gone: from everywhere.
+                        let done = if *appear { seen || top == &serde_json::Value::Bool(true) } else { !seen && top == &serde_json::Value::Bool(true) };
+                        if done {
+                            return Ok(Response::text(format!(
+                                "Done waiting for {what}.\n{}",
+                                s.page_line(tab).await?
+                            )));
+                        }
+                        if tokio::time::Instant::now() < deadline {
+                            continue;
+                        }
+                    }
+                }
                 match r {
                     Ok(serde_json::Value::Bool(true)) => {
                         return Ok(Response::text(format!(
@@ -116,14 +142,57 @@ fn worth_retrying(e: &ToolError) -> bool {
     !terminal.iter().any(|t| e.0.contains(t.as_str()))
 }
 
+/// How long one round of a text wait watches the top document when the
+/// page has frames of other origins to look at between rounds.
+const FRAME_ROUND: Duration = Duration::from_millis(400);
+
+/// Whether `text` is in what a person sees of any of `frames` (frames of
+/// other origins, through their own worlds).
+async fn text_in_frames(
+    s: &Client,
+    tab: crate::backend::TabId,
+    frames: &[u32],
+    text: &str,
+) -> bool {
+    for &frame in frames {
+        if let Ok(Some(seen)) = s
+            .engine_value::<String>(tab, frame, "text", "null, 1000000")
+            .await
+        {
+            if seen.contains(text) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The page resolves when `condition` holds (checked on every DOM change
+/// of the top document and every 250 ms, for changes inside its frames)
+/// or when `ms` are up. `docs()` in the condition: the document and those
+/// of its frames it can reach (same origin), however deeply nested.
 fn watch_expression(condition: &str, ms: u64) -> String {
     format!(
         "new Promise(resolve => {{
+  const docs = () => {{
+    const out = [];
+    const walk = (d) => {{
+      out.push(d);
+      for (const f of d.querySelectorAll('iframe, frame')) {{
+        try {{ if (f.contentDocument) walk(f.contentDocument); }} catch (e) {{}}
+      }}
+    }};
+    walk(document);
+    return out;
+  }};
   const check = () => {{ try {{ return {condition}; }} catch (e) {{ return false; }} }};
   if (check()) return resolve(true);
-  const obs = new MutationObserver(() => {{ if (check()) {{ obs.disconnect(); resolve(true); }} }});
+  let poll;
+  const done = (v) => {{ obs.disconnect(); clearInterval(poll); resolve(v); }};
+  const obs = new MutationObserver(() => {{ if (check()) done(true); }});
   obs.observe(document, {{subtree: true, childList: true, characterData: true, attributes: true}});
-  setTimeout(() => {{ obs.disconnect(); resolve(check()); }}, {ms});
+  poll = setInterval(() => {{ if (check()) done(true); }}, 250);
+  setTimeout(() => done(check()), {ms});
 }})"
     )
 }
