@@ -21,6 +21,7 @@ on_both_backends!(
     a_chord_presses_each_modifier_as_a_keyboard_does,
     keys_held_down_one_call_at_a_time_make_a_chord,
     frames_a_page_adds_are_in_its_answer_and_waits_look_inside_them,
+    find_gives_every_hit_a_ref_and_a_grid_hit_its_headers,
     disabled_controls_are_marked_and_pressing_them_does_nothing,
 );
 
@@ -130,6 +131,63 @@ async fn frames_a_page_adds_are_in_its_answer_and_waits_look_inside_them(w: Worl
         .await
         .unwrap_err();
     assert!(err.contains("timed out"), "{err}");
+}
+
+/// The ref of the find result line containing `words`.
+fn ref_of_hit(found: &str, words: &str) -> String {
+    let line = found
+        .lines()
+        .find(|l| l.trim_start().starts_with("- ") && l.contains(words))
+        .unwrap_or_else(|| panic!("no hit with {words:?} in:\n{found}"));
+    let start = line
+        .find("[ref=")
+        .unwrap_or_else(|| panic!("no ref on: {line}"))
+        + 5;
+    line[start..start + line[start..].find(']').unwrap()].to_string()
+}
+
+/// browser_find: every hit has a ref the model can click (a span and a
+/// heading with click handlers, a table cell), and a hit in a table or a
+/// CSS-grid calendar is placed by its column and row headers, not by the
+/// heading before it in page order.
+async fn find_gives_every_hit_a_ref_and_a_grid_hit_its_headers(w: World) {
+    let mcp = client(&w, "Finder").await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/pages/find_grid.html")}),
+    )
+    .await;
+    let found = mcp.ok("browser_find", json!({"text": "review"})).await;
+    let design = found.lines().find(|l| l.contains("Design review")).unwrap();
+    assert!(
+        design.contains("[ref=")
+            && design.contains("column \"Tue\"")
+            && design.contains("row \"9:00\"")
+            && !design.contains("Friday"),
+        "{found}"
+    );
+    let cells = mcp.ok("browser_find", json!({"text": "Closed"})).await;
+    let pool = cells.lines().find(|l| l.contains("row \"Pool\"")).unwrap();
+    assert!(
+        pool.contains("column \"Tue\"") && pool.contains("[ref="),
+        "{cells}"
+    );
+    let gym = cells.lines().find(|l| l.contains("row \"Gym\"")).unwrap();
+    assert!(gym.contains("column \"Wed\""), "{cells}");
+    // Clickable text with no role of its own: found with a ref, clicked.
+    let recount = mcp.ok("browser_find", json!({"text": "Recount"})).await;
+    let r = ref_of_hit(&recount, "Recount totals");
+    mcp.ok("browser_click", json!({"target": r})).await;
+    let more = mcp
+        .ok("browser_find", json!({"text": "Show details"}))
+        .await;
+    let r = ref_of_hit(&more, "Show details");
+    mcp.ok("browser_click", json!({"target": r})).await;
+    let text = mcp.ok("browser_get_text", json!({})).await;
+    assert!(
+        text.contains("counted 42") && text.contains("Details shown"),
+        "{text}"
+    );
 }
 
 async fn disabled_controls_are_marked_and_pressing_them_does_nothing(w: World) {
