@@ -1619,19 +1619,23 @@ async fn no_tabwire_process_listens_on_the_network(w: World) {
     mcp.ok("browser_navigate", json!({"url": w.site.url("/page/net")}))
         .await;
 
+    // The host Chromium starts is the copy the installer placed in the
+    // data directory (install --user-data-dir registers it).
+    let registered = w.sb.data_dir().join("bin/tabwire-host");
+    let registered = registered.to_str().unwrap();
     let tabwire = processes_matching(
-        |cmd, _| matches!(cmd.split('\0').next(), Some(p) if p == BIN || p == HOST_BIN),
+        |cmd, _| matches!(cmd.split('\0').next(), Some(p) if p == BIN || p == HOST_BIN || p == registered),
     );
     match w.via {
         // serve, and the host Chromium spawned for the extension: the small
         // tabwire-host binary the installer registered.
         Via::Extension => {
             let hosts = processes_matching(|cmd, _| {
-                cmd.split('\0').next() == Some(HOST_BIN) && cmd.contains(EXTENSION_ORIGIN)
+                cmd.split('\0').next() == Some(registered) && cmd.contains(EXTENSION_ORIGIN)
             });
             assert!(
                 !hosts.is_empty(),
-                "no {HOST_BIN} started with the extension's origin; tabwire processes: {tabwire:?}"
+                "no {registered} started with the extension's origin; tabwire processes: {tabwire:?}"
             );
             assert!(
                 tabwire.len() >= 2,
