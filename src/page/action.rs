@@ -27,11 +27,6 @@ const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 /// look without waiting misses `<a download>` under load).
 const LATE_START: Duration = Duration::from_millis(5);
 
-/// How long a click on a download link (`<a download>` to a server) waits
-/// for the browser to announce the download: it does once the server's
-/// answer begins, which an export made on demand can take a while to.
-const DOWNLOAD_ANNOUNCE: Duration = Duration::from_secs(5);
-
 /// Resolves once the DOM has not changed for 25 ms (at most 300 ms: a
 /// spinner or a clock never stops).
 const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.disconnect(); r(0); }; \
@@ -335,7 +330,7 @@ impl Client {
         // Downloads announce themselves before the navigation that turned
         // into one ends, or (a download link, a script) by now.
         let expect = match std::mem::take(&mut self.tab_state(tab).expect_download) {
-            true => DOWNLOAD_ANNOUNCE,
+            true => super::download::DOWNLOAD_ANNOUNCE,
             false => Duration::ZERO,
         };
         outcome.downloads = self.downloads_started(tab, &mut downloads, expect).await;
@@ -414,128 +409,6 @@ impl Client {
     /// [`started_requests`] for what is waited for). `network` was
     /// subscribed before the action (or navigation) began. The bool:
     /// whether it waited at all (the page may have changed meanwhile).
-    /// The action about to run on `tab` clicks a download link: its answer
-    /// waits a moment for the download to be announced.
-    pub fn expect_download(&self, tab: TabId, yes: bool) {
-        self.tab_state(tab).expect_download = yes;
-    }
-
-    /// The downloads `tab` announced on `events` (subscribed before what
-    /// started them), saved: their lines for the answer. `expect`: how
-    /// long to wait for one when none was announced yet (a download link
-    /// to a server announces its download when the answer's headers come).
-    pub(super) async fn downloads_started(
-        &self,
-        tab: TabId,
-        events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
-        expect: Duration,
-    ) -> Vec<String> {
-        let mut started: Vec<super::download::Started> = Vec::new();
-        let mut progress = Vec::new();
-        fn take(
-            tab: TabId,
-            event: TabEvent,
-            started: &mut Vec<super::download::Started>,
-            progress: &mut Vec<Value>,
-        ) {
-            let TabEvent::Cdp {
-                tab: t,
-                method,
-                params,
-            } = event
-            else {
-                return;
-            };
-            if t != tab {
-                return;
-            }
-            match method.as_str() {
-                // A download in the page's own process is announced on
-                // both (the CDP fallback); once is enough.
-                "Page.downloadWillBegin" | "Browser.downloadWillBegin" => {
-                    if let Some(d) = super::download::Started::from_event(&params) {
-                        if !started.iter().any(|s| s.guid == d.guid) {
-                            started.push(d);
-                        }
-                    }
-                }
-                "Browser.downloadProgress" => progress.push(params),
-                _ => {}
-            }
-        }
-        while let Ok(event) = events.try_recv() {
-            take(tab, event, &mut started, &mut progress);
-        }
-        if started.is_empty() && !expect.is_zero() {
-            let announced = next_event(events, tab, |m, _| m.ends_with(".downloadWillBegin"));
-            if let Ok(Some(params)) = tokio::time::timeout(expect, announced).await {
-                let event = TabEvent::Cdp {
-                    tab,
-                    method: "Page.downloadWillBegin".into(),
-                    params,
-                };
-                take(tab, event, &mut started, &mut progress);
-            }
-        }
-        // (Events after this point reach `later` too: a download's
-        // progress from here on is read there.)
-        let later = events.resubscribe();
-        while let Ok(event) = events.try_recv() {
-            take(tab, event, &mut started, &mut progress);
-        }
-        if started.is_empty() {
-            return Vec::new();
-        }
-        self.save_downloads(tab, started, progress, later).await
-    }
-
-    /// Saves the downloads an action started and returns their lines: the
-    /// browser's own files where it makes them (each followed on its own
-    /// task, so one that outlasts [`super::download::FINISH_WAIT`] still
-    /// lands), else each URL fetched again.
-    async fn save_downloads(
-        &self,
-        tab: TabId,
-        started: Vec<super::download::Started>,
-        progress: Vec<Value>,
-        later: tokio::sync::broadcast::Receiver<TabEvent>,
-    ) -> Vec<String> {
-        use super::download::{follow_browser_downloads, save_page_download, FINISH_WAIT};
-        let mut lines_out = Vec::new();
-        if !self.backend().browser_downloads(tab).await {
-            for d in started {
-                lines_out.push(save_page_download(self, tab, &d.url, d.suggested).await);
-            }
-            return lines_out;
-        }
-        let lines = std::sync::Arc::new(std::sync::Mutex::new(vec![None; started.len()]));
-        let names: Vec<String> = started
-            .iter()
-            .map(|d| d.suggested.clone().unwrap_or_else(|| d.url.clone()))
-            .collect();
-        let task = tokio::spawn(follow_browser_downloads(
-            self.clone(),
-            tab,
-            started,
-            progress,
-            later,
-            lines.clone(),
-        ));
-        let _ = tokio::time::timeout(FINISH_WAIT, task).await;
-        let done = lines.lock().expect("download lines lock").clone();
-        for (line, name) in done.into_iter().zip(names) {
-            lines_out.push(line.unwrap_or_else(|| {
-                format!(
-                    "The page started a download ({name}); the browser is still downloading \
-                     it. It is saved into {} under its own name when it finishes (one over \
-                     the size limit is stopped).",
-                    self.policy().download_dir().display()
-                )
-            }));
-        }
-        lines_out
-    }
-
     pub(super) async fn wait_for_started_requests(
         &self,
         tab: TabId,

@@ -1,7 +1,7 @@
 //! Saving what a page downloads into the download directory (see
 //! [`super::save`]), by one of two ways:
 //! - the browser downloads it itself, and tabwire moves the finished file
-//!   ([`follow_browser_download`]): nothing is fetched twice, so a form
+//!   ([`follow_browser_downloads`]): nothing is fetched twice, so a form
 //!   POST's attachment, a one-time link or a `blob:` URL revoked at once
 //!   lose nothing. Both backends do this for the browsers they drive (a
 //!   launched one through `Browser.setDownloadBehavior`, the user's through
@@ -16,8 +16,12 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError};
 
+use super::action::next_event;
 use super::client::Client;
-use crate::backend::TabEvent;
+use super::fetch::{first_that_works, Way};
+use super::save::{extension_for, sanitize_name, save, Saved};
+use crate::backend::{TabEvent, TabId};
+use crate::error::ToolError;
 
 /// Installed in every new document of a driven tab (the page's own
 /// world): a `blob:` URL the page revokes is revoked 10 s later instead.
@@ -35,10 +39,6 @@ pub const BLOB_GRACE: &str = r#"(() => {
   later.tabwireGrace = true;
   URL.revokeObjectURL = later;
 })()"#;
-use super::fetch::{first_that_works, Way};
-use super::save::{extension_for, sanitize_name, save, Saved};
-use crate::backend::TabId;
-use crate::error::ToolError;
 
 /// Names the file (response's suggestion, the page's, the URL's last
 /// segment, then `fallback`) and saves it.
@@ -84,12 +84,10 @@ pub async fn save_page_download(
     url: &str,
     suggested: Option<String>,
 ) -> String {
-    let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
-    if !matches!(scheme.as_str(), "blob" | "data") {
-        if let Err(why) = s.policy().check_url(url) {
-            return format!("The page started a download of {url}; not saved: {why}.");
-        }
+    if let Some(why) = refused_by_policy(s, url) {
+        return format!("The page started a download of {url}; not saved: {why}.");
     }
+    let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
     let cap = s.policy().max_download_bytes();
     let got = match first_that_works(s, tab, url, cap, &[Way::InPage, Way::Browser]).await {
         Ok(g) => g,
@@ -133,6 +131,21 @@ pub async fn save_page_download(
         Err(e) => format!("The page started a download of {url}; not saved: {e}"),
     }
 }
+
+/// Why the domain policy refuses a download of `url`, if it does (a
+/// `blob:` or `data:` URL is the page's own: always allowed).
+fn refused_by_policy(s: &Client, url: &str) -> Option<String> {
+    let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
+    match scheme.as_str() {
+        "blob" | "data" => None,
+        _ => s.policy().check_url(url).err().map(|why| why.to_string()),
+    }
+}
+
+/// How long a click on a download link (`<a download>` to a server) waits
+/// for the browser to announce the download: it does once the server's
+/// answer begins, which an export made on demand can take a while to.
+pub const DOWNLOAD_ANNOUNCE: Duration = Duration::from_secs(5);
 
 /// How long an action's answer waits for a download the browser makes;
 /// a longer one is still saved when it ends (its follower runs on).
@@ -204,7 +217,7 @@ fn progress_of(params: &Value) -> Progress {
 /// what came in between.
 pub async fn follow_browser_downloads(
     s: Client,
-    tab: crate::backend::TabId,
+    tab: TabId,
     started: Vec<Started>,
     early: Vec<Value>,
     mut events: broadcast::Receiver<TabEvent>,
@@ -216,12 +229,7 @@ pub async fn follow_browser_downloads(
     };
     let mut open = 0;
     for (i, d) in started.iter().enumerate() {
-        let scheme = d.url.split(':').next().unwrap_or("").to_ascii_lowercase();
-        let denied = match scheme.as_str() {
-            "blob" | "data" => None,
-            _ => s.policy().check_url(&d.url).err(),
-        };
-        if let Some(why) = denied {
+        if let Some(why) = refused_by_policy(&s, &d.url) {
             let _ = s.backend().cancel_download(tab, &d.guid).await;
             set(
                 i,
@@ -344,15 +352,13 @@ fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) ->
         .and_then(|n| n.to_str())
         .filter(|n| *n != d.guid)
         .map(String::from);
-    let guessed;
-    let mime = if mime.is_empty() {
-        guessed = d
+    // (The CDP fallback's browser does not say what type a file is.)
+    let mime = match mime {
+        "" => d
             .suggested
             .as_deref()
-            .map_or("", super::save::mime_for_name);
-        guessed
-    } else {
-        mime
+            .map_or("", super::save::mime_for_name),
+        known => known,
     };
     match store(s, &d.url, page_name, "download", bytes, mime, &d.suggested) {
         Ok(saved) => format!("The page started a download: {}", saved.describe()),
@@ -360,5 +366,129 @@ fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) ->
             "The page started a download of {}; not saved: {e}",
             d.short_url()
         ),
+    }
+}
+
+impl Client {
+    /// The action about to run on `tab` clicks a download link: its answer
+    /// waits a moment for the download to be announced.
+    pub fn expect_download(&self, tab: TabId, yes: bool) {
+        self.tab_state(tab).expect_download = yes;
+    }
+
+    /// The downloads `tab` announced on `events` (subscribed before what
+    /// started them), saved: their lines for the answer. `expect`: how
+    /// long to wait for one when none was announced yet (a download link
+    /// to a server announces its download when the answer's headers come).
+    pub(super) async fn downloads_started(
+        &self,
+        tab: TabId,
+        events: &mut broadcast::Receiver<TabEvent>,
+        expect: Duration,
+    ) -> Vec<String> {
+        let mut started: Vec<Started> = Vec::new();
+        let mut progress = Vec::new();
+        fn take(
+            tab: TabId,
+            event: TabEvent,
+            started: &mut Vec<Started>,
+            progress: &mut Vec<Value>,
+        ) {
+            let TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            } = event
+            else {
+                return;
+            };
+            if t != tab {
+                return;
+            }
+            match method.as_str() {
+                // A download in the page's own process is announced on
+                // both (the CDP fallback); once is enough.
+                "Page.downloadWillBegin" | "Browser.downloadWillBegin" => {
+                    if let Some(d) = Started::from_event(&params) {
+                        if !started.iter().any(|s| s.guid == d.guid) {
+                            started.push(d);
+                        }
+                    }
+                }
+                "Browser.downloadProgress" => progress.push(params),
+                _ => {}
+            }
+        }
+        while let Ok(event) = events.try_recv() {
+            take(tab, event, &mut started, &mut progress);
+        }
+        if started.is_empty() && !expect.is_zero() {
+            let announced = next_event(events, tab, |m, _| m.ends_with(".downloadWillBegin"));
+            if let Ok(Some(params)) = tokio::time::timeout(expect, announced).await {
+                let event = TabEvent::Cdp {
+                    tab,
+                    method: "Page.downloadWillBegin".into(),
+                    params,
+                };
+                take(tab, event, &mut started, &mut progress);
+            }
+        }
+        // (Events after this point reach `later` too: a download's
+        // progress from here on is read there.)
+        let later = events.resubscribe();
+        while let Ok(event) = events.try_recv() {
+            take(tab, event, &mut started, &mut progress);
+        }
+        if started.is_empty() {
+            return Vec::new();
+        }
+        self.save_downloads(tab, started, progress, later).await
+    }
+
+    /// Saves the downloads an action started and returns their lines: the
+    /// browser's own files where it makes them (each followed on its own
+    /// task, so one that outlasts [`FINISH_WAIT`] still
+    /// lands), else each URL fetched again.
+    async fn save_downloads(
+        &self,
+        tab: TabId,
+        started: Vec<Started>,
+        progress: Vec<Value>,
+        later: broadcast::Receiver<TabEvent>,
+    ) -> Vec<String> {
+        use {follow_browser_downloads, save_page_download, FINISH_WAIT};
+        let mut lines_out = Vec::new();
+        if !self.backend().browser_downloads(tab).await {
+            for d in started {
+                lines_out.push(save_page_download(self, tab, &d.url, d.suggested).await);
+            }
+            return lines_out;
+        }
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(vec![None; started.len()]));
+        let names: Vec<String> = started
+            .iter()
+            .map(|d| d.suggested.clone().unwrap_or_else(|| d.url.clone()))
+            .collect();
+        let task = tokio::spawn(follow_browser_downloads(
+            self.clone(),
+            tab,
+            started,
+            progress,
+            later,
+            lines.clone(),
+        ));
+        let _ = tokio::time::timeout(FINISH_WAIT, task).await;
+        let done = lines.lock().expect("download lines lock").clone();
+        for (line, name) in done.into_iter().zip(names) {
+            lines_out.push(line.unwrap_or_else(|| {
+                format!(
+                    "The page started a download ({name}); the browser is still downloading \
+                     it. It is saved into {} under its own name when it finishes (one over \
+                     the size limit is stopped).",
+                    self.policy().download_dir().display()
+                )
+            }));
+        }
+        lines_out
     }
 }

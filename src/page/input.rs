@@ -476,10 +476,7 @@ pub struct Pointer {
 impl Pointer {
     /// CDP modifier flags of the modifier keys held down.
     pub fn held_flags(&self) -> i64 {
-        self.keys
-            .iter()
-            .filter_map(|k| keys::parse(k).ok()?.modifier_bit())
-            .fold(0, |a, b| a | b)
+        keys::modifier_flags(&self.keys)
     }
 }
 
@@ -611,7 +608,7 @@ pub async fn type_slowly(
             events.extend(
                 keys::parse("Enter")
                     .map_err(ToolError)?
-                    .events()
+                    .events(0)
                     .into_iter()
                     .map(|e| ("Input.dispatchKeyEvent", e)),
             );
@@ -733,15 +730,9 @@ pub async fn key_up(s: &Client, tab: TabId, spec: &str) -> Result<Vec<String>, T
         )));
     }
     let rest: Vec<String> = p.keys.iter().filter(|k| **k != key.key).cloned().collect();
-    let after = Pointer {
-        keys: rest.clone(),
-        ..p
-    };
-    s.cdp_batch(
-        tab,
-        vec![("Input.dispatchKeyEvent", key.up_event(after.held_flags()))],
-    )
-    .await?;
+    let up = key.up_event(keys::modifier_flags(&rest));
+    s.cdp_batch(tab, vec![("Input.dispatchKeyEvent", up)])
+        .await?;
     s.tab_state(tab).pointer.keys = rest.clone();
     Ok(rest)
 }
@@ -769,18 +760,8 @@ pub async fn press_times(
     // Modifiers held by browser_keydown ride on every event of the press.
     let held = pointer(s, tab).held_flags();
     let events = (0..times)
-        .flat_map(|_| key.events())
-        .map(|mut ev| {
-            ev["modifiers"] = json!(ev["modifiers"].as_i64().unwrap_or(0) | held);
-            if held & 7 != 0 && ev.get("text").is_some() {
-                // Control, Alt or Meta held: the key types nothing.
-                let o = ev.as_object_mut().expect("a key event is an object");
-                o.remove("text");
-                o.remove("unmodifiedText");
-                o.insert("type".into(), json!("rawKeyDown"));
-            }
-            ("Input.dispatchKeyEvent", ev)
-        })
+        .flat_map(|_| key.events(held))
+        .map(|ev| ("Input.dispatchKeyEvent", ev))
         .collect();
     s.cdp_batch(tab, events).await.map(|_| ())
 }

@@ -42,14 +42,16 @@ impl KeyPress {
     /// The events of this press as a keyboard sends them: each held
     /// modifier's keydown in order (its flag set from its own keydown on),
     /// the key's keydown and keyup, then the modifiers' keyups in reverse.
-    pub fn events(&self) -> Vec<Value> {
+    /// `held_flags`: modifiers held down by earlier calls
+    /// (`browser_keydown`), set on every event.
+    pub fn events(&self, held_flags: i64) -> Vec<Value> {
         let mut out = Vec::new();
-        let mut flags = 0;
+        let mut flags = held_flags;
         for &bit in &self.held {
             flags |= bit;
             out.push(modifier_event("rawKeyDown", bit, flags));
         }
-        let (down, up) = (self.down_event(0), self.up_event(0));
+        let (down, up) = (self.down_event(held_flags), self.up_event(held_flags));
         out.push(down);
         out.push(up);
         for &bit in self.held.iter().rev() {
@@ -98,6 +100,13 @@ impl KeyPress {
     pub fn modifier_bit(&self) -> Option<i64> {
         MODIFIER_KEYS.iter().find(|m| m.1 == self.key).map(|m| m.0)
     }
+}
+
+/// CDP modifier flags of the modifier keys among `keys` (key names).
+pub fn modifier_flags(keys: &[String]) -> i64 {
+    keys.iter()
+        .filter_map(|k| parse(k).ok()?.modifier_bit())
+        .fold(0, |a, b| a | b)
 }
 
 /// Named keys: (name, code, keyCode, text).
@@ -303,12 +312,12 @@ mod tests {
 
     #[test]
     fn text_keys_send_keydown_with_text_and_named_keys_rawkeydown() {
-        let ev = parse("a").unwrap().events();
+        let ev = parse("a").unwrap().events(0);
         let [down, up] = [&ev[0], &ev[1]];
         assert_eq!(down["type"], "keyDown");
         assert_eq!(down["text"], "a");
         assert_eq!(up["type"], "keyUp");
-        let ev = parse("ArrowDown").unwrap().events();
+        let ev = parse("ArrowDown").unwrap().events(0);
         let down = &ev[0];
         assert_eq!(down["type"], "rawKeyDown");
         assert!(down.get("text").is_none());
@@ -316,7 +325,7 @@ mod tests {
 
     #[test]
     fn a_chord_presses_its_modifiers_in_order_and_releases_them_in_reverse() {
-        let ev = parse("Control+Shift+y").unwrap().events();
+        let ev = parse("Control+Shift+y").unwrap().events(0);
         let seen: Vec<(String, String, i64)> = ev
             .iter()
             .map(|e| {
@@ -343,7 +352,7 @@ mod tests {
         assert_eq!(ev[0]["location"], 1);
         assert_eq!(ev[2]["code"], "KeyY");
         // A modifier alone is a key, its own flag set while it is down.
-        let shift = parse("Shift").unwrap().events();
+        let shift = parse("Shift").unwrap().events(0);
         assert_eq!((shift.len(), shift[0]["modifiers"].as_i64()), (2, Some(8)));
         // Unknown keys list the names there are.
         let err = parse("Control+Hyperspace").unwrap_err();

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::def::{done, Cap, Kind, ToolDef, ToolError};
+use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::coordinates::{viewport_point, what_is_at};
 use crate::page::input::{click_at, mouse_event};
 use crate::page::Client;
@@ -239,18 +239,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Press one `key` and keep it down until browser_keyup: a held modifier (Shift, \
              Control, Alt, Meta) rides on later key presses. For a whole chord at once, \
              browser_press_key \"Control+Shift+Y\" is simpler.",
-            |s: Client, a: KeyArgs| async move {
-                let tab = s.tab().await?;
-                let mut held = Vec::new();
-                let outcome = s
-                    .settle(tab, || async {
-                        held = crate::page::input::key_down(&s, tab, &a.key).await?;
-                        Ok(())
-                    })
-                    .await?;
-                done(&s, tab, format!("Pressed {} (held down; keys held: {})", a.key, held.join(", ")), &outcome)
-                    .await
-            },
+            |s: Client, a: KeyArgs| async move { hold_key(s, &a.key, true).await },
         )
         .in_group(Cap::Vision),
         ToolDef::new(
@@ -258,18 +247,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Release a key",
             Kind::Action,
             "Release a `key` browser_keydown holds.",
-            |s: Client, a: KeyArgs| async move {
-                let tab = s.tab().await?;
-                let mut held = Vec::new();
-                let outcome = s
-                    .settle(tab, || async {
-                        held = crate::page::input::key_up(&s, tab, &a.key).await?;
-                        Ok(())
-                    })
-                    .await?;
-                let now = if held.is_empty() { "none".to_string() } else { held.join(", ") };
-                done(&s, tab, format!("Released {} (keys held: {now})", a.key), &outcome).await
-            },
+            |s: Client, a: KeyArgs| async move { hold_key(s, &a.key, false).await },
         )
         .in_group(Cap::Vision),
         ToolDef::new(
@@ -353,4 +331,32 @@ fn at(element: &Option<String>, (x, y): (f64, f64), hit: &Option<String>) -> Str
         Some(h) => format!("{words}at ({x}, {y}), on {h}"),
         None => format!("{words}at ({x}, {y}), where the page has no element"),
     }
+}
+
+/// `browser_keydown` (`down`) and `browser_keyup`: the key goes down or up
+/// like any action, and the answer names the keys held after it.
+async fn hold_key(s: Client, key: &str, down: bool) -> Result<Response, ToolError> {
+    let tab = s.tab().await?;
+    let mut held = Vec::new();
+    let outcome = s
+        .settle(tab, || async {
+            held = if down {
+                crate::page::input::key_down(&s, tab, key).await?
+            } else {
+                crate::page::input::key_up(&s, tab, key).await?
+            };
+            Ok(())
+        })
+        .await?;
+    let now = if held.is_empty() {
+        "none".to_string()
+    } else {
+        held.join(", ")
+    };
+    let what = if down {
+        format!("Pressed {key} (held down; keys held: {now})")
+    } else {
+        format!("Released {key} (keys held: {now})")
+    };
+    done(&s, tab, what, &outcome).await
 }

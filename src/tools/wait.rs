@@ -69,7 +69,11 @@ pub fn tools() -> Vec<ToolDef> {
             let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(limit);
             // Text in frames of other origins (which the snapshot reaches
             // through their own worlds) is looked at between rounds.
-            let in_frames = a.text.as_ref().map(|t| (t, true)).or(a.text_gone.as_ref().map(|t| (t, false)));
+            let in_frames = match (&a.text, &a.text_gone) {
+                (Some(t), _) => Some((t.as_str(), true)),
+                (_, Some(t)) => Some((t.as_str(), false)),
+                _ => None,
+            };
             loop {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
                 let frames = s.frame_numbers(tab);
@@ -80,21 +84,17 @@ pub fn tools() -> Vec<ToolDef> {
                 let ms = round.as_millis() as u64;
                 // One round trip: the page resolves when the condition holds
                 // (re-checked on every DOM mutation) or when the time is up.
-                let r = s.eval(tab, &watch_expression(&condition, ms)).await;
-                if let (Some((t, appear)), Ok(top)) = (&in_frames, &r) {
+                let mut r = s.eval(tab, &watch_expression(&condition, ms)).await;
+                if let (Some((t, appear)), Ok(top)) = (in_frames, &r) {
                     if !frames.is_empty() {
+                        let top = *top == serde_json::Value::Bool(true);
                         let seen = text_in_frames(&s, tab, &frames, t).await;
                         // Appearing: anywhere is enough; gone: from everywhere.
-                        let done = if *appear { seen || top == &serde_json::Value::Bool(true) } else { !seen && top == &serde_json::Value::Bool(true) };
-                        if done {
-                            return Ok(Response::text(format!(
-                                "Done waiting for {what}.\n{}",
-                                s.page_line(tab).await?
-                            )));
-                        }
-                        if tokio::time::Instant::now() < deadline {
+                        let holds = if appear { top || seen } else { top && !seen };
+                        if !holds && tokio::time::Instant::now() < deadline {
                             continue;
                         }
+                        r = Ok(serde_json::Value::Bool(holds));
                     }
                 }
                 match r {

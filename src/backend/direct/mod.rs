@@ -115,7 +115,7 @@ struct Inner {
     /// Where a launched browser writes the files pages download, each
     /// under its download's guid (`Browser.setDownloadBehavior`
     /// `allowAndName`); tabwire moves them into its download directory.
-    download_dir: Mutex<Option<std::path::PathBuf>>,
+    download_dir: std::sync::OnceLock<std::path::PathBuf>,
     /// The tab each download started in, by guid.
     download_tabs: Mutex<HashMap<String, TabId>>,
 }
@@ -197,7 +197,7 @@ impl DirectBackend {
             events,
             call_timeout,
             closed: std::sync::atomic::AtomicBool::new(false),
-            download_dir: Mutex::new(None),
+            download_dir: std::sync::OnceLock::new(),
             download_tabs: Mutex::new(HashMap::new()),
         });
         tokio::spawn(reader::read_loop(transport.rx, inner.clone()));
@@ -245,7 +245,7 @@ impl DirectBackend {
                 .await
             {
                 Ok(_) if allowed => {
-                    *inner.download_dir.lock().expect("download dir lock") = Some(dir)
+                    let _ = inner.download_dir.set(dir);
                 }
                 Ok(_) => {}
                 Err(e) => tracing::warn!("could not set the browser's download behavior: {e}"),
@@ -427,12 +427,7 @@ impl Inner {
             }
             let missing = params["filePath"].as_str().is_none_or(str::is_empty);
             if params["state"] == "completed" && missing {
-                if let Some(dir) = self
-                    .download_dir
-                    .lock()
-                    .expect("download dir lock")
-                    .as_ref()
-                {
+                if let Some(dir) = self.download_dir.get() {
                     params["filePath"] = json!(dir.join(&guid));
                 }
             }
@@ -683,11 +678,7 @@ impl Backend for DirectBackend {
     }
 
     async fn browser_downloads(&self, _tab: TabId) -> bool {
-        self.inner
-            .download_dir
-            .lock()
-            .expect("download dir lock")
-            .is_some()
+        self.inner.download_dir.get().is_some()
     }
 
     async fn cancel_download(&self, _tab: TabId, guid: &str) -> Result<(), BackendError> {
