@@ -46,6 +46,7 @@ pub mod fence;
 pub mod frame;
 pub mod host;
 pub mod install;
+pub mod invisible;
 pub mod logging;
 pub mod page;
 pub mod paths;

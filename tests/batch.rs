@@ -102,12 +102,12 @@ async fn a_batch_runs_steps_in_order_and_stops_at_a_failure(w: World) {
         )
         .await;
     assert!(
-        out.contains("1. browser_navigate: Page: What this device looks like")
+        plain(&out).contains("1. browser_navigate: Page: What this device looks like")
             && out.contains("(its full answer is superseded by a later snapshot)"),
         "{out}"
     );
     assert!(!out.contains("Device facts"), "{out}");
-    assert!(out.contains("2. browser_navigate: Page: Sign up"), "{out}");
+    assert!(plain(&out).contains("2. browser_navigate: Page: Sign up"), "{out}");
     assert!(out.contains("textbox \"Your name\""), "{out}");
 
     // Too many steps: said so.

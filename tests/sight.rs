@@ -14,6 +14,7 @@ use serde_json::json;
 
 on_both_backends!(
     hidden_text_reaches_no_read_tool,
+    every_string_a_page_controls_stays_inside_a_fence,
     a_page_cannot_forge_the_end_of_its_fence,
     actions_say_what_happened_and_controls_without_roles_have_refs,
 );
@@ -186,7 +187,7 @@ async fn actions_say_what_happened_and_controls_without_roles_have_refs(w: World
     let under = find_ref(&nav, "button", "Under");
     let clicked = mcp.ok("browser_click", json!({"target": under})).await;
     assert!(
-        clicked.contains("the pointer landed on") && clicked.contains("\"New\""),
+        clicked.contains("the pointer landed on") && plain(&clicked).contains("\"New\""),
         "{clicked}"
     );
     assert!(clicked.contains("badge clicked"), "{clicked}");
@@ -194,7 +195,10 @@ async fn actions_say_what_happened_and_controls_without_roles_have_refs(w: World
     let typed = mcp
         .ok("browser_type", json!({"target": "#phone", "text": "12-34"}))
         .await;
-    assert!(typed.contains("the field now holds \"1234\""), "{typed}");
+    assert!(
+        plain(&typed).contains("the field now holds \"1234\""),
+        "{typed}"
+    );
     let plain = mcp
         .ok("browser_type", json!({"target": "#phone", "text": "5678"}))
         .await;
@@ -229,5 +233,241 @@ async fn actions_say_what_happened_and_controls_without_roles_have_refs(w: World
     assert!(
         moved.contains("moved to") && moved.contains("/actions/next"),
         "{moved}"
+    );
+}
+
+/// The marker tests/pages/marker.html puts in every string it controls.
+const MARK: &str = "QXMARK";
+
+/// One call's answer (an error's too) must not carry page text outside a
+/// fence.
+async fn call_fenced(
+    mcp: &Mcp,
+    (called, said): &mut (Vec<String>, Vec<String>),
+    tool: &str,
+    args: serde_json::Value,
+) -> String {
+    called.push(tool.to_string());
+    let answer = match mcp.text(tool, args.clone()).await {
+        Ok(t) | Err(t) => t,
+    };
+    // The model's own words (of this call or an earlier one: a route's
+    // pattern) may be echoed anywhere.
+    said.extend(strings_in(&args));
+    let mut outside = outside_fences(&answer);
+    for words in said.iter() {
+        outside = outside
+            .replace(&format!("{words:?}"), "")
+            .replace(words, "");
+    }
+    if outside.contains(MARK) || outside.contains("[UNCLOSED FENCE]") {
+        called.push(format!("LEAK {tool} {args}:\n{answer}"));
+    }
+    answer
+}
+
+fn strings_in(v: &serde_json::Value) -> Vec<String> {
+    match v {
+        serde_json::Value::String(s) => vec![s.clone()],
+        serde_json::Value::Array(a) => a.iter().flat_map(strings_in).collect(),
+        serde_json::Value::Object(o) => o.values().flat_map(strings_in).collect(),
+        _ => vec![],
+    }
+}
+
+async fn every_string_a_page_controls_stays_inside_a_fence(w: World) {
+    let caps = [
+        "--caps".to_string(),
+        "network,emulation,vision,devtools,testing".to_string(),
+    ];
+    let mcp = client_with(&w, "Marker", &caps).await;
+    let page = format!("{}?QXMARK-url", w.site.url("/pages/marker.html"));
+    let mut calls = (Vec::new(), Vec::new());
+    let c = &mut calls;
+    let nav = call_fenced(&mcp, c, "browser_navigate", json!({"url": page})).await;
+    // The page's forged fence opening in its title is rewritten.
+    assert!(nav.contains("< <page-content 0123456789ab>>"), "{nav}");
+    assert!(plain(&nav).contains("Page: QXMARK title"), "{nav}");
+    for (tool, args) in [
+        ("browser_snapshot", json!({})),
+        ("browser_snapshot", json!({"full": true, "target": "body"})),
+        ("browser_find", json!({"text": "QXMARK"})),
+        ("browser_get_text", json!({})),
+        ("browser_get_html", json!({"target": "#out"})),
+        ("browser_extract_links", json!({})),
+        ("browser_read_markdown", json!({})),
+        ("browser_console_messages", json!({})),
+        ("browser_network_requests", json!({})),
+        ("browser_network_requests", json!({"filter": "QXMARK"})),
+    ] {
+        call_fenced(&mcp, c, tool, args).await;
+    }
+    let requests = call_fenced(
+        &mcp,
+        c,
+        "browser_network_requests",
+        json!({"filter": "data.json"}),
+    )
+    .await;
+    let id: u64 = plain(&requests)
+        .split('[')
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no request id in:\n{requests}"));
+    call_fenced(
+        &mcp,
+        c,
+        "browser_network_request",
+        json!({"id": id, "body": true}),
+    )
+    .await;
+    for (tool, args) in [
+        ("browser_click", json!({"target": "#act"})),
+        ("browser_click", json!({"target": "#off"})),
+        (
+            "browser_click",
+            json!({"target": "button \"QXMARK nothing\""}),
+        ),
+        ("browser_hover", json!({"target": "#link"})),
+        ("browser_type", json!({"target": "#name", "text": " more"})),
+        ("browser_press_key", json!({"key": "Tab"})),
+        (
+            "browser_select_option",
+            json!({"target": "#pick", "values": ["Other QXMARK choice"]}),
+        ),
+        (
+            "browser_select_option",
+            json!({"target": "#pick", "values": ["none such"]}),
+        ),
+        (
+            "browser_fill_form",
+            json!({"fields": [{"target": "#name", "type": "textbox", "value": "QXMARK typed"}]}),
+        ),
+        ("browser_scroll", json!({"deltaY": 100})),
+        (
+            "browser_drag",
+            json!({"startTarget": "#act", "endTarget": "#out"}),
+        ),
+        ("browser_file_upload", json!({"paths": []})),
+        (
+            "browser_verify_text_visible",
+            json!({"text": "QXMARK heading"}),
+        ),
+        (
+            "browser_verify_text_visible",
+            json!({"text": "not on the page"}),
+        ),
+        (
+            "browser_verify_element_visible",
+            json!({"role": "button", "accessibleName": "QXMARK button"}),
+        ),
+        (
+            "browser_verify_value",
+            json!({"target": "#name", "value": "something else"}),
+        ),
+        ("browser_generate_locator", json!({"target": "#act"})),
+        ("browser_take_screenshot", json!({})),
+        ("browser_download", json!({"target": "#dl"})),
+        ("browser_capture_media", json!({"target": "#act"})),
+        ("browser_pdf_save", json!({})),
+        ("browser_cookies", json!({"action": "get"})),
+        ("browser_storage", json!({"action": "get", "area": "local"})),
+        ("browser_page_tools", json!({})),
+        (
+            "browser_page_tool_call",
+            json!({"name": "QXMARK_tool", "arguments": {}}),
+        ),
+        ("browser_page_tool_call", json!({"name": "none_such"})),
+        (
+            "browser_evaluate",
+            json!({"function": "() => document.title"}),
+        ),
+        (
+            "browser_evaluate",
+            json!({"function": "() => { throw new Error('QXMARK thrown') }"}),
+        ),
+        (
+            "browser_batch",
+            json!({"actions": [{"tool": "browser_click", "args": {"target": "#act"}}, {"tool": "browser_snapshot", "args": {}}]}),
+        ),
+        ("browser_status", json!({})),
+        ("browser_mouse_move_xy", json!({"x": 30, "y": 30})),
+        ("browser_mouse_click_xy", json!({"x": 30, "y": 30})),
+        (
+            "browser_mouse_drag_xy",
+            json!({"startX": 30, "startY": 30, "endX": 60, "endY": 60}),
+        ),
+        ("browser_mouse_down", json!({})),
+        ("browser_mouse_up", json!({})),
+        ("browser_keydown", json!({"key": "Shift"})),
+        ("browser_keyup", json!({"key": "Shift"})),
+        ("browser_mouse_wheel", json!({"deltaX": 0, "deltaY": 50})),
+        ("browser_type_xy", json!({"x": 30, "y": 30, "text": "x"})),
+        (
+            "browser_route",
+            json!({"pattern": "**/QXMARK-routed*", "body": "QXMARK routed"}),
+        ),
+        ("browser_route_list", json!({})),
+        ("browser_unroute", json!({})),
+        ("browser_network_state_set", json!({"state": "online"})),
+        ("browser_set_extra_headers", json!({"headers": []})),
+        ("browser_network_har", json!({})),
+        ("browser_start_tracing", json!({})),
+        ("browser_stop_tracing", json!({})),
+        ("browser_start_video", json!({})),
+        ("browser_stop_video", json!({})),
+        ("browser_export_test", json!({})),
+        ("browser_emulate", json!({"device": "iPhone 13"})),
+        ("browser_emulate", json!({"reset": true})),
+        ("browser_emulate_media", json!({"colorScheme": "dark"})),
+        ("browser_resize", json!({"width": 900, "height": 700})),
+        ("browser_wait_for", json!({"text": "QXMARK heading"})),
+        (
+            "browser_wait_for",
+            json!({"textGone": "QXMARK heading", "timeout": 1}),
+        ),
+        // Dialogs: the message and a prompt's default.
+        ("browser_click", json!({"target": "#alert"})),
+        ("browser_snapshot", json!({})),
+        ("browser_handle_dialog", json!({"accept": true})),
+        ("browser_click", json!({"target": "#ask"})),
+        ("browser_get_text", json!({})),
+        ("browser_handle_dialog", json!({"accept": true})),
+        ("browser_tabs", json!({"action": "new", "url": page})),
+        ("browser_tabs", json!({"action": "list"})),
+        ("browser_tabs", json!({"action": "select", "index": 0})),
+        ("browser_tabs", json!({"action": "close", "index": 1})),
+        ("browser_reload", json!({})),
+        (
+            "browser_navigate",
+            json!({"url": w.site.url("/pages/marker.html#QXMARK-second")}),
+        ),
+        ("browser_navigate_back", json!({})),
+        ("browser_navigate_forward", json!({})),
+        ("browser_close", json!({})),
+    ] {
+        call_fenced(&mcp, c, tool, args).await;
+    }
+    // Every tool this client is offered was called.
+    let listed = mcp.client.list_all_tools().await.unwrap();
+    let missing: Vec<_> = listed
+        .iter()
+        .map(|t| t.name.to_string())
+        .filter(|n| !calls.0.contains(n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "tools the marker test does not call: {missing:?}"
+    );
+    let leaks: Vec<_> = calls.0.iter().filter(|c| c.starts_with("LEAK ")).collect();
+    assert!(
+        leaks.is_empty(),
+        "page text outside a fence:\n{}",
+        leaks
+            .iter()
+            .map(|l| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
     );
 }

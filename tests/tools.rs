@@ -706,7 +706,7 @@ async fn tabwire_call_runs_tools_from_a_shell_through_the_extension() {
     let text = result_text(&err);
     assert!(text.contains("no element matches"), "{err}");
     // The error shows where we are and what could be targeted instead.
-    assert!(text.contains("Page: from-a-script"), "{text}");
+    assert!(plain(&text).contains("Page: from-a-script"), "{text}");
     assert!(text.contains("link \"Go to form\" [ref=e"), "{text}");
     // A target is resolved and aimed at in one message (the resolve, the
     // scroll, the box and the hit test), through the extension too.

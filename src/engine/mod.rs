@@ -195,9 +195,10 @@ pub fn render_found(matches: &[Match], total: usize, what: &str, fence: &Fence) 
     out
 }
 
-/// The page line tools start their answers with.
-pub fn page_line(title: &str, url: &str) -> String {
-    format!("Page: {title} ({url})")
+/// The page line tools start their answers with. The title and the URL
+/// are the page's to choose, so they stand inside an inline fence.
+pub fn page_line(title: &str, url: &str, fence: &Fence) -> String {
+    format!("Page: {}", fence.quote(&format!("{title} ({url})")))
 }
 
 /// The outline with the note a cut outline or a skeleton ends in.

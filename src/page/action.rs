@@ -121,7 +121,7 @@ impl Outcome {
             out.push_str(n);
         }
         if let Some(d) = &self.dialog {
-            out.push_str(&format!("\nNote: {}.", fence.neutralise(&d.describe())));
+            out.push_str(&format!("\nNote: {}.", d.describe(fence)));
         }
         if self.file_chooser {
             out.push_str(

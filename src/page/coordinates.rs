@@ -109,7 +109,7 @@ pub async fn what_is_at(s: &Client, tab: TabId, (x, y): (f64, f64)) -> Option<St
         .engine_value::<serde_json::Value>(tab, 0, "read", &args)
         .await
         .ok()??;
-    v["value"].as_str().map(|t| s.fence().neutralise(t))
+    v["value"].as_str().map(|t| s.fence().quote(t))
 }
 
 /// A reader (see the engine's `read`) naming the element at a point:

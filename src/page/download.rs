@@ -85,7 +85,10 @@ pub async fn save_page_download(
     suggested: Option<String>,
 ) -> String {
     if let Some(why) = refused_by_policy(s, url) {
-        return format!("The page started a download of {url}; not saved: {why}.");
+        return format!(
+            "The page started a download of {}; not saved: {why}.",
+            s.fence().quote(url)
+        );
     }
     let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
     let cap = s.policy().max_download_bytes();
@@ -93,15 +96,17 @@ pub async fn save_page_download(
         Ok(g) => g,
         Err(e) if scheme == "blob" => {
             return format!(
-                "The page started a download of a file it made ({url}); tabwire could not \
+                "The page started a download of a file it made ({}); tabwire could not \
                  read it ({e}). The page no longer holds it: doing what made it again (the \
-                 same click) makes a new one."
+                 same click) makes a new one.",
+                s.fence().quote(url)
             )
         }
         Err(e) => {
             return format!(
-                "The page started a download of {url}; tabwire could not save it ({e}). \
-                 Try browser_download with the link's ref or the URL."
+                "The page started a download of {}; tabwire could not save it ({e}). \
+                 Try browser_download with the link's ref or the URL.",
+                s.fence().quote(url)
             )
         }
     };
@@ -126,9 +131,12 @@ pub async fn save_page_download(
     ) {
         Ok(saved) => format!(
             "The page started a download: {}{own_copy}",
-            saved.describe()
+            saved.describe(s.fence())
         ),
-        Err(e) => format!("The page started a download of {url}; not saved: {e}"),
+        Err(e) => format!(
+            "The page started a download of {}; not saved: {e}",
+            s.fence().quote(url)
+        ),
     }
 }
 
@@ -235,7 +243,7 @@ pub async fn follow_browser_downloads(
                 i,
                 format!(
                     "The page started a download of {}; stopped: {why}.",
-                    d.short_url()
+                    s.fence().quote(&d.short_url())
                 ),
             );
         } else {
@@ -263,7 +271,7 @@ pub async fn follow_browser_downloads(
                                 format!(
                                     "The page started a download of {}; the browser connection \
                                  ended before it finished.",
-                                    d.short_url()
+                                    s.fence().quote(&d.short_url())
                                 ),
                             );
                         }
@@ -287,7 +295,7 @@ pub async fn follow_browser_downloads(
                 let _ = s.backend().cancel_download(tab, &d.guid).await;
                 format!(
                     "The page started a download of {}; stopped at {} bytes: {}",
-                    d.short_url(),
+                    s.fence().quote(&d.short_url()),
                     received.max(total),
                     over_limit(cap)
                 )
@@ -296,7 +304,7 @@ pub async fn follow_browser_downloads(
             Progress::Canceled => format!(
                 "The page started a download of {}; the browser canceled it (nothing was \
                  saved).",
-                d.short_url()
+                s.fence().quote(&d.short_url())
             ),
             Progress::Completed { path, mime } => take_finished(&s, d, &path, &mime),
         };
@@ -320,7 +328,7 @@ fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) ->
             let _ = std::fs::remove_file(path);
             return format!(
                 "The page started a download of {}; not saved ({} bytes): {}",
-                d.short_url(),
+                s.fence().quote(&d.short_url()),
                 m.len(),
                 over_limit(cap)
             );
@@ -343,7 +351,7 @@ fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) ->
         Err(why) => {
             return format!(
                 "The page started a download of {}; not saved: {why}.",
-                d.short_url()
+                s.fence().quote(&d.short_url())
             )
         }
     };
@@ -361,10 +369,10 @@ fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) ->
         known => known,
     };
     match store(s, &d.url, page_name, "download", bytes, mime, &d.suggested) {
-        Ok(saved) => format!("The page started a download: {}", saved.describe()),
+        Ok(saved) => format!("The page started a download: {}", saved.describe(s.fence())),
         Err(e) => format!(
             "The page started a download of {}; not saved: {e}",
-            d.short_url()
+            s.fence().quote(&d.short_url())
         ),
     }
 }

@@ -408,7 +408,7 @@ impl Client {
 
     /// The page line (title and URL), and under it what the tab emulates.
     pub fn page_head(&self, tab: TabId, title: &str, url: &str) -> String {
-        let line = crate::engine::page_line(title, url);
+        let line = crate::engine::page_line(title, url, self.fence());
         match self.tab_state(tab).emulation.summary() {
             Some(e) => format!("{line}\n{e}"),
             None => line,

@@ -17,16 +17,27 @@ pub struct Dialog {
     /// alert, confirm, prompt or beforeunload.
     pub kind: String,
     pub message: String,
+    /// What a prompt's field holds when it opens.
+    pub default_prompt: String,
 }
 
 impl Dialog {
-    /// The sentence tools use to report a blocking dialog.
-    pub fn describe(&self) -> String {
+    /// The sentence tools use to report a blocking dialog. The message and
+    /// a prompt's default are the page's words: fenced inline.
+    pub fn describe(&self, fence: &crate::fence::Fence) -> String {
+        let prompt = if self.kind == "prompt" {
+            format!(
+                " (its field holds {}; accept with promptText to answer otherwise)",
+                fence.quote(&self.default_prompt)
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "a {} dialog is open: \"{}\". The page is blocked until it is handled: call \
+            "a {} dialog is open: {}{prompt}. The page is blocked until it is handled: call \
              browser_handle_dialog (accept true or false{})",
             self.kind,
-            self.message,
+            fence.quote(&self.message),
             if self.kind == "prompt" {
                 ", promptText for the answer"
             } else {
@@ -176,6 +187,7 @@ impl TabEvents {
                 self.dialog = Some(Dialog {
                     kind: params["type"].as_str().unwrap_or("alert").to_string(),
                     message: params["message"].as_str().unwrap_or("").to_string(),
+                    default_prompt: params["defaultPrompt"].as_str().unwrap_or("").to_string(),
                 });
             }
             "Page.javascriptDialogClosed" => {
@@ -376,7 +388,10 @@ mod tests {
             &json!({"type": "confirm", "message": "Sure?"}),
         );
         let d = ev.dialog().unwrap();
-        assert!(d.describe().contains("confirm dialog is open: \"Sure?\""));
+        let fence = crate::fence::Fence::with_id("abc123abc123");
+        assert!(d.describe(&fence).contains(
+            "confirm dialog is open: <<page-content abc123abc123>>Sure?<<end-page-content abc123abc123>>"
+        ));
         ev.record("Page.javascriptDialogClosed", &json!({"result": true}));
         assert_eq!(ev.dialog(), None);
     }

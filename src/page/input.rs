@@ -243,7 +243,7 @@ impl Aim {
             Some(what) => Err(ToolError(format!(
                 "{} is disabled: nothing was clicked (a person's click does nothing there). \
                  Look in the snapshot for what enables it (a field to fill, a box to check)",
-                s.fence().neutralise(what)
+                s.fence().quote(what)
             ))),
             None => Ok(()),
         }
@@ -254,7 +254,7 @@ impl Aim {
         match &self.covered_by {
             Some(hit) => format!(
                 " (the pointer landed on {}, which covers it there: that element received the input)",
-                s.fence().neutralise(hit)
+                s.fence().quote(hit)
             ),
             None => String::new(),
         }
@@ -444,7 +444,7 @@ pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Op
     } else {
         format!(
             " (but the field now holds {:?}: the page changed what was typed)",
-            s.fence().neutralise(&cut_chars(value, 200))
+            s.fence().quote(&cut_chars(value, 200))
         )
     })
 }
@@ -780,6 +780,13 @@ pub async fn select_options(
     if let Some(err) = r["error"].as_str() {
         return Err(ToolError(err.to_string()));
     }
+    if let Some(missing) = r["missing"].as_str() {
+        // The options' labels are the page's words.
+        return Err(ToolError(format!(
+            "no option {missing:?}; available: {}",
+            s.fence().quote(r["available"].as_str().unwrap_or(""))
+        )));
+    }
     Ok(r["selected"]
         .as_array()
         .into_iter()
@@ -795,7 +802,7 @@ const SELECT_OPTIONS: &str = "function(wanted) {
   const picked = [];
   for (const w of wanted) {
     const o = opts.find(o => o.value === w) || opts.find(o => o.label.trim() === w.trim());
-    if (!o) return {error: `no option ${JSON.stringify(w)}; available: ${opts.map(o => JSON.stringify(o.label)).join(', ')}`};
+    if (!o) return {missing: w, available: opts.map(o => JSON.stringify(o.label)).join(', ')};
     picked.push(o);
   }
   if (!this.multiple && picked.length > 1) return {error: 'this <select> allows only one option'};

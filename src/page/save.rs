@@ -18,16 +18,27 @@ pub struct Saved {
 }
 
 impl Saved {
-    /// The lines tools report.
-    pub fn describe(&self) -> String {
+    /// The lines tools report. The file's name may be the page's choice,
+    /// so the path stands inside an inline fence; a type that is not a
+    /// plain `type/subtype` (the server sent it) is not repeated.
+    pub fn describe(&self, fence: &crate::fence::Fence) -> String {
+        let plain_type = |m: &str| {
+            let ok = |part: &str| {
+                !part.is_empty()
+                    && part
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "+-._".contains(c))
+            };
+            m.len() <= 100 && m.split_once('/').is_some_and(|(a, b)| ok(a) && ok(b))
+        };
         format!(
             "Saved {} ({} bytes, {})",
-            self.path.display(),
+            fence.quote(&self.path.display().to_string()),
             self.size,
-            if self.mime.is_empty() {
-                "unknown type"
-            } else {
+            if plain_type(&self.mime) {
                 &self.mime
+            } else {
+                "unknown type"
             }
         )
     }

@@ -94,7 +94,7 @@ impl Captured {
         }
         format!(
             "{}\nSnapshot:\n{}{}",
-            fence.neutralise(&self.page),
+            self.page,
             fence.wrap(&self.outline),
             self.notes
         )

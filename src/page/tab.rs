@@ -201,7 +201,7 @@ impl Client {
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {
-                return Err(ToolError(d.describe()));
+                return Err(ToolError(d.describe(self.fence())));
             }
         }
         // A crashed page answers nothing; only a new navigation revives it.

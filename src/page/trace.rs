@@ -270,7 +270,7 @@ pub fn insights(trace: &Value) -> Insights {
 pub async fn describe_node(s: &Client, tab: TabId, node: i64) -> Option<String> {
     let el = super::element::Element::by_node(node);
     let v = s.call_on(tab, el, DESCRIBE, Value::Null).await.ok()?;
-    v.as_str().map(|t| s.fence().neutralise(t))
+    v.as_str().map(|t| s.fence().quote(t))
 }
 
 const DESCRIBE: &str = "function() {

@@ -140,7 +140,7 @@ pub async fn element_visible(s: &Client, tab: TabId, role: &str, name: &str) -> 
             .join(", ");
         why.push_str(&format!(
             " Visible {role} elements are named: {}.",
-            s.fence().neutralise(&list)
+            s.fence().quote(&list)
         ));
     }
     Err(ToolError(format!(
@@ -179,8 +179,8 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
             } else {
                 Err(format!(
                     "the option {:?} (value {:?}) chosen",
-                    s.fence().neutralise(&c.label),
-                    s.fence().neutralise(&c.value)
+                    s.fence().quote(&c.label),
+                    s.fence().quote(&c.value)
                 ))
             }
         }
@@ -197,7 +197,7 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
                      the value given",
                     c.value.chars().count()
                 )),
-                (false, false) => Err(format!("{:?}", s.fence().neutralise(&c.value))),
+                (false, false) => Err(format!("{:?}", s.fence().quote(&c.value))),
             }
         }
         _ => {

@@ -204,7 +204,7 @@ fn report(s: &Client, i: &Insights, lcp_element: Option<String>) -> String {
     let urls = |v: &[(String, f64)]| {
         v.iter()
             .take(5)
-            .map(|(u, d)| format!("\n    {d:.0} ms {}", s.fence().neutralise(u)))
+            .map(|(u, d)| format!("\n    {d:.0} ms {}", s.fence().quote(u)))
             .collect::<String>()
     };
     out.push(if i.render_blocking.is_empty() {

@@ -40,7 +40,11 @@ pub fn tools() -> Vec<ToolDef> {
             done(
                 &s,
                 tab,
-                format!("{verb} the {} dialog \"{}\"", d.kind, d.message),
+                format!(
+                    "{verb} the {} dialog {}",
+                    d.kind,
+                    s.fence().quote(&d.message)
+                ),
                 &outcome,
             )
             .await

@@ -82,7 +82,10 @@ pub fn tools() -> Vec<ToolDef> {
             };
             if let Some(ex) = r.get("exceptionDetails") {
                 let text = exception_text(ex);
-                return Err(ToolError(format!("the function threw: {text}")));
+                return Err(ToolError(format!(
+                    "the function threw: {}",
+                    s.fence().quote(&text)
+                )));
             }
             let result = &r["result"];
             let text = if let Some(u) = result["unserializableValue"].as_str() {

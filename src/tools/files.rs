@@ -59,7 +59,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let cap = s.policy().max_download_bytes();
                 let got = first_that_works(&s, tab, &url, cap, &[Way::InPage, Way::Browser]).await?;
                 let saved = store(&s, &url, name, "download", got.bytes, &got.mime, &got.suggested_name)?;
-                Ok(Response::text(format!("{}\nFrom {url}", saved.describe())))
+                Ok(Response::text(format!("{}\nFrom {}", saved.describe(s.fence()), s.fence().quote(&url))))
             },
         ),
         ToolDef::new(
@@ -81,8 +81,8 @@ pub fn tools() -> Vec<ToolDef> {
                 .await?;
                 let via = got.via;
                 let saved = store(&s, &url, name, "media", got.bytes, &got.mime, &got.suggested_name)?;
-                let from = if url.starts_with("data:") { "inline data" } else { &url };
-                Ok(Response::text(format!("{}\nFrom {from} (via {via})", saved.describe())))
+                let from = if url.starts_with("data:") { "inline data".to_string() } else { s.fence().quote(&url) };
+                Ok(Response::text(format!("{}\nFrom {from} (via {via})", saved.describe(s.fence()))))
             },
         ),
         ToolDef::new(
@@ -111,7 +111,7 @@ pub fn tools() -> Vec<ToolDef> {
                     name.push_str(".pdf");
                 }
                 let saved = save(&s.policy().download_dir(), &name, &bytes, "application/pdf")?;
-                Ok(Response::text(saved.describe()))
+                Ok(Response::text(saved.describe(s.fence())))
             },
         ),
     ]

@@ -344,7 +344,7 @@ pub fn tools() -> Vec<ToolDef> {
                         if now != chosen.iter().map(String::as_str).collect::<Vec<_>>() {
                             what.push_str(&format!(
                                 " (but the page changed it back: now {})",
-                                s.fence().neutralise(&quote_list(&now))
+                                s.fence().quote(&quote_list(&now))
                             ));
                         }
                     }

@@ -52,10 +52,13 @@ pub fn tools() -> Vec<ToolDef> {
                     if skip > 0 {
                         out.push_str(&format!("({skip} older requests not shown)\n"));
                     }
+                    // URLs and types are the page's: inside the fence.
+                    let mut list = String::new();
                     for r in matching.iter().skip(skip) {
-                        out.push_str(&r.line());
-                        out.push('\n');
+                        list.push_str(&r.line());
+                        list.push('\n');
                     }
+                    out.push_str(&s.fence().wrap(&list));
                 }
                 Ok(Response::text(out))
             },
@@ -95,8 +98,8 @@ pub fn tools() -> Vec<ToolDef> {
                     out.push_str(&body(&s, tab, &r).await?);
                 }
                 Ok(Response::text(format!(
-                    "{line}\nRequest (page data):\n{}",
-                    s.fence().wrap(&out)
+                    "Request (page data):\n{}",
+                    s.fence().wrap(&format!("{line}\n{out}"))
                 )))
             },
         ),

@@ -310,7 +310,7 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 Ok(Response::text(format!(
                     "{}\nHAR 1.2: {} requests, {} with response bodies{denied}.",
-                    saved.describe(),
+                    saved.describe(s.fence()),
                     har.entries,
                     har.bodies
                 )))

@@ -81,12 +81,16 @@ pub fn tools() -> Vec<ToolDef> {
                         if names.is_empty() {
                             "none".into()
                         } else {
-                            names.join(", ")
+                            s.fence().quote(&names.join(", "))
                         }
                     )));
                 }
                 if let Some(e) = r["error"].as_str() {
-                    return Err(ToolError(format!("page tool {} failed: {e}", a.name)));
+                    return Err(ToolError(format!(
+                        "page tool {} failed: {}",
+                        a.name,
+                        s.fence().quote(e)
+                    )));
                 }
                 Ok(Response::text(format!(
                     "Result of page tool {} (page data):\n{}",

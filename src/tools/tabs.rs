@@ -155,7 +155,11 @@ async fn render_list(s: &Client) -> Result<String, ToolError> {
             _ => String::new(),
         };
         if s.policy().check_url(&t.url).is_ok() {
-            out.push_str(&format!("- {i}:{mark} [{}]({}){place}\n", t.title, t.url));
+            // Titles and URLs are the pages' words.
+            out.push_str(&format!(
+                "- {i}:{mark} {}{place}\n",
+                s.fence().quote(&format!("[{}]({})", t.title, t.url))
+            ));
         } else {
             out.push_str(&format!("- {i}:{mark} [a page the policy blocks]{place}\n"));
         }

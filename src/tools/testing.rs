@@ -168,7 +168,7 @@ pub fn tools() -> Vec<ToolDef> {
                     code.as_bytes(),
                     "text/plain",
                 )?;
-                let mut out = saved.describe();
+                let mut out = saved.describe(s.fence());
                 for n in notes {
                     out.push('\n');
                     out.push_str(&n);

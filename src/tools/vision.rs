@@ -303,7 +303,7 @@ pub fn tools() -> Vec<ToolDef> {
                     )
                     .await
                     .ok()
-                    .and_then(|v| v.as_str().map(|t| s.fence().neutralise(t)));
+                    .and_then(|v| v.as_str().map(|t| s.fence().quote(t)));
                 let what = format!(
                     "Typed {} characters {}{}",
                     a.text.chars().count(),

@@ -251,16 +251,82 @@ pub fn text_of(r: &CallToolResult) -> String {
 /// `<<page-content ID>>` and `<<end-page-content ID>>` lines (the first
 /// such part; the whole answer when it has none), without a final newline.
 pub fn fenced(answer: &str) -> String {
-    let Some(open) = answer.find("<<page-content ") else {
+    // The first fence on lines of its own (a page line's inline fence
+    // comes before it).
+    let Some((open, id)) = answer.match_indices("<<page-content ").find_map(|(i, _)| {
+        let at_line_start = i == 0 || answer[..i].ends_with('\n');
+        let rest = &answer[i + "<<page-content ".len()..];
+        let id = &rest[..rest.find(">>")?];
+        (at_line_start && rest[id.len()..].starts_with(">>\n")).then_some((i, id))
+    }) else {
         return answer.to_string();
     };
-    let rest = &answer[open..];
-    let id_end = rest.find(">>\n").expect("an opening marker ends its line");
-    let id = &rest["<<page-content ".len()..id_end];
-    let body = &rest[id_end + 3..];
+    let body = &answer[open + "<<page-content ".len() + id.len() + 3..];
     let close = format!("<<end-page-content {id}>>");
     let end = body.find(&close).expect("the fence is closed");
     body[..end].trim_end_matches('\n').to_string()
+}
+
+/// `answer` without its fence markers (inline ones and whole lines), for
+/// assertions about the words: `Page: Title (url)`.
+pub fn plain(answer: &str) -> String {
+    let mut out = String::with_capacity(answer.len());
+    let mut rest = answer;
+    while let Some(i) = rest.find("<<") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let marker = ["<<page-content ", "<<end-page-content "]
+            .iter()
+            .find(|m| tail.starts_with(**m))
+            .and_then(|m| {
+                let end = tail.find(">>")?;
+                let id = &tail[m.len()..end];
+                (id.len() == 12 && id.chars().all(|c| c.is_ascii_hexdigit())).then_some(end + 2)
+            });
+        match marker {
+            Some(len) => {
+                let after = &tail[len..];
+                // A marker on a line of its own goes with its line break.
+                rest = if out.ends_with('\n') || out.is_empty() {
+                    after.strip_prefix('\n').unwrap_or(after)
+                } else {
+                    after
+                };
+            }
+            None => {
+                out.push_str("<<");
+                rest = &tail[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `answer` with every fenced part (inline or on lines of their own) cut
+/// out: what the server itself says. Page-controlled text must never be
+/// found here.
+pub fn outside_fences(answer: &str) -> String {
+    let mut out = String::new();
+    let mut rest = answer;
+    while let Some(i) = rest.find("<<page-content ") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + "<<page-content ".len()..];
+        let Some(end) = tail.find(">>") else {
+            out.push_str(&rest[i..]);
+            return out;
+        };
+        let close = format!("<<end-page-content {}>>", &tail[..end]);
+        match tail.find(&close) {
+            Some(c) => rest = &tail[c + close.len()..],
+            None => {
+                out.push_str("[UNCLOSED FENCE]");
+                return out;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 pub fn find_ref(snapshot: &str, role: &str, name: &str) -> String {
