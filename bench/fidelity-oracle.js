@@ -93,7 +93,7 @@
   // What in the styles may have made the engine leave a text node out
   // (the engine does not say; this is the oracle's reading, for misses).
   function reason(n) {
-    const el = up(n);
+    const el = n.nodeType === 3 ? up(n) : n;
     if (!el) return "?";
     const out = [];
     const s = getComputedStyle(el);
@@ -117,7 +117,11 @@
         if (ratio < 1.5) out.push(`contrast ${ratio.toFixed(2)} (${s.color} on rgb(${bg.slice(0, 3).join(", ")}))`);
       }
     }
-    const r = textRect(n);
+    let r = textRect(n);
+    if (n.nodeType === 1) {
+      const b = n.getBoundingClientRect(), [x, y] = offset(n.ownerDocument);
+      r = { l: b.left + x, t: b.top + y, r: b.right + x, b: b.bottom + y, w: b.width, h: b.height };
+    }
     for (let e = el; e && e.nodeType === 1; e = up(e)) {
       const cs = getComputedStyle(e);
       if (parseFloat(cs.opacity) < 0.05) out.push(`opacity ${cs.opacity} on ${path(e)}`);
@@ -288,6 +292,9 @@
     return { ok: false, why: `under ${path(hit)}` };
   };
   F.path = path;
+  // For a control without a ref: whether the engine judges it seen, and
+  // the oracle's reading of its styles.
+  F.aboutControl = (el) => ({ seen: T.seen(el), reason: reason(el) });
 
   Object.defineProperty(globalThis, "__fid", { value: F });
   return true;

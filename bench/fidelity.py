@@ -72,7 +72,7 @@ bench/results/fidelity-<time>.json. --check exits 1 unless both totals
 are 0 (and every selected page was checked). About 3-4 minutes on 2 cores.
 """
 import argparse, collections, datetime, json, os, shutil, signal, socket, sqlite3, subprocess
-import sys, tempfile, time, urllib.request
+import base64, struct, sys, tempfile, time, urllib.request, zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENGINE = open(os.path.join(ROOT, "src/engine/engine.js")).read()
@@ -215,16 +215,18 @@ def load(page, url, ready=None, wait=20.0):
             time.sleep(0.2)
         if not page.main(f"!!document.querySelector({json.dumps(ready)})"):
             raise RuntimeError(f"{ready!r} not on the page after {wait:.0f} s")
-        # Settled: the number of elements unchanged for 1 s, and no finite
-        # animation running (apps fade their widgets in), at most 6 s.
-        last, same, until = -1, 0, time.time() + 6
-        while time.time() < until and same < 4:
-            n = page.main("document.getElementsByTagName('*').length + ':' + document.getAnimations()"
-                          ".filter(a => a.playState === 'running' && a.effect && "
-                          "a.effect.getComputedTiming().endTime !== Infinity).length")
-            same = same + 1 if n == last and n.endswith(":0") else 0
-            last = n
-            time.sleep(0.25)
+    # Settled: the number of elements and of text characters unchanged for
+    # 0.6 s, and no finite animation running (apps fade their widgets in;
+    # a search page adds its results one by one), at most 6 s.
+    last, same, until = None, 0, time.time() + 6
+    while time.time() < until and same < 3:
+        n = page.main("[document.getElementsByTagName('*').length, document.body ? "
+                      "document.body.textContent.length : 0, document.getAnimations().filter(a => "
+                      "a.playState === 'running' && a.effect && "
+                      "a.effect.getComputedTiming().endTime !== Infinity).length].join(':')")
+        same = same + 1 if n == last and n.endswith(":0") else 0
+        last = n
+        time.sleep(0.2)
     frame = page.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
     page.ctx = page.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": "tabwire"})["executionContextId"]
     page.ev(ENGINE)
@@ -256,6 +258,59 @@ def prop(n, name):
 
 
 # ---- seen text left out -------------------------------------------------------
+
+def pixels(b64):
+    """(width, height, channels, rows of bytes) of a PNG (8-bit RGB/RGBA, as
+    Chromium encodes screenshots)."""
+    data = base64.b64decode(b64)
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n = struct.unpack(">I", data[pos:pos + 4])[0]
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            ch = {2: 3, 6: 4}.get(ctype)
+            if depth != 8 or not ch:
+                raise ValueError(f"PNG colour type {ctype}, depth {depth}")
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, rows, prev, stride = zlib.decompress(idat), [], bytearray(w * ch), w * ch
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - ch] if x >= ch else 0
+            b, c = prev[x], prev[x - ch] if x >= ch else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, ch, rows
+
+
+def difference(a, b):
+    """How two screenshots of one region differ: pixels changed, pixels
+    changed by at least 48 in a channel (plainly visible), the largest
+    channel difference."""
+    w, h, ch, ra = pixels(a)
+    _, _, _, rb = pixels(b)
+    changed = strong = top = 0
+    for la, lb in zip(ra, rb):
+        for x in range(0, w * ch, ch):
+            d = max(abs(la[x + k] - lb[x + k]) for k in range(3))
+            if d:
+                changed += 1
+                strong += d >= 48
+                top = max(top, d)
+    return {"pixels": changed, "strong": strong, "max": top}
+
 
 def union(rects, pad, w, h):
     l = max(0, min(r[0] for r in rects) - pad)
@@ -290,6 +345,7 @@ class TextOracle:
     def __init__(self, page, deadline):
         self.page, self.deadline = page, deadline
         self.status = {}  # index -> invisible | miss | unstable | out of reach
+        self.diffs = {}  # index of a miss -> how its pixels changed
         self.shots = 0
 
     def shot(self, clip):
@@ -297,19 +353,20 @@ class TextOracle:
         return self.page.shot(clip)
 
     def changes(self, idx, clip, base):
+        """The screenshot with texts `idx` hidden when it differs from `base`."""
         self.page.ev(f"__fid.hide({json.dumps(idx)})")
         try:
             after = self.shot(clip)
         finally:
             self.page.ev("__fid.show()")
-        return after != base
+        return after if after != base else None
 
     def run(self, idx):
         todo = list(idx)
         while todo and time.time() < self.deadline:
             first = todo[0]
             self.page.ev(f"__fid.bring({first})")
-            time.sleep(0.05)  # what the page does on scroll
+            time.sleep(0.03)  # what the page does on scroll
             at = self.page.ev(f"__fid.places({json.dumps(todo)})")
             batch = [(i, r) for i, r in zip(todo, at["rects"]) if r]
             if not any(i == first for i, _ in batch):
@@ -326,6 +383,12 @@ class TextOracle:
             return
         clip = self.clip([r for _, r in batch], at)
         base = self.shot(clip)
+        idx = [i for i, _ in batch]
+        if not self.changes(idx, clip, base):
+            # The same pixels with these texts hidden: none of them shows.
+            for i in idx:
+                self.status[i] = "invisible"
+            return
         if self.shot(clip) != base:
             # Something moves here: smaller regions, down to one text.
             if len(batch) == 1:
@@ -335,12 +398,7 @@ class TextOracle:
             self.test(batch[:half], at)
             self.test(batch[half:], at)
             return
-        idx = [i for i, _ in batch]
-        if self.changes(idx, clip, base):
-            self.find(batch, clip, base, at)
-        else:
-            for i in idx:
-                self.status[i] = "invisible"
+        self.find(batch, clip, base, at)
 
     def find(self, batch, clip, base, at):
         """Hiding `batch` changes the pixels: which of its texts do?"""
@@ -356,14 +414,21 @@ class TextOracle:
                     self.status[i] = "invisible"
 
     def confirm(self, item, at):
-        """One text, on its own region: stable, and changed by hiding it."""
+        """One text, on its own region: changed by hiding it, and stable."""
         i, r = item
         clip = self.clip([r], at)
         base = self.shot(clip)
-        if self.shot(clip) != base:
-            self.status[i] = "unstable"
+        after = self.changes([i], clip, base)
+        if not after:
+            self.status[i] = "invisible"
+        elif self.shot(clip) == base and self.changes([i], clip, base) == after:
+            self.status[i] = "miss"
+            try:
+                self.diffs[i] = difference(base, after)
+            except (ValueError, zlib.error) as e:
+                self.diffs[i] = {"error": str(e)}
         else:
-            self.status[i] = "miss" if self.changes([i], clip, base) else "invisible"
+            self.status[i] = "unstable"
 
 
 def seen_text(page, cap, seconds):
@@ -380,7 +445,8 @@ def seen_text(page, cap, seconds):
     left_out = []
     for i, d in zip(chosen, about):
         if oracle.status.get(i) == "miss":
-            left_out.append({"text": cands[i]["text"], "reason": d["reason"], "path": d["path"]})
+            left_out.append({"text": cands[i]["text"], "reason": d["reason"], "path": d["path"],
+                             "pixels": oracle.diffs.get(i)})
     return {
         "texts": scan["texts"], "seen": scan["seen"], "unseen": scan["texts"] - scan["seen"],
         "tested": st["invisible"] + st["miss"], "invisible": st["invisible"],
@@ -390,6 +456,7 @@ def seen_text(page, cap, seconds):
                        "over the cap": len(cands) - len(chosen),
                        "out of time": len(chosen) - len(oracle.status)},
         "capped": len(cands) > len(chosen), "candidates": len(cands), "screenshots": oracle.shots,
+        "kinds": dict(collections.Counter(c["kind"] for c in cands).most_common(12)),
         "left_out": left_out,
     }
 
@@ -405,6 +472,9 @@ CHECK = ("function() { const t = globalThis.__tabwire, r = t.roleOf(this); "
 def check_page(page, url, ready, cap, seconds):
     load(page, url, ready)
     refs = page.ev("__fid.loadRefs(__tabwire.snapshot({budget: 10000000}).text)")
+    # The engine's view of each control, where it judged it (before the
+    # pointer tests scroll).
+    about = {}
     nodes, frames, unread = ax_nodes(page)
     compared, misses, unseen, no_ref = 0, [], [], []
     disabled_n = 0
@@ -435,6 +505,7 @@ def check_page(page, url, ready, cap, seconds):
             disabled_n += 1
         elif not mine[4]:
             no_ref.append((obj["objectId"], role, ax_name[:80], mine[5]))
+            about[obj["objectId"]] = page.on(obj["objectId"], "function() { return globalThis.__fid.aboutControl(this); }")
     hidden = page.ev("globalThis.__tabwire.read(() => globalThis.__tabwire.text(null, 1e9), null).hidden")
     text = seen_text(page, cap, seconds)
     # Last: scrolling controls into view moves scroll boxes.
@@ -446,7 +517,9 @@ def check_page(page, url, ready, cap, seconds):
             not_operable[f"gone ({e})"[:60]] += 1
             continue
         if r["ok"]:
-            without.append({"role": role, "name": name, "html": html})
+            a = about[oid]
+            without.append({"role": role, "name": name, "html": html,
+                            "engine": "seen" if a["seen"] else "unseen", "styles": a["reason"]})
         else:
             not_operable[r["why"].split(" ")[0]] += 1
     controls = {"interactive": compared, "disabled": disabled_n, "no_ref": len(no_ref),
@@ -779,12 +852,16 @@ def main():
                   f"{tx['tested']} pixel-tested{' (capped at %d)' % args.cap if tx['capped'] else ''}; "
                   f"not tested: {nt or 'none'}")
             for m in tx["left_out"]:
-                print(f"      LEFT OUT {m['text']!r} at {m['path']} ({m['reason']})")
+                px = m["pixels"] or {}
+                faint = " FAINT" if (px.get("strong") or 0) < 10 else ""
+                print(f"      LEFT OUT{faint} {m['text']!r} at {m['path']} (styles: {m['reason']}; pixels: "
+                      f"{px.get('pixels')} changed, {px.get('strong')} by >= 48, max {px.get('max')})")
             nop = ", ".join(f"{k} {v}" for k, v in co["not_operable"].items())
             print(f"    operable controls without a ref: {len(co['without_ref'])} — of {n} interactive "
                   f"({co['disabled']} disabled); {co['no_ref']} with no ref, not operable: {nop or 'none'}")
             for m in co["without_ref"]:
-                print(f"      NO REF {m['role']} {m['name']!r}: {m['html']}")
+                print(f"      NO REF {m['role']} {m['name']!r}: {m['html']} (engine: {m['engine']}; "
+                      f"styles: {m['styles']})")
         pct = 100.0 * agree / total if total else 0.0
         print(f"\nAll pages: {agree} of {total} interactive elements agree ({pct:.2f} %).")
         print("\nMisses by kind:")

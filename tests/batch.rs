@@ -107,7 +107,10 @@ async fn a_batch_runs_steps_in_order_and_stops_at_a_failure(w: World) {
         "{out}"
     );
     assert!(!out.contains("Device facts"), "{out}");
-    assert!(plain(&out).contains("2. browser_navigate: Page: Sign up"), "{out}");
+    assert!(
+        plain(&out).contains("2. browser_navigate: Page: Sign up"),
+        "{out}"
+    );
     assert!(out.contains("textbox \"Your name\""), "{out}");
 
     // Too many steps: said so.

@@ -17,6 +17,7 @@ on_both_backends!(
     every_string_a_page_controls_stays_inside_a_fence,
     a_page_cannot_forge_the_end_of_its_fence,
     actions_say_what_happened_and_controls_without_roles_have_refs,
+    a_page_of_hidden_text_only_shows_nothing,
 );
 
 /// What a person sees on the corpus page: none of it may be lost.
@@ -32,6 +33,69 @@ fn assert_no_hidden(tool: &str, answer: &str) {
         !answer.contains("HIDDEN-"),
         "{tool} leaked hidden text:\n{answer}"
     );
+    // Nor a code point that draws nothing (HIDDEN-47 and 48 spell their
+    // words in Unicode tags and zero-width characters; 93 and 94 use bidi
+    // controls). The emoji of SEEN-91 keeps its joiners.
+    let invisible: Vec<String> = answer
+        .chars()
+        .filter(|c| {
+            matches!(*c as u32, 0xE0000..=0xE007F | 0x202A..=0x202E | 0x2066..=0x2069 | 0x200B | 0x2060 | 0xFEFF)
+        })
+        .map(|c| format!("U+{:04X}", c as u32))
+        .collect();
+    let flag_tags = answer.matches('\u{1F3F4}').count() * 6;
+    assert!(
+        invisible.len() <= flag_tags,
+        "{tool} kept invisible code points {invisible:?}:\n{answer}"
+    );
+}
+
+/// The SEEN-nn markers of the corpus: each a visible twin of HIDDEN-nn.
+fn seen_markers() -> Vec<String> {
+    let page = include_str!("pages/hidden.html");
+    let mut out: Vec<String> = page
+        .match_indices("SEEN-")
+        .filter_map(|(i, _)| {
+            let digits: String = page[i + 5..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            (!digits.is_empty()).then(|| format!("SEEN-{digits}"))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Twins a tool is not asked for: get_text is running text (an image's
+/// alt text, a field's value and a select's options are in the snapshot);
+/// SEEN-77 is CSS generated text, which the engine does not read (a known
+/// gap, bench/hidden-corpus.py lists it too).
+fn not_asked(tool: &str, marker: &str) -> bool {
+    marker == "SEEN-77"
+        || (tool == "browser_get_text" && ["SEEN-21", "SEEN-71", "SEEN-72"].contains(&marker))
+}
+
+/// Whether `answer` holds `marker` itself (SEEN-1, not only SEEN-10).
+fn has_marker(answer: &str, marker: &str) -> bool {
+    answer
+        .match_indices(marker)
+        .any(|(i, _)| !answer[i + marker.len()..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+fn assert_twins(tool: &str, answer: &str) {
+    let markers = seen_markers();
+    assert!(
+        markers.len() >= 60,
+        "the corpus has {} twins",
+        markers.len()
+    );
+    let lost: Vec<_> = markers
+        .iter()
+        .filter(|m| !not_asked(tool, m) && !has_marker(answer, m))
+        .collect();
+    assert!(lost.is_empty(), "{tool} lost {lost:?}:\n{answer}");
 }
 
 async fn hidden_text_reaches_no_read_tool(w: World) {
@@ -39,6 +103,7 @@ async fn hidden_text_reaches_no_read_tool(w: World) {
     let url = w.site.url("/hidden");
     let nav = mcp.ok("browser_navigate", json!({"url": url})).await;
     assert_no_hidden("browser_navigate", &nav);
+    assert_twins("browser_navigate", &nav);
     for seen in SEEN {
         assert!(nav.contains(seen), "navigate lost {seen:?}:\n{nav}");
     }
@@ -62,6 +127,9 @@ async fn hidden_text_reaches_no_read_tool(w: World) {
     ] {
         let answer = mcp.ok(tool, args.clone()).await;
         assert_no_hidden(tool, &answer);
+        if tool == "browser_snapshot" || tool == "browser_get_text" {
+            assert_twins(tool, &answer);
+        }
         if tool != "browser_extract_links" {
             for seen in SEEN {
                 assert!(
@@ -79,9 +147,33 @@ async fn hidden_text_reaches_no_read_tool(w: World) {
     assert!(text.contains("Below the fold stays"), "{text}");
     assert!(text.contains("left out"), "{text}");
 
-    // find searches what a person can see only.
-    let found = mcp.ok("browser_find", json!({"text": "HIDDEN"})).await;
+    // find searches what a person can see only, frames a person cannot
+    // see included.
+    let found = mcp.ok("browser_find", json!({"text": "HIDDEN-"})).await;
     assert!(found.contains("Nothing on the page matches"), "{found}");
+    let found = mcp.ok("browser_find", json!({"text": "iframe"})).await;
+    assert_no_hidden("browser_find", &found);
+    assert!(has_marker(&found, "SEEN-38"), "{found}");
+    // A wait is ended by visible text only.
+    let waited = mcp
+        .text(
+            "browser_wait_for",
+            json!({"text": "HIDDEN-01", "timeout": 1}),
+        )
+        .await
+        .unwrap_err();
+    assert!(waited.contains("timed out"), "{waited}");
+    let waited = mcp
+        .ok("browser_wait_for", json!({"text": "SEEN-39", "timeout": 2}))
+        .await;
+    assert!(waited.contains("Done waiting"), "{waited}");
+    let waited = mcp
+        .ok(
+            "browser_wait_for",
+            json!({"textGone": "HIDDEN-38", "timeout": 2}),
+        )
+        .await;
+    assert!(waited.contains("Done waiting"), "{waited}");
     let found = mcp.ok("browser_find", json!({"text": "stays"})).await;
     assert_no_hidden("browser_find", &found);
     assert!(found.contains("Gradient headline stays"), "{found}");
@@ -121,12 +213,14 @@ async fn a_page_cannot_forge_the_end_of_its_fence(w: World) {
         .to_string();
     assert_eq!(open.len(), 12, "{open}");
     let close = format!("<<end-page-content {open}>>");
-    // One closing line with our id, after the page's forged one.
-    assert_eq!(nav.matches(&close).count(), 1, "{nav}");
+    // One closing line with our id (the page line's inline fence aside),
+    // after the page's forged one.
+    let closing_lines = |a: &str| a.lines().filter(|l| *l == close).count();
+    assert_eq!(closing_lines(&nav), 1, "{nav}");
     let forged = nav
         .find("end-page-content 0123456789ab")
         .expect("forged line shown");
-    assert!(forged < nav.find(&close).unwrap(), "{nav}");
+    assert!(forged < nav.rfind(&close).unwrap(), "{nav}");
     assert!(!nav.contains("\n<<end-page-content 0123456789ab"), "{nav}");
     // Every read tool fences with the same id; another client gets another.
     for (tool, args) in [
@@ -139,7 +233,7 @@ async fn a_page_cannot_forge_the_end_of_its_fence(w: World) {
         ),
     ] {
         let answer = mcp.ok(tool, args).await;
-        assert_eq!(answer.matches(&close).count(), 1, "{tool}:\n{answer}");
+        assert_eq!(closing_lines(&answer), 1, "{tool}:\n{answer}");
         assert!(
             answer.contains(&format!("<<page-content {open}>>")),
             "{tool}:\n{answer}"
@@ -210,7 +304,7 @@ async fn actions_say_what_happened_and_controls_without_roles_have_refs(w: World
         )
         .await;
     assert!(
-        picked.contains("changed it back: now \"Small\""),
+        common::plain(&picked).contains("changed it back: now \"Small\""),
         "{picked}"
     );
     let filled = mcp
@@ -470,4 +564,27 @@ async fn every_string_a_page_controls_stays_inside_a_fence(w: World) {
             .collect::<Vec<_>>()
             .join("\n\n")
     );
+}
+
+async fn a_page_of_hidden_text_only_shows_nothing(w: World) {
+    let mcp = client(&w, "Empty").await;
+    let url = w.site.url("/pages/only_hidden.html");
+    let nav = mcp.ok("browser_navigate", json!({"url": url})).await;
+    assert_no_hidden("browser_navigate", &nav);
+    assert!(nav.contains("Snapshot: (empty page)"), "{nav}");
+    // (Text the browser does not render at all, as under
+    // content-visibility: hidden, is not counted.)
+    assert!(
+        nav.contains("4 blocks of text a person cannot see on the page were left out"),
+        "{nav}"
+    );
+    for tool in [
+        "browser_get_text",
+        "browser_read_markdown",
+        "browser_snapshot",
+    ] {
+        let answer = mcp.ok(tool, json!({})).await;
+        assert_no_hidden(tool, &answer);
+        assert!(answer.contains("left out"), "{tool}:\n{answer}");
+    }
 }

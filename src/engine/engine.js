@@ -173,12 +173,27 @@
 
   function hiddenNow(el) {
     if (el.getAttribute("aria-hidden") === "true") return "all";
+    if (el.namespaceURI === SVG_NS && svgUnrendered(el)) return "all";
     if (el.checkVisibility({ visibilityProperty: true })) return "";
     const style = getComputedStyle(el);
     if (style.display === "contents") return "";
     // visibility: hidden hides the element, not a child that sets visible.
     if (style.display !== "none" && style.visibility !== "visible") return "self";
     return "all";
+  }
+
+  // SVG that is never drawn where it stands: what a <defs> holds (unless
+  // a <use> draws it), clip paths and masks.
+  function svgUnrendered(el) {
+    const name = el.localName;
+    if (name === "clipPath" || name === "mask" || name === "symbol" && !usedById(el)) return true;
+    return el.parentElement?.localName === "defs" && name !== "style" && !usedById(el);
+  }
+
+  function usedById(el) {
+    if (!el.id) return false;
+    const ref = `#${CSS.escape(el.id)}`;
+    return !!el.getRootNode().querySelector?.(`use[href="${ref}"], use[*|href="${ref}"]`);
   }
 
   // ---- what a person can see ----------------------------------------------
@@ -214,6 +229,8 @@
     clickables = new Map();
     leftOut = new Set();
     area = null;
+    settled = null;
+    frameHides = new Map();
     surfaces = new Map();
     claimed = new Map();
     claimedRoot = null;
@@ -265,6 +282,15 @@
     return false;
   }
 
+  // A mask made of gradients whose every stop is transparent: nothing
+  // of the element shows.
+  function masksAll(s) {
+    const m = s.maskImage || s.webkitMaskImage;
+    if (!m || m === "none") return false;
+    const stops = gradientStops(m);
+    return !!stops && stops.every((c) => c[3] < 0.05);
+  }
+
   // Where `el` and what it holds may paint: `under`, the clip of its
   // ancestors that applies to it; `clip`, what applies to its in-flow
   // content; `clipAbs`, to content positioned against an ancestor above
@@ -280,7 +306,9 @@
     b = { style: s, display: s.display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned };
     if (!b.gone && s.display !== "contents") {
       // (Nearly) transparent, clipped to nothing, or filtered to nothing.
-      if (parseFloat(s.opacity) < 0.05 || clipsToNothing(s) || /opacity\(0(\.0*)?%?\)/.test(s.filter)) {
+      // An animation or transition under way is judged by where it ends.
+      const opacity = settledOpacity(el) ?? parseFloat(s.opacity);
+      if (opacity < 0.05 || clipsToNothing(s) || /opacity\(0(\.0*)?%?\)/.test(s.filter) || masksAll(s)) {
         b.gone = el;
       } else {
         // overflow: hidden or clip cuts what is outside the box off for
@@ -307,6 +335,41 @@
     return b;
   }
 
+  // ---- animations: judged by where they end ----------------------------
+  //
+  // Text that a CSS animation or transition fades out a moment after the
+  // page is read would be read mid-fade; text fading in would be left
+  // out. So an element whose opacity a finite animation is changing is
+  // judged by the opacity it ends at: a transition's last keyframe, or an
+  // animation's when it fills forwards. (One that does not fill ends at
+  // the element's own style, which cannot be read while it runs: judged as
+  // it is now.) Infinite ones (spinners, pulses) are judged as they are.
+  let settled = null;   // document -> Map(element -> opacity) (this call)
+  function settledOpacity(el) {
+    const doc = el.ownerDocument;
+    if (!settled) settled = new Map();
+    let m = settled.get(doc);
+    if (!m) {
+      settled.set(doc, m = new Map());
+      for (const a of doc.getAnimations?.() || []) {
+        const fx = a.effect;
+        const target = fx?.target;
+        if (!target || fx.pseudoElement || a.playState === "finished" || a.playState === "idle") continue;
+        const timing = fx.getComputedTiming();
+        if (!Number.isFinite(timing.endTime)) continue;
+        const transition = a.constructor?.name === "CSSTransition" || "transitionProperty" in a;
+        if (!transition && timing.fill !== "forwards" && timing.fill !== "both") continue;
+        let frames;
+        try { frames = fx.getKeyframes(); } catch { continue; }
+        const last = frames[frames.length - 1];
+        if (!last || (last.computedOffset ?? last.offset) !== 1 || last.opacity === undefined || last.opacity === "") continue;
+        const o = parseFloat(last.opacity);
+        if (Number.isFinite(o)) m.set(target, o);
+      }
+    }
+    return m.has(el) ? m.get(el) : undefined;
+  }
+
   // The colour behind `el`, as [r, g, b], or null when an image or
   // gradient is behind it (then colour says nothing).
   let backdrops = new Map();
@@ -322,6 +385,51 @@
     }
     backdrops.set(el, c);
     return c;
+  }
+
+  // The colours behind `el`: one, the stops of a gradient (stops that are
+  // see-through show what is behind them), or null when an image is
+  // behind it (then colour says nothing).
+  function backdrops_(el) {
+    const c = backdrop(el);
+    if (c) return [c];
+    if (!el) return null;
+    for (let n = el; n; n = paintParent(n)) {
+      const bs = box(n).style;
+      if (bs.backgroundImage === "none") {
+        const own = rgba(bs.backgroundColor);
+        if (own && own[3] >= 0.5) return [own];
+        continue;
+      }
+      const stops = gradientStops(bs.backgroundImage);
+      if (!stops) return null;
+      const under = backdrop(paintParent(n)) || [255, 255, 255, 1];
+      return stops.map((c) => c[3] >= 0.5 ? c : under);
+    }
+    return null;
+  }
+
+  // The colour stops of a background made of gradients only, or null.
+  function gradientStops(image) {
+    if (/url\(|image-set|element\(|cross-fade/i.test(image) || !/gradient\(/.test(image)) return null;
+    const stops = [...image.matchAll(/rgba?\([^)]*\)/g)].map((m) => rgba(m[0])).filter(Boolean);
+    return stops.length ? stops : null;
+  }
+
+  // The colour text of `fill` shows as over `bg` with a blend mode, or
+  // null for a mode this does not work out.
+  function blend(mode, fill, bg) {
+    const each = (f) => [0, 1, 2].map((i) => 255 * f(fill[i] / 255, bg[i] / 255));
+    switch (mode) {
+      case "normal": case "": case undefined: return fill;
+      case "multiply": return each((a, b) => a * b);
+      case "screen": return each((a, b) => a + b - a * b);
+      case "darken": return each(Math.min);
+      case "lighten": return each(Math.max);
+      case "difference": return each((a, b) => Math.abs(a - b));
+      case "exclusion": return each((a, b) => a + b - 2 * a * b);
+      default: return null;
+    }
   }
 
   // Whether the text of `el` is painted by a background clipped to text
@@ -356,25 +464,51 @@
     if (p !== undefined) return p;
     p = "";
     const s = box(el).style;
-    const fill = rgba(s.webkitTextFillColor) || rgba(s.color);
+    // SVG text is drawn by its fill and stroke, not by `color`.
+    const svg = el.namespaceURI === SVG_NS;
+    const fill = svg ? svgPaint(s) : rgba(s.webkitTextFillColor) || rgba(s.color);
     if (s.visibility !== "visible") p = "invisible";
+    // Its content is not rendered at all (only its box is).
+    else if (s.contentVisibility === "hidden") p = "content not rendered";
+    else if (svg && !fill) p = "no paint";
     else if (parseFloat(s.fontSize) < MIN_FONT) p = "too small";
     // Indented out of its own box (the old image-replacement trick).
     else if (parseFloat(s.textIndent) < 0 && -parseFloat(s.textIndent) >= rectOf(el).width) p = "indented out of its box";
     else if (fill) {
       if (fill[3] < 0.1) p = textClip(el) ? "" : "transparent";
       else {
-        const bg = backdrop(el);
-        if (bg) {
-          const a = luminance(fill), b = luminance(bg);
-          if ((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.1) p = "same colour as its background";
-        }
+        // Against every colour behind it (a gradient's stops): the same
+        // colour as all of them is unseen.
+        const bgs = backdrops_(el);
+        if (bgs && bgs.every((bg) => {
+          const seenAs = blend(s.mixBlendMode, fill, bg);
+          if (!seenAs) return false;
+          const a = luminance(seenAs), b = luminance(bg);
+          return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.1;
+        })) p = "same colour as its background";
       }
       // A shadow or an outline shows the letters anyway.
       if (p && (s.textShadow !== "none" || parseFloat(s.webkitTextStrokeWidth) > 0)) p = "";
     }
     paints.set(el, p);
     return p;
+  }
+
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // What an SVG text's glyphs are painted with, as [r, g, b, a], or null
+  // when neither its fill nor its stroke paints anything (fill="none",
+  // fill-opacity="0", a stroke of no width…). A gradient or pattern
+  // counts as opaque black: colour says nothing about it.
+  function svgPaint(s) {
+    const one = (paint, opacity, width = 1) => {
+      if (!paint || paint === "none" || !(width > 0)) return null;
+      const c = paint.startsWith("url(") ? [0, 0, 0, 1] : rgba(paint);
+      if (!c) return null;
+      const a = c[3] * parseFloat(opacity);
+      return a >= 0.1 ? [c[0], c[1], c[2], a] : null;
+    };
+    return one(s.fill, s.fillOpacity) || one(s.stroke, s.strokeOpacity, parseFloat(s.strokeWidth));
   }
 
   // The area any scrolling reaches, in page coordinates.
@@ -421,8 +555,30 @@
     let why = unseenWhy(node, el);
     // A control operated through a surface drawn around it is seen there.
     if (why && node.nodeType === 1 && lastWhy !== "covered" && surfaceOf(el)) { why = null; lastWhy = ""; }
+    // Nothing in a frame is seen when its frame element is not.
+    if (!why) why = frameHiding(el.ownerDocument);
     if (why && count) leftOut.add(why);
     return why;
+  }
+
+  // The (same-origin) frame element a person cannot see that holds `doc`,
+  // or null: a transparent, tiny, off-page, clipped or covered iframe
+  // hides everything in it. (A frame of another origin is judged from
+  // its parent: Rust reaches only the frames a snapshot showed.)
+  let frameHides = new Map();   // document -> its hiding frame or null
+  function frameHiding(doc) {
+    let h = frameHides.get(doc);
+    if (h !== undefined) return h;
+    h = null;
+    let owner = null;
+    try { owner = doc.defaultView?.frameElement || null; } catch { /* another origin */ }
+    if (owner) {
+      const saved = lastWhy;
+      h = hidden(owner) === "all" || unseen(owner, false) ? owner : null;
+      lastWhy = saved;
+    }
+    frameHides.set(doc, h);
+    return h;
   }
 
   // ---- controls behind a drawn surface ---------------------------------------
@@ -642,11 +798,26 @@
         };
         const y = (t + bb) / 2;
         covered = coveredAt((l + rr) / 2, y) && coveredAt(l + (rr - l) / 4, y) && coveredAt(rr - (rr - l) / 4, y);
+        if (!covered && node.nodeType === 3) covered = pseudoCovers(el);
         hits.set(el, covered);
       }
       if (covered) { lastWhy = "covered"; return el; }
     }
     return null;
+  }
+
+  // Whether a ::before or ::after of `el` is an opaque box laid over all
+  // of it (hit-testing finds `el` itself there, so it is asked apart).
+  function pseudoCovers(el) {
+    if (box(el).style.position === "static") return false;
+    const r = rectOf(el);
+    return ["::before", "::after"].some((which) => {
+      const ps = getComputedStyle(el, which);
+      if (ps.content === "none" || ps.content === "normal" || ps.position !== "absolute" || ps.display === "none") return false;
+      if (!(ps.backgroundImage !== "none" || (rgba(ps.backgroundColor)?.[3] ?? 0) >= 0.9) || parseFloat(ps.opacity) < 0.9) return false;
+      return parseFloat(ps.left) <= 1 && parseFloat(ps.top) <= 1 &&
+        parseFloat(ps.width) >= r.width * 0.9 && parseFloat(ps.height) >= r.height * 0.9;
+    });
   }
 
   // How many blocks of text this call left out, as a line for answers.
@@ -783,12 +954,55 @@
   // is left out of it.
   let naming = false;
 
+  // The name `el` takes from the elements its aria-labelledby points at,
+  // from what a person sees of them only (`seen`), and the first of them
+  // whose words were left out for that (`dropped`). (An accessible name
+  // takes hidden elements' text too: a page can name a visible button
+  // with hidden instructions so.)
+  function labelledSeen(el) {
+    const parts = [];
+    let dropped = null;
+    const was = naming;
+    naming = true;
+    try {
+      for (const r of byIds(el, "aria-labelledby")) {
+        const label = clean(r.getAttribute("aria-label"));
+        const all = label || clean(contentTextAll(r));
+        const seen = label ? (hidden(r) === "all" || unseen(r, false) ? "" : label) : clean(contentText(r, 0));
+        if (seen) parts.push(seen);
+        if (all && seen !== all && !dropped) dropped = r;
+      }
+    } finally { naming = was; }
+    return { seen: clean([...new Set(parts)].join(" ")), dropped };
+  }
+
+  // contentText with every node counted, seen or not.
+  function contentTextAll(el) {
+    const was = naming;
+    naming = false;
+    try { return contentText(el, 0); } finally { naming = was; }
+  }
+
   // The name an answer shows for `el`: a name from content keeps only what
   // a person can see; what only a screen reader reads (an icon button's
   // hidden label, aria-label, title) may name it, cut to SR_NAME.
   function seenName(el, role, name) {
     if (!name) return name;
     const short = (n) => n.length > SR_NAME ? n.slice(0, SR_NAME) + "…" : n;
+    if (el.hasAttribute("aria-labelledby")) {
+      const { seen, dropped } = labelledSeen(el);
+      if (seen) return cut(seen);
+      if (dropped) {
+        // Every element it names itself by is hidden: its own visible
+        // text names it; an icon-only control keeps what a screen reader
+        // says, short (as an icon button's hidden label does).
+        leftOut.add(dropped);
+        naming = true;
+        let own;
+        try { own = clean(contentText(el, 0)) || clean(nativeName(el, role)); } finally { naming = false; }
+        return own ? cut(own) : NAME_FROM_CONTENT.has(role) ? short(name) : "";
+      }
+    }
     if (el.hasAttribute("aria-labelledby") || clean(el.getAttribute("aria-label"))) return short(name);
     if ((NAME_FROM_CONTENT.has(role) || el.localName === "dfn") && !clean(nativeName(el, role))) {
       naming = true;
@@ -1057,13 +1271,18 @@
       return true;
     }
 
-    function walkChildren(parent, depth, parentName, textIsName) {
+    // (`ownTextHidden`: the parent's own text is invisible, not that of
+    // a child element that sets visibility: visible.)
+    function walkChildren(parent, depth, parentName, textIsName, ownTextHidden = false) {
       // An open shadow root is what the page shows in place of the light
       // DOM (slots bring light children back in).
       const shadow = parent.shadowRoot;
       if (shadow) watch(shadow);
       const first = shadow ? shadow.firstChild : parent.firstChild;
-      for (let n = first; n && !full; n = n.nextSibling) walk(n, depth, parentName, textIsName);
+      for (let n = first; n && !full; n = n.nextSibling) {
+        if (ownTextHidden && n.nodeType === 3) continue;
+        walk(n, depth, parentName, textIsName);
+      }
     }
 
     function walk(node, depth, parentName, textIsName) {
@@ -1087,7 +1306,7 @@
       const h = hidden(el);
       if (h === "all") return;
       // Its own text is invisible too; a child that sets visible shows.
-      if (h === "self") { walkChildren(el, depth, parentName, true); return; }
+      if (h === "self") { walkChildren(el, depth, parentName, textIsName, true); return; }
       // The surface an editor or slider draws: the control's line, once.
       const drawn = claimed.get(el);
       if (drawn) {
@@ -1150,7 +1369,8 @@
       // (Options have no box while the list is closed: listed as they are.)
       if (el.localName === "select") {
         for (const o of el.querySelectorAll("option")) {
-          if (o.hidden || full) continue;
+          if (full) continue;
+          if (o.hidden || getComputedStyle(o).display === "none") { if (see) leftOut.add(o); continue; }
           let opt = `${"  ".repeat(depth + 1)}- option ${quote(cut(nameOf(o, "option")))}`;
           const ost = states(o, "option");
           if (ost.length) opt += " " + ost.join(" ");
@@ -1718,6 +1938,13 @@
       const h = hidden(n);
       if (h === "all") return;
       if (n.localName === "input" || n.localName === "textarea" || n.localName === "select") return;
+      // A frame of the same origin a person sees: its text, in place.
+      if (n.localName === "iframe" || n.localName === "frame") {
+        let doc = null;
+        try { doc = n.contentDocument; } catch { /* another origin */ }
+        if (doc?.body && !unseen(n, false)) { if (!out.endsWith("\n")) out += "\n"; walk(doc.body); }
+        return;
+      }
       const block = BLOCKS.has(n.tagName.toUpperCase());
       if (block && !out.endsWith("\n")) out += "\n";
       if (n.localName === "td" || n.localName === "th") out += "\t";
@@ -2281,6 +2508,40 @@
       // (A reader called without an element gets the global object as `this`.)
       const el = root && root.nodeType === 1 ? root : document.body || document.documentElement;
       return visibleText(el, max);
+    },
+
+    // Resolves to true once `opts.text` is in what a person sees of the
+    // document and its same-origin frames (with `opts.gone`: once it is
+    // not), re-checked on DOM changes and every 250 ms, or to whether it
+    // holds after `opts.ms` ms. Each look starts from nothing memoised.
+    waitText(opts) {
+      const want = String(opts?.text ?? "");
+      const gone = !!opts?.gone;
+      const holds = () => {
+        fresh();
+        // innerText holds all the visible text and more: a cheap first look.
+        const somewhere = (d) => (d.body?.innerText ?? "").includes(want);
+        const docs = [];
+        const reach = (d) => {
+          docs.push(d);
+          for (const f of d.querySelectorAll("iframe, frame")) {
+            try { if (f.contentDocument) reach(f.contentDocument); } catch { /* another origin */ }
+          }
+        };
+        reach(document);
+        // (The visible text takes in the frames a person sees.)
+        const seen = docs.some(somewhere) && visibleText(document.body || document.documentElement, Infinity).includes(want);
+        return gone ? !seen : seen;
+      };
+      return new Promise((resolve) => {
+        let poll = 0, timer = 0;
+        const obs = new MutationObserver(() => { if (holds()) done(true); });
+        const done = (v) => { obs.disconnect(); clearInterval(poll); clearTimeout(timer); resolve(v); };
+        if (holds()) return resolve(true);
+        obs.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+        poll = setInterval(() => { if (holds()) done(true); }, 250);
+        timer = setTimeout(() => done(holds()), Math.max(0, opts?.ms ?? 0));
+      });
     },
 
     // The iframe element behind `[frame=N]` of the last rendering.

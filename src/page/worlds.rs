@@ -275,6 +275,23 @@ impl Client {
         parse_value(method, &v["result"]["value"])
     }
 
+    /// Whether `text` is in what a person sees of the top document and its
+    /// same-origin frames within `ms` (with `gone`: whether it is not):
+    /// one round trip that the page answers as soon as it holds.
+    pub async fn wait_for_text(
+        &self,
+        tab: TabId,
+        text: &str,
+        gone: bool,
+        ms: u64,
+    ) -> Result<bool, ToolError> {
+        let args = json!({"text": text, "gone": gone, "ms": ms}).to_string();
+        Ok(self
+            .engine_awaited::<bool>(tab, "waitText", &args)
+            .await?
+            .unwrap_or(false))
+    }
+
     /// [`Self::engine_eval`]; with `await_promise`, the answer is what the
     /// promise the method returns settles to. (Seven arguments: the three
     /// flags are what the callers above choose between.)

@@ -41,17 +41,13 @@ pub fn tools() -> Vec<ToolDef> {
             }
             // Each condition looks into the page's frames too (those of its
             // own origin from here; others through their worlds, below).
+            // Text is looked for in what a person sees (the engine's
+            // visible text): hidden text neither ends nor holds a wait.
             let (condition, what) = match (&a.text, &a.text_gone, &a.selector) {
-                (Some(t), None, None) => (
-                    format!("docs().some(d => (d.body?.innerText ?? '').includes({}))", json!(t)),
-                    format!("text {t:?} to appear"),
-                ),
-                (None, Some(t), None) => (
-                    format!("!docs().some(d => (d.body?.innerText ?? '').includes({}))", json!(t)),
-                    format!("text {t:?} to disappear"),
-                ),
+                (Some(t), None, None) => (None, format!("text {t:?} to appear")),
+                (None, Some(t), None) => (None, format!("text {t:?} to disappear")),
                 (None, None, Some(sel)) => (
-                    format!("docs().some(d => !!d.querySelector({}))", json!(sel)),
+                    Some(format!("docs().some(d => !!d.querySelector({}))", json!(sel))),
                     format!("an element matching {sel:?}"),
                 ),
                 (None, None, None) => {
@@ -84,7 +80,14 @@ pub fn tools() -> Vec<ToolDef> {
                 let ms = round.as_millis() as u64;
                 // One round trip: the page resolves when the condition holds
                 // (re-checked on every DOM mutation) or when the time is up.
-                let mut r = s.eval(tab, &watch_expression(&condition, ms)).await;
+                let mut r = match (&condition, in_frames) {
+                    (Some(condition), _) => s.eval(tab, &watch_expression(condition, ms)).await,
+                    (None, Some((t, appear))) => s
+                        .wait_for_text(tab, t, !appear, ms)
+                        .await
+                        .map(serde_json::Value::Bool),
+                    (None, None) => unreachable!("a text wait has its text"),
+                };
                 if let (Some((t, appear)), Ok(top)) = (in_frames, &r) {
                     if !frames.is_empty() {
                         let top = *top == serde_json::Value::Bool(true);
