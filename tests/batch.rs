@@ -7,6 +7,7 @@
 #[macro_use]
 mod common;
 
+use common::plain;
 use common::world::*;
 use serde_json::json;
 
