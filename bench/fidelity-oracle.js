@@ -169,13 +169,36 @@
   // The reason and path of candidates `idx` (at the engine's scroll place).
   F.describe = (idx) => idx.map((i) => ({ reason: reason(F.nodes[i]), path: path(up(F.nodes[i])) }));
 
-  // Brings candidate i into the viewport (scrolling the window only, as
-  // the page would scroll for a person's wheel; a fixed box stays put).
+  // Brings candidate i into the viewport, scrolling what a person scrolls
+  // with the wheel: the boxes around it whose overflow is auto or scroll
+  // (not hidden or clip), then the window. A fixed box stays put.
+  F.scrolled = new Map();  // box -> [left, top] before, for F.unscroll()
   F.bring = (i) => {
-    const r = textRect(F.nodes[i]);
+    const n = F.nodes[i];
+    if (n.ownerDocument === document) {
+      for (let a = up(n); a && a !== document.body && a !== document.documentElement; a = up(a)) {
+        const s = getComputedStyle(a);
+        const sx = /auto|scroll/.test(s.overflowX) && a.scrollWidth > a.clientWidth;
+        const sy = /auto|scroll/.test(s.overflowY) && a.scrollHeight > a.clientHeight;
+        if (!sx && !sy) continue;
+        const r = textRect(n), b = a.getBoundingClientRect();
+        const dy = sy && (r.t < b.top || r.b > b.top + a.clientHeight) ? r.t - b.top - Math.min(20, a.clientHeight / 4) : 0;
+        const dx = sx && (r.l < b.left || r.r > b.left + a.clientWidth) ? r.l - b.left - 20 : 0;
+        if (dx || dy) {
+          if (!F.scrolled.has(a)) F.scrolled.set(a, [a.scrollLeft, a.scrollTop]);
+          a.scrollBy(dx, dy);
+        }
+      }
+    }
+    const r = textRect(n);
     if (r.t < 0 || r.b > innerHeight) scrollBy(0, r.t - innerHeight * 0.1);
     if (r.l < 0 || r.r > innerWidth) scrollBy(r.l - 20, 0);
     return [scrollX, scrollY];
+  };
+  F.unscroll = () => {
+    for (const [a, [l, t]] of F.scrolled) { a.scrollLeft = l; a.scrollTop = t; }
+    F.scrolled = new Map();
+    scrollTo(0, 0);
   };
 
   // For candidates `idx`: the part of each text's box in the viewport
@@ -271,9 +294,16 @@
   // Whether a person can operate `el`: a box of at least 2x2 px that takes
   // the pointer at its centre once scrolled into view (scrolling only what
   // a person can scroll: overflow hidden/clip boxes are put back).
+  // A control fully transparent at rest (Material for MkDocs' heading
+  // permalinks appear on hover) is not counted: a person cannot see it
+  // until the pointer finds it, and transparency is the commonest way to
+  // hide a link from people (the engine leaves such links out by design).
   F.operable = (el) => {
     const r0 = el.getBoundingClientRect();
     if (!(r0.width >= 2 && r0.height >= 2)) return { ok: false, why: `box ${r0.width.toFixed(1)}x${r0.height.toFixed(1)}` };
+    let opacity = 1;
+    for (let a = el; a; a = up(a)) opacity *= parseFloat(getComputedStyle(a).opacity);
+    if (opacity < 0.05) return { ok: false, why: "transparent-at-rest (shown on hover or focus)" };
     const kept = [];
     for (let a = up(el); a; a = up(a)) {
       const s = getComputedStyle(a);

@@ -15,20 +15,30 @@ Per page it measures:
   * Seen text left out (must be 0): text a person sees that the engine
     leaves out. Every non-blank text node of the document (open shadow
     roots and same-origin frames too) that the engine judges unseen
-    (`__tabwire.seen(node)` false) is tested with pixels, an oracle that
-    knows none of the engine's rules: a screenshot of the region, taken
-    twice (it must be stable), then one with only that text made invisible
-    (a CSS custom highlight painting it transparent: no layout change, no
-    DOM mutation); if the pixels differ, a person sees the text and it is
-    a miss. Texts are tested in batches per scroll position (the window is
-    scrolled to them, nothing else) and a batch that changes is split until
-    the texts that change it are found; each miss is confirmed alone, on
-    its own region. Not tested (counted, by why): texts of no size, inside
-    script/style/noscript/template/title, inside a closed <details> or a
-    select/textarea (the browser draws those), out of reach (no window
-    scrolling brings them into the viewport), unstable regions, and those
-    over the cap (--cap, default 400 per page, spread over the kinds of
-    element that hold them) or past the time per page (--page-seconds).
+    (`__tabwire.seen(node)` false, all judged at once before anything
+    scrolls) is tested with pixels, an oracle that knows none of the
+    engine's rules: a screenshot of its region, then one with only that
+    text made invisible (a CSS custom highlight painting it transparent:
+    no layout change, no DOM mutation); if the PNGs differ, a person sees
+    the text and it is a miss. Texts are tested in batches per scroll
+    position (the window and the overflow: auto/scroll boxes around the
+    text are scrolled to it, as a person's wheel would; nothing else) and a
+    batch whose pixels change is split until the texts that change them are
+    found; each miss is confirmed alone on its own region, its screenshot
+    taken twice (the region must be stable, else it counts as unstable)
+    and hidden twice. Each miss is listed with its text, a CSS path, the
+    oracle's reading of the styles that may have made the engine leave it
+    out (the engine does not say) and how much the pixels changed (FAINT:
+    fewer than 10 pixels changed by 48 or more in a channel, e.g. text
+    nearly the colour of its background or a 1 px font). Not tested
+    (counted, by why): texts of no size, inside script/style/noscript/
+    template/title, inside a closed <details> or a select/textarea (the
+    browser draws those), out of reach (no scrolling brings them into the
+    viewport), unstable regions, and those over the cap (--cap, default
+    400 per page, spread over the kinds of element that hold them) or
+    past the time per page (--page-seconds). The highlight cannot take
+    away a text's shadow or a background clipped to its glyphs: text seen
+    only through those counts as invisible (the engine shows both).
 
   * Operable controls without a ref (must be 0): every node of Chromium's
     AX tree (per frame where it can be read) with an interactive role, not
@@ -39,6 +49,8 @@ Per page it measures:
     person can operate: a box of at least 2x2 px that takes the pointer at
     its centre once scrolled into view (elementFromPoint hits it, a
     descendant or its label; boxes with overflow hidden are not scrolled).
+    Each miss is listed with its role, name and markup, whether the engine
+    judges it seen, and the oracle's reading of its styles.
 
 Pages (--pages, comma-separated; default all whose software is here):
   docs       python3-doc (7 pages), served by bench/real-site.sh
@@ -69,7 +81,8 @@ Run: python3 bench/fidelity.py [--pages docs,admin,...] [--check] [--cap N]
 Prints agreement per page, the two numbers per page and in total, and
 every miss; progress on stderr; writes JSON to
 bench/results/fidelity-<time>.json. --check exits 1 unless both totals
-are 0 (and every selected page was checked). About 3-4 minutes on 2 cores.
+are 0 (and every selected page was checked). About 2 minutes on 2 cores
+(bench/real-site.sh's start included).
 """
 import argparse, collections, datetime, json, os, shutil, signal, socket, sqlite3, subprocess
 import base64, struct, sys, tempfile, time, urllib.request, zlib
@@ -440,7 +453,7 @@ def seen_text(page, cap, seconds):
     about = page.ev(f"__fid.describe({json.dumps(chosen)})")
     oracle = TextOracle(page, time.time() + seconds)
     oracle.run(chosen)
-    page.ev("__fid.show(); scrollTo(0, 0)")
+    page.ev("__fid.show(); __fid.unscroll()")
     st = collections.Counter(oracle.status.values())
     left_out = []
     for i, d in zip(chosen, about):

@@ -187,7 +187,7 @@ async fn verify_locate_and_export_a_session(w: World) {
         .await
         .unwrap_err();
     assert!(
-        err.contains("FAIL") && err.contains("holds \"Ada\""),
+        err.contains("FAIL") && common::plain(&err).contains("holds \"Ada\""),
         "{err}"
     );
     let err = mcp
@@ -356,6 +356,7 @@ async fn a_real_docs_page_as_a_test(w: World) {
 
 /// The saved file an export names ("Saved <path> (N bytes, …)").
 fn saved_path(answer: &str) -> PathBuf {
+    let answer = &plain(answer);
     let line = answer
         .lines()
         .find_map(|l| l.strip_prefix("Saved "))

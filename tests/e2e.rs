@@ -350,7 +350,7 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
     // A download link (<a download>): the page's name for it.
     let named = mcp.ok("browser_click", json!({"target": "#named"})).await;
     assert!(
-        named.contains(&format!(
+        plain(&named).contains(&format!(
             "The page started a download: Saved {}",
             dir.join("data export.json").display()
         )),
@@ -365,7 +365,7 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
     let quick = mcp.ok("browser_click", json!({"target": "#quick"})).await;
     let quick_path = dir.join("quick export.csv");
     assert!(
-        quick.contains(&format!(
+        plain(&quick).contains(&format!(
             "The page started a download: Saved {}",
             quick_path.display()
         )),
@@ -378,7 +378,7 @@ async fn a_download_a_click_starts_lands_in_the_download_dir(w: World) {
     let out = mcp.ok("browser_click", json!({"target": "button"})).await;
     let path = dir.join("script export.csv");
     assert!(
-        out.contains(&format!(
+        plain(&out).contains(&format!(
             "The page started a download: Saved {}",
             path.display()
         )),
@@ -424,7 +424,7 @@ async fn every_download_a_browser_accepts_lands_in_the_download_dir(w: World) {
     let saved = |out: &str, name: &str| {
         let path = dir.join(name);
         assert!(
-            out.contains(&format!(
+            plain(out).contains(&format!(
                 "The page started a download: Saved {}",
                 path.display()
             )),
@@ -1884,6 +1884,7 @@ async fn downloads_in_tabs_no_client_drives_land_in_the_browsers_folder() {
 /// The file an answer says the page's download was saved as; it must be
 /// directly inside `dir`.
 fn saved_in(dir: &std::path::Path, out: &str) -> std::path::PathBuf {
+    let out = &plain(out);
     let rest = out
         .split("The page started a download: Saved ")
         .nth(1)

@@ -18,6 +18,7 @@ on_both_backends!(
     a_page_cannot_forge_the_end_of_its_fence,
     actions_say_what_happened_and_controls_without_roles_have_refs,
     a_page_of_hidden_text_only_shows_nothing,
+    frames_of_another_origin_a_person_cannot_see_are_left_out,
 );
 
 /// What a person sees on the corpus page: none of it may be lost.
@@ -587,4 +588,28 @@ async fn a_page_of_hidden_text_only_shows_nothing(w: World) {
         assert_no_hidden(tool, &answer);
         assert!(answer.contains("left out"), "{tool}:\n{answer}");
     }
+}
+
+async fn frames_of_another_origin_a_person_cannot_see_are_left_out(w: World) {
+    let mcp = client(&w, "Frames").await;
+    let url = w.site.url("/pages/xframes_hidden.html");
+    let nav = mcp.ok("browser_navigate", json!({"url": url})).await;
+    // The visible frame's script fills it in a moment after its load.
+    mcp.ok("browser_wait_for", json!({"text": "SEEN-X1 widget text"}))
+        .await;
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    assert_no_hidden("browser_navigate", &nav);
+    assert_no_hidden("browser_snapshot", &snap);
+    assert!(snap.contains("SEEN-X1 widget text"), "{snap}");
+    let found = mcp.ok("browser_find", json!({"text": "widget text"})).await;
+    assert_no_hidden("browser_find", &found);
+    assert!(found.contains("SEEN-X1"), "{found}");
+    let waited = mcp
+        .text(
+            "browser_wait_for",
+            json!({"text": "HIDDEN-X1", "timeout": 1}),
+        )
+        .await
+        .unwrap_err();
+    assert!(waited.contains("timed out"), "{waited}");
 }

@@ -285,6 +285,7 @@ async fn wait_for_text(mcp: &Mcp, tool: &str, args: serde_json::Value, want: &st
 
 /// The path in a "Saved /x/y (N bytes, type)" answer.
 fn saved_path(answer: &str) -> std::path::PathBuf {
+    let answer = &plain(answer);
     let first = answer.lines().next().unwrap_or("");
     let rest = first
         .strip_prefix("Saved ")
@@ -471,7 +472,10 @@ async fn drag_and_drop_page_tools_and_snapshot_diffs(w: World) {
         .text("browser_page_tool_call", json!({"name": "nope"}))
         .await
         .unwrap_err();
-    assert!(e.contains("no tool \"nope\" (it has: add_to_total)"), "{e}");
+    assert!(
+        plain(&e).contains("no tool \"nope\" (it has: add_to_total)"),
+        "{e}"
+    );
     let e = mcp
         .text(
             "browser_page_tool_call",

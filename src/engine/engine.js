@@ -374,39 +374,39 @@
   // gradient is behind it (then colour says nothing).
   let backdrops = new Map();
   function backdrop(el) {
-    if (!el) return [255, 255, 255, 1];
+    const stops = backdrops_(el);
+    return stops && stops.length === 1 ? stops[0] : null;
+  }
+
+  // The colours behind the text of `el`: one, the stops of a gradient
+  // (stops that are see-through show what is behind them), or null when
+  // an image is behind it (then colour says nothing). Only an ancestor
+  // whose box is where the text is counts: a label positioned above a
+  // slider's red thumb is not on the thumb.
+  function backdrops_(el) {
+    if (!el) return [[255, 255, 255, 1]];
     let c = backdrops.get(el);
     if (c !== undefined) return c;
-    const s = box(el).style;
-    if (s.backgroundImage !== "none") c = null;
-    else {
-      c = rgba(s.backgroundColor);
-      if (!(c && c[3] >= 0.5)) c = backdrop(paintParent(el));
+    c = [[255, 255, 255, 1]];
+    const r = rectOf(el);
+    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+    for (let n = el; n; n = paintParent(n)) {
+      if (n !== el) {
+        const nr = rectOf(n);
+        if (nr.width > 0 && nr.height > 0 && (x < nr.left || x > nr.right || y < nr.top || y > nr.bottom)) continue;
+      }
+      const bs = box(n).style;
+      if (bs.backgroundImage !== "none") {
+        const stops = gradientStops(bs.backgroundImage);
+        const under = stops && backdrop(paintParent(n));
+        c = stops ? stops.map((s) => s[3] >= 0.5 ? s : under || [255, 255, 255, 1]) : null;
+        break;
+      }
+      const own = rgba(bs.backgroundColor);
+      if (own && own[3] >= 0.5) { c = [own]; break; }
     }
     backdrops.set(el, c);
     return c;
-  }
-
-  // The colours behind `el`: one, the stops of a gradient (stops that are
-  // see-through show what is behind them), or null when an image is
-  // behind it (then colour says nothing).
-  function backdrops_(el) {
-    const c = backdrop(el);
-    if (c) return [c];
-    if (!el) return null;
-    for (let n = el; n; n = paintParent(n)) {
-      const bs = box(n).style;
-      if (bs.backgroundImage === "none") {
-        const own = rgba(bs.backgroundColor);
-        if (own && own[3] >= 0.5) return [own];
-        continue;
-      }
-      const stops = gradientStops(bs.backgroundImage);
-      if (!stops) return null;
-      const under = backdrop(paintParent(n)) || [255, 255, 255, 1];
-      return stops.map((c) => c[3] >= 0.5 ? c : under);
-    }
-    return null;
   }
 
   // The colour stops of a background made of gradients only, or null.

@@ -443,8 +443,8 @@ pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Op
         " (but the field does not hold what was typed: the page changed it)".to_string()
     } else {
         format!(
-            " (but the field now holds {:?}: the page changed what was typed)",
-            s.fence().quote(&cut_chars(value, 200))
+            " (but the field now holds {}: the page changed what was typed)",
+            s.fence().quote(&format!("{:?}", cut_chars(value, 200)))
         )
     })
 }

@@ -213,6 +213,13 @@ pub async fn fill_frames(
     detail: Detail,
 ) -> String {
     for n in 1..=count {
+        // Only the frames the outline shows: the engine numbers every
+        // frame it met, those a person cannot see too, and a frame's
+        // document is read (and its world kept for find and waits) only
+        // when its frame is shown.
+        if !outline.contains(&format!(" [frame={n}]")) {
+            continue;
+        }
         let left = MAX_SNAPSHOT.saturating_sub(outline.len());
         if n > MAX_FRAMES || left < 200 {
             outline = engine::unfilled_frame(&outline, n, "content left out: the snapshot is full");

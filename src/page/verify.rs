@@ -178,9 +178,9 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
                 Ok(())
             } else {
                 Err(format!(
-                    "the option {:?} (value {:?}) chosen",
-                    s.fence().quote(&c.label),
-                    s.fence().quote(&c.value)
+                    "the option {} (value {}) chosen",
+                    s.fence().quote(&format!("{:?}", c.label)),
+                    s.fence().quote(&format!("{:?}", c.value))
                 ))
             }
         }
@@ -197,7 +197,7 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
                      the value given",
                     c.value.chars().count()
                 )),
-                (false, false) => Err(format!("{:?}", s.fence().quote(&c.value))),
+                (false, false) => Err(s.fence().quote(&format!("{:?}", c.value))),
             }
         }
         _ => {

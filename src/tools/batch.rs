@@ -196,18 +196,40 @@ fn render(done: &[Answer]) -> String {
 /// Whether an answer holds a whole snapshot (not a change report): a
 /// `Snapshot:` line before any page content.
 fn has_full_snapshot(text: &str) -> bool {
-    let head = text.split("<<page-content").next().unwrap_or("");
-    head.lines()
+    before_fenced_lines(text)
+        .lines()
         .any(|l| l == "Snapshot:" || l.starts_with("Snapshot: ("))
 }
 
-/// The first line of an answer, before any page content, cut short.
+/// What an answer says before its first fence on lines of its own (a
+/// page line's inline fence is part of it).
+fn before_fenced_lines(text: &str) -> &str {
+    if text.starts_with("<<page-content ") {
+        return "";
+    }
+    text.split("\n<<page-content ").next().unwrap_or("")
+}
+
+/// The first line of an answer, before any page content on lines of its
+/// own, cut short (an inline fence cut short is closed again).
 fn one_line(text: &str) -> String {
-    let head = text.split("<<page-content").next().unwrap_or("");
-    let line = head.lines().next().unwrap_or("").trim();
+    let line = before_fenced_lines(text)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim();
     let mut out: String = line.chars().take(200).collect();
     if out.len() < line.len() {
         out.push('…');
+        if let Some(open) = out.rfind("<<page-content ") {
+            let id: String = out[open + "<<page-content ".len()..]
+                .chars()
+                .take_while(char::is_ascii_hexdigit)
+                .collect();
+            if !out[open..].contains("<<end-page-content ") {
+                out.push_str(&format!("<<end-page-content {id}>>"));
+            }
+        }
     }
     if out.is_empty() {
         out = "done".into();
@@ -252,6 +274,30 @@ mod tests {
             "Clicked.\nSnapshot changes:\n<<page-content x>>\nSnapshot:\n<<end-page-content x>>"
         ));
         assert!(has_full_snapshot("Page: a (b)\nSnapshot: (empty page)\n"));
+        // A page line's inline fence is not the page's part.
+        assert!(has_full_snapshot(
+            "Page: <<page-content x>>a (b)<<end-page-content x>>\nSnapshot:\n<<page-content x>>\n- b\n<<end-page-content x>>"
+        ));
+    }
+
+    #[test]
+    fn a_first_line_cut_short_closes_its_inline_fence() {
+        let long = "t".repeat(300);
+        let line = one_line(&format!(
+            "Page: <<page-content abc123abc123>>{long}<<end-page-content abc123abc123>>\nSnapshot:"
+        ));
+        assert!(
+            line.contains("t…<<end-page-content abc123abc123>> (its full answer"),
+            "{line}"
+        );
+        let short =
+            one_line("Page: <<page-content abc123abc123>>T (u)<<end-page-content abc123abc123>>");
+        assert!(
+            short.starts_with(
+                "Page: <<page-content abc123abc123>>T (u)<<end-page-content abc123abc123>> (its"
+            ),
+            "{short}"
+        );
     }
 
     impl Answer {

@@ -650,16 +650,16 @@ pub async fn start_long_call(
         "browser_evaluate" => json!({"function": "async () => { window.__started = true; \
             await new Promise(r => setTimeout(r, 20000)); return 'late'; }"}),
         _ => {
-            // The wait reads body.innerText: mark the page when it does.
+            // A selector wait asks the page's document (in the page's own
+            // world): mark the page when it does.
             mcp.ok(
                 "browser_evaluate",
-                json!({"function": "() => { const get = Object.getOwnPropertyDescriptor(\
-                    HTMLElement.prototype, 'innerText').get; Object.defineProperty(document.body, \
-                    'innerText', {configurable: true, get() { window.__started = true; \
-                    return get.call(this); }}); return 1; }"}),
+                json!({"function": "() => { const q = document.querySelector.bind(document); \
+                    document.querySelector = (s) => { window.__started = true; return q(s); }; \
+                    return 1; }"}),
             )
             .await;
-            json!({"text": "text that never comes", "timeout": 20})
+            json!({"selector": "#never-there", "timeout": 20})
         }
     };
     let call = {
