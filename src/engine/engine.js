@@ -222,6 +222,8 @@
     boxes = new Map();
     paints = new Map();
     backdrops = new Map();
+    painters = new Map();
+    colourMemo = new Map();
     textClips = new Map();
     views = new Map();
     hits = new Map();
@@ -285,7 +287,7 @@
   // A mask made of gradients whose every stop is transparent: nothing
   // of the element shows.
   function masksAll(s) {
-    const m = s.maskImage || s.webkitMaskImage;
+    const m = s.maskImage;
     if (!m || m === "none") return false;
     const stops = gradientStops(m);
     return !!stops && stops.every((c) => c[3] < 0.05);
@@ -349,8 +351,9 @@
     const doc = el.ownerDocument;
     if (!settled) settled = new Map();
     let m = settled.get(doc);
+    if (m === null) return undefined;
     if (!m) {
-      settled.set(doc, m = new Map());
+      m = new Map();
       for (const a of doc.getAnimations?.() || []) {
         const fx = a.effect;
         const target = fx?.target;
@@ -366,8 +369,12 @@
         const o = parseFloat(last.opacity);
         if (Number.isFinite(o)) m.set(target, o);
       }
+      // (Most pages animate nothing: one lookup per element then.)
+      if (!m.size) m = null;
+      settled.set(doc, m);
+      if (!m) return undefined;
     }
-    return m.has(el) ? m.get(el) : undefined;
+    return m.get(el);
   }
 
   // The colour behind `el`, as [r, g, b], or null when an image or
@@ -388,25 +395,57 @@
     let c = backdrops.get(el);
     if (c !== undefined) return c;
     c = [[255, 255, 255, 1]];
-    const r = rectOf(el);
-    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
-    for (let n = el; n; n = paintParent(n)) {
-      if (n !== el) {
+    let x, y;
+    for (let n = painter(el); n; n = painter(paintParent(n))) {
+      // (Boxes are measured only for ancestors that paint a background,
+      // and not for the root's, which paints the whole canvas.)
+      if (n !== el && n !== n.ownerDocument.body && n !== n.ownerDocument.documentElement) {
+        if (x === undefined) {
+          const r = rectOf(el);
+          x = (r.left + r.right) / 2;
+          y = (r.top + r.bottom) / 2;
+        }
         const nr = rectOf(n);
         if (nr.width > 0 && nr.height > 0 && (x < nr.left || x > nr.right || y < nr.top || y > nr.bottom)) continue;
       }
-      const bs = box(n).style;
-      if (bs.backgroundImage !== "none") {
-        const stops = gradientStops(bs.backgroundImage);
-        const under = stops && backdrop(paintParent(n));
-        c = stops ? stops.map((s) => s[3] >= 0.5 ? s : under || [255, 255, 255, 1]) : null;
-        break;
-      }
-      const own = rgba(bs.backgroundColor);
-      if (own && own[3] >= 0.5) { c = [own]; break; }
+      c = colours(n);
+      break;
     }
     backdrops.set(el, c);
     return c;
+  }
+
+  // The colours `n` paints its background with (see backdrops_), or
+  // white for none.
+  const WHITE = [[255, 255, 255, 1]];
+  let colourMemo = new Map();
+  function colours(n) {
+    if (!n) return WHITE;
+    let c = colourMemo.get(n);
+    if (c !== undefined) return c;
+    const bs = box(n).style;
+    if (bs.backgroundImage === "none") c = [rgba(bs.backgroundColor)];
+    else {
+      const stops = gradientStops(bs.backgroundImage);
+      const under = stops && backdrop(paintParent(n));
+      c = stops ? stops.map((s) => s[3] >= 0.5 ? s : under || WHITE[0]) : null;
+    }
+    colourMemo.set(n, c);
+    return c;
+  }
+
+  // The nearest of `el` and its ancestors that paints a background (an
+  // image, or a colour at least half opaque), memoised for the call.
+  let painters = new Map();
+  function painter(el) {
+    if (!el) return null;
+    let p = painters.get(el);
+    if (p !== undefined) return p;
+    const bs = box(el).style;
+    const own = bs.backgroundImage === "none" ? rgba(bs.backgroundColor) : null;
+    p = bs.backgroundImage !== "none" || (own && own[3] >= 0.5) ? el : painter(paintParent(el));
+    painters.set(el, p);
+    return p;
   }
 
   // The colour stops of a background made of gradients only, or null.
@@ -479,13 +518,17 @@
       else {
         // Against every colour behind it (a gradient's stops): the same
         // colour as all of them is unseen.
-        const bgs = backdrops_(el);
-        if (bgs && bgs.every((bg) => {
-          const seenAs = blend(s.mixBlendMode, fill, bg);
+        // (The nearest background first; only when the text looks the
+        // same as it, whether the text is really over it.)
+        let mode;
+        const same = (bgs) => !!bgs && bgs.every((bg) => {
+          if (mode === undefined) mode = s.mixBlendMode;
+          const seenAs = blend(mode, fill, bg);
           if (!seenAs) return false;
           const a = luminance(seenAs), b = luminance(bg);
           return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.1;
-        })) p = "same colour as its background";
+        });
+        if (same(colours(painter(el))) && same(backdrops_(el))) p = "same colour as its background";
       }
       // A shadow or an outline shows the letters anyway.
       if (p && (s.textShadow !== "none" || parseFloat(s.webkitTextStrokeWidth) > 0)) p = "";
@@ -567,6 +610,8 @@
   // its parent: Rust reaches only the frames a snapshot showed.)
   let frameHides = new Map();   // document -> its hiding frame or null
   function frameHiding(doc) {
+    // (The engine's own document is in no frame it can judge: the hot path.)
+    if (doc === document) return null;
     let h = frameHides.get(doc);
     if (h !== undefined) return h;
     h = null;
