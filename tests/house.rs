@@ -1,0 +1,142 @@
+//! Rules of the house the project checks itself (no browser needed):
+//! the layers only import downwards, and README's tool table names
+//! exactly the tools the server offers.
+
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Lines of code (comments aside) in the files of `layer` that name a
+/// module of a layer above it.
+fn upward_imports(layer: &str, above: &[&str]) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files = if layer.ends_with(".rs") {
+        vec![src.join(layer)]
+    } else {
+        rust_files(&src.join(layer))
+    };
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for module in above {
+                if code.contains(&format!("crate::{module}")) {
+                    found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn layers_import_only_downwards() {
+    // tools/ → page/ → backend/ → protocol (and the wire framing).
+    let rules: &[(&str, &[&str])] = &[
+        ("page", &["tools"]),
+        ("engine", &["tools", "page"]),
+        ("backend", &["tools", "page", "engine"]),
+        ("protocol.rs", &["tools", "page", "engine", "backend"]),
+        ("frame.rs", &["tools", "page", "engine", "backend"]),
+    ];
+    let mut broken = Vec::new();
+    for (layer, above) in rules {
+        broken.extend(upward_imports(layer, above));
+    }
+    assert!(
+        broken.is_empty(),
+        "imports of a layer above:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn the_readme_tool_table_names_every_tool_and_no_other() {
+    // Every group on: the whole registry.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tabwire"))
+        .args([
+            "call",
+            "--list",
+            "--caps",
+            "network,emulation,vision,devtools,testing",
+        ])
+        .env(
+            "TABWIRE_DATA_DIR",
+            std::env::temp_dir().join("tabwire-house-test"),
+        )
+        .output()
+        .expect("run tabwire call --list");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut registry: Vec<String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    registry.sort();
+
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    // The tool table names tools in its first cell; the capability groups'
+    // table (a group in the first cell) in its second.
+    const GROUPS: &[&str] = &[
+        "`network`",
+        "`emulation`",
+        "`vision`",
+        "`devtools`",
+        "`testing`",
+    ];
+    let mut documented: Vec<String> = readme
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let first = *cells.get(1)?;
+            if first.starts_with("`browser_") {
+                Some(first)
+            } else if GROUPS.contains(&first) {
+                cells.get(2).copied()
+            } else {
+                None
+            }
+        })
+        .flat_map(|cell| {
+            cell.split('`')
+                .filter(|w| w.starts_with("browser_") && !w.contains(' '))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    documented.sort();
+    documented.dedup();
+
+    let missing: Vec<_> = registry
+        .iter()
+        .filter(|t| !documented.contains(t))
+        .collect();
+    let unknown: Vec<_> = documented
+        .iter()
+        .filter(|t| !registry.contains(t))
+        .collect();
+    assert!(
+        missing.is_empty() && unknown.is_empty(),
+        "README's tool table lacks {missing:?} and names tools that do not exist: {unknown:?}"
+    );
+}
