@@ -220,14 +220,14 @@ impl TabwireServer {
         };
         let outcome = tokio::select! {
             r = run => r,
-            _ = cancelled => Err(ToolError("cancelled by the client".into())),
-            why = stopped => Err(ToolError(why)),
+            _ = cancelled => Err(ToolError::other("cancelled by the client".into())),
+            why = stopped => Err(ToolError::new(crate::error::ErrorKind::StoppedByUser, why)),
         };
         self.session.set_progress(None);
         let ms = started.elapsed().as_millis() as u64;
         let url = self.session.last_url();
         let client = self.session.client_name();
-        let error = outcome.as_ref().err().map(|e| e.0.clone());
+        let error = outcome.as_ref().err().map(|e| e.text().to_string());
         self.audit.record(&audit::Entry {
             client: &client,
             tool: name,

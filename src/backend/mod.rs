@@ -158,6 +158,10 @@ pub enum BackendError {
     /// bar, or Stop in tabwire's popup): final until the user resumes.
     #[error("{0}")]
     StoppedByUser(String),
+    /// Refused for this call, and asking again will not help: another
+    /// debugger holds the tab, or the user denied the site.
+    #[error("{0}")]
+    Refused(String),
     #[error("{0}")]
     Other(String),
 }

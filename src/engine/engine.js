@@ -1259,7 +1259,8 @@
     } catch (e) {
       throw new Error(`${JSON.stringify(target)} is neither a snapshot ref (like e12) nor a valid CSS selector: ${e.message}`);
     }
-    if (!el) throw new Error(`no element matches the selector ${JSON.stringify(target)}`);
+    // (Its name is the kind Rust decides on: the message is for the model.)
+    if (!el) throw Object.assign(new Error(`no element matches the selector ${JSON.stringify(target)}`), { name: "NotFound" });
     return el;
   }
 

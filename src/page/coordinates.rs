@@ -82,7 +82,7 @@ pub async fn viewport_point(
         .to_document((x, y));
     let point = (dx - v.scroll.0, dy - v.scroll.1);
     if !(0.0..v.size.0).contains(&point.0) || !(0.0..v.size.1).contains(&point.1) {
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "the point ({x}, {y}) of {} is not in the viewport now (it is at ({:.0}, {:.0}) of a \
              {:.0}x{:.0} viewport; the page scrolled since, or the screenshot was of the full \
              page). Scroll it into view with browser_scroll, take a new screenshot, and use its \

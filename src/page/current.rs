@@ -27,7 +27,7 @@ impl Client {
         let tab = self.tab_or_notice().await?;
         let url = self.url(tab).await?;
         self.policy().check_url(&url).map_err(|why| {
-            ToolError(format!(
+            ToolError::other(format!(
                 "the current tab's page is off limits: {why}. Navigate elsewhere with \
                  browser_navigate or pick another tab with browser_tabs"
             ))
@@ -53,7 +53,7 @@ impl Client {
             st.closed_notice.take().map(|t| (t, st.notice_is_restart))
         };
         if let Some((tab, restart)) = notice {
-            return Err(ToolError(if restart {
+            return Err(ToolError::other(if restart {
                 format!(
                     "the browser or its tabwire extension restarted, so the current tab (id {tab}) \
                      and any other tab this client had are no longer under its control (they stay \

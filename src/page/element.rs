@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::client::Client;
 use crate::backend::TabId;
 use crate::engine::Ref;
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 
 /// An element resolved from a ref or CSS selector.
 #[derive(Debug, Clone)]
@@ -109,18 +109,16 @@ impl Client {
             .await;
         let found = match found {
             Ok(v) => v,
-            Err(e) if e.0.starts_with("no element matches") => {
+            Err(e) if e.kind() == ErrorKind::NotFound => {
                 let around = super::snapshot::excerpt(self, tab, 12).await;
-                return Err(ToolError(format!(
-                    "{}. Use a ref from browser_snapshot{around}",
-                    e.0
-                )));
+                let told = format!("{e}. Use a ref from browser_snapshot{around}");
+                return Err(e.retold(told));
             }
             Err(e) => return Err(e),
         };
-        let object_id = found["result"]["objectId"]
-            .as_str()
-            .ok_or_else(|| ToolError(format!("could not resolve {target:?} to an element")))?;
+        let object_id = found["result"]["objectId"].as_str().ok_or_else(|| {
+            ToolError::other(format!("could not resolve {target:?} to an element"))
+        })?;
         Ok(Element::handle(
             object_id,
             frame,
@@ -206,7 +204,7 @@ impl Client {
             .await?;
         let id = desc["node"]["backendNodeId"]
             .as_i64()
-            .ok_or_else(|| ToolError("the element is gone from the page".into()))?;
+            .ok_or_else(|| ToolError::other("the element is gone from the page".into()))?;
         Ok(Element::by_node(id))
     }
 }

@@ -85,7 +85,7 @@ pub fn device(name: &str) -> Result<&'static Device, ToolError> {
         .iter()
         .find(|d| key(d.name) == key(name))
         .ok_or_else(|| {
-            ToolError(format!(
+            ToolError::other(format!(
                 "no device preset {name:?}; the presets are {}. For another size give `viewport`",
                 device_names()
             ))
@@ -365,7 +365,7 @@ impl Client {
         for (method, params) in commands {
             self.cdp(tab, method, params)
                 .await
-                .map_err(|e| ToolError(format!("the browser refused {method}: {}", e.0)))?;
+                .map_err(|e| ToolError::other(format!("the browser refused {method}: {e}")))?;
         }
         self.tab_state(tab).emulation = now;
         Ok(())
@@ -397,7 +397,7 @@ impl Client {
         )
         .await
         .map(|_| ())
-        .map_err(|e| e.0)
+        .map_err(|e| e.text().to_string())
     }
 
     /// Takes back what [`Self::allow_geolocation`] granted (nothing to
@@ -424,7 +424,7 @@ mod tests {
     fn presets_are_found_by_loose_names() {
         assert_eq!(device("iphone13").unwrap().name, "iPhone 13");
         assert_eq!(device("Pixel-7").unwrap().width, 412);
-        let err = device("Nokia 3310").unwrap_err().0;
+        let err = device("Nokia 3310").unwrap_err().text().to_string();
         assert!(err.contains("iPhone 13, Pixel 7"), "{err}");
     }
 

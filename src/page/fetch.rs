@@ -46,7 +46,7 @@ impl From<ToolError> for Miss {
 }
 
 fn too_big(size: u64, cap: u64) -> Miss {
-    Miss::Fatal(ToolError(format!(
+    Miss::Fatal(ToolError::other(format!(
         "the file is {} and the limit is {} (--max-download-mb); nothing was saved",
         human_bytes(size),
         human_bytes(cap)
@@ -56,7 +56,7 @@ fn too_big(size: u64, cap: u64) -> Miss {
 fn b64(data: &str) -> Result<Vec<u8>, ToolError> {
     base64::engine::general_purpose::STANDARD
         .decode(data)
-        .map_err(|e| ToolError(format!("the browser sent undecodable data: {e}")))
+        .map_err(|e| ToolError::other(format!("the browser sent undecodable data: {e}")))
 }
 
 /// Reads the browser stream `stream` to its end (`IO.read`, in chunks of
@@ -178,7 +178,7 @@ pub async fn in_page(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<Fetc
         return Err(too_big(size, cap));
     }
     if let Some(status) = r["status"].as_i64() {
-        return Err(Miss::Fatal(ToolError(format!(
+        return Err(Miss::Fatal(ToolError::other(format!(
             "the server answered HTTP {status} for {url}; nothing was saved"
         ))));
     }
@@ -203,7 +203,7 @@ pub async fn in_page(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<Fetc
                 )
                 .await?;
             let Some(part) = part.as_str().filter(|p| !p.is_empty()) else {
-                return Err(ToolError(
+                return Err(ToolError::other(
                     "the page lost the fetched bytes (it navigated?)".into(),
                 ));
             };
@@ -245,7 +245,7 @@ pub async fn by_browser(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<F
                 .unwrap_or("the load failed")
                 .to_string(),
         };
-        return Err(Miss::Fatal(ToolError(format!(
+        return Err(Miss::Fatal(ToolError::other(format!(
             "{why} for {url}; nothing was saved"
         ))));
     }
@@ -322,7 +322,7 @@ pub async fn first_that_works(
             Err(Miss::Next(w)) => why.push(w),
         }
     }
-    Err(ToolError(format!(
+    Err(ToolError::other(format!(
         "could not get {url}: {}",
         why.join("; ")
     )))

@@ -86,7 +86,7 @@ pub async fn build(
         "comment": format!("requests of the tab showing {page}, as tabwire's request log kept them"),
     }});
     let json = serde_json::to_vec_pretty(&har)
-        .map_err(|e| ToolError(format!("could not write the HAR: {e}")))?;
+        .map_err(|e| ToolError::other(format!("could not write the HAR: {e}")))?;
     Ok(Har {
         json,
         entries: requests.len(),

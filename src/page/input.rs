@@ -36,7 +36,7 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
             .cdp_in(tab, session, "DOM.getContentQuads", target)
             .await
             .map_err(|_| {
-                ToolError("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
+                ToolError::other("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
             })?,
     };
     // Points inside an out-of-process frame are the frame's own.
@@ -46,7 +46,7 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
         (0.0, 0.0)
     };
     let (x, y) = quad_middle(&quads).ok_or_else(|| {
-        ToolError("the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
+        ToolError::other("the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
     })?;
     Ok((x + dx, y + dy))
 }
@@ -240,7 +240,7 @@ impl Aim {
     /// The error for pressing a disabled target: nothing was done.
     pub fn refuse_disabled(&self, s: &Client) -> Result<(), ToolError> {
         match &self.disabled {
-            Some(what) => Err(ToolError(format!(
+            Some(what) => Err(ToolError::other(format!(
                 "{} is disabled: nothing was clicked (a person's click does nothing there). \
                  Look in the snapshot for what enables it (a field to fill, a box to check)",
                 s.fence().quote(what)
@@ -324,7 +324,7 @@ async fn aim_from(
         point = (x + dx, y + dy);
     }
     if hit["outside"].as_bool() == Some(true) {
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "the element is outside the visible area even after scrolling (its middle is at x={}, y={} \
              in a {}x{} viewport): it is probably in a closed menu, drawer or carousel. Open that first \
              (look in browser_snapshot for a menu or navigation button), then try again",
@@ -607,7 +607,7 @@ pub async fn type_slowly(
         if c == '\n' {
             events.extend(
                 keys::parse("Enter")
-                    .map_err(ToolError)?
+                    .map_err(ToolError::other)?
                     .events(0)
                     .into_iter()
                     .map(|e| ("Input.dispatchKeyEvent", e)),
@@ -641,7 +641,7 @@ pub async fn fill_text(s: &Client, tab: TabId, target: &str, text: &str) -> Resu
         .await?;
     if let Some(why) = ready["refused"].as_str() {
         let what = ready["what"].as_str().unwrap_or("element");
-        return Err(ToolError(match why {
+        return Err(ToolError::other(match why {
             "readonly" => format!(
                 "the {what} is read-only: nothing was typed. A read-only field or editor cannot \
                  take text; look in the snapshot for an editable one (or a button that makes it editable)"
@@ -719,7 +719,7 @@ pub async fn key_up(s: &Client, tab: TabId, spec: &str) -> Result<Vec<String>, T
     let key = one_key(spec)?;
     let p = pointer(s, tab);
     if !p.keys.contains(&key.key) {
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "{} is not held down: nothing was sent. Keys held now: {}",
             key.key,
             if p.keys.is_empty() {
@@ -739,9 +739,9 @@ pub async fn key_up(s: &Client, tab: TabId, spec: &str) -> Result<Vec<String>, T
 
 /// One key (no chord): what `browser_keydown` and `browser_keyup` take.
 fn one_key(spec: &str) -> Result<keys::KeyPress, ToolError> {
-    let key = keys::parse(spec).map_err(ToolError)?;
+    let key = keys::parse(spec).map_err(ToolError::other)?;
     if !key.held.is_empty() {
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "{spec:?} is a chord: give one key per browser_keydown (hold Control, then press \
              or hold the next key), or use browser_press_key for a whole chord"
         )));
@@ -756,7 +756,7 @@ pub async fn press_times(
     spec: &str,
     times: usize,
 ) -> Result<(), ToolError> {
-    let key = keys::parse(spec).map_err(ToolError)?;
+    let key = keys::parse(spec).map_err(ToolError::other)?;
     // Modifiers held by browser_keydown ride on every event of the press.
     let held = pointer(s, tab).held_flags();
     let events = (0..times)
@@ -778,11 +778,11 @@ pub async fn select_options(
         .call_at(tab, target, SELECT_OPTIONS, json!(values))
         .await?;
     if let Some(err) = r["error"].as_str() {
-        return Err(ToolError(err.to_string()));
+        return Err(ToolError::other(err.to_string()));
     }
     if let Some(missing) = r["missing"].as_str() {
         // The options' labels are the page's words.
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "no option {missing:?}; available: {}",
             s.fence().quote(r["available"].as_str().unwrap_or(""))
         )));

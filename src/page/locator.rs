@@ -162,7 +162,7 @@ pub async fn locate(s: &Client, tab: TabId, el: Element) -> Result<Locator, Tool
     let frame = el.frame;
     let v = s.call_on(tab, el, DESCRIBE, Value::Null).await?;
     let mut loc: Locator = serde_json::from_value(v).map_err(|e| {
-        ToolError(format!(
+        ToolError::other(format!(
             "the page answered the locator question in an unexpected shape ({e}); try again"
         ))
     })?;

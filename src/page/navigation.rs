@@ -25,7 +25,7 @@ pub async fn go(
 ) -> Result<(LoadEnd, String), ToolError> {
     s.policy()
         .check_url(url)
-        .map_err(|why| ToolError(format!("not navigating: {why}")))?;
+        .map_err(|why| ToolError::other(format!("not navigating: {why}")))?;
     // Leaving the current page is the point: a leave question is accepted.
     let _leaving = s.leaving(tab);
     s.take_notes(tab);
@@ -71,9 +71,9 @@ pub async fn go(
             .await;
         }
         if let Some(n) = s.take_notes(tab).into_iter().find(|n| n.fatal) {
-            return Err(ToolError(n.text));
+            return Err(ToolError::other(n.text));
         }
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "could not load {url}: {err} ({}). The tab shows the browser's error page",
             super::interrupts::explain_net_error(err)
         )));
@@ -113,7 +113,7 @@ pub async fn go(
     }
     for n in s.take_notes(tab) {
         if n.fatal {
-            return Err(ToolError(n.text));
+            return Err(ToolError::other(n.text));
         }
         notes.push_str(&format!("\nNote: {}.", n.text));
     }
@@ -147,7 +147,7 @@ impl Client {
         let _ = self
             .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
             .await;
-        Err(ToolError(format!(
+        Err(ToolError::other(format!(
             "the page went to a place the policy blocks ({why}); tabwire left it for about:blank"
         )))
     }

@@ -183,7 +183,7 @@ impl Client {
             .filter(|(t, _, _)| Some(*t) == tab)
             .collect();
         if mine.is_empty() {
-            return Err(ToolError(
+            return Err(ToolError::other(
                 "nothing recorded in this tab yet: the test is made of what you do after the \
                  testing group is on (browser_navigate, clicks, typing, …) and the checks that \
                  held (browser_verify_*). Navigate, act and verify, then export"

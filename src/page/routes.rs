@@ -274,7 +274,7 @@ pub fn parse_headers(v: &Value) -> Result<Vec<(String, String)>, ToolError> {
             .map(|i| {
                 let s = i.as_str().unwrap_or_default();
                 let (n, v) = s.split_once(':').ok_or_else(|| {
-                    ToolError(format!("header {s:?} is not in the form \"Name: Value\""))
+                    ToolError::other(format!("header {s:?} is not in the form \"Name: Value\""))
                 })?;
                 Ok((n.trim().to_string(), v.trim().to_string()))
             })
@@ -286,7 +286,7 @@ pub fn parse_headers(v: &Value) -> Result<Vec<(String, String)>, ToolError> {
                 (k.clone(), v)
             })
             .collect()),
-        _ => Err(ToolError(
+        _ => Err(ToolError::other(
             "headers must be a list of \"Name: Value\" strings".into(),
         )),
     }
@@ -309,7 +309,7 @@ impl Client {
     pub async fn add_route(&self, tab: TabId, spec: RouteSpec<'_>) -> Result<Route, ToolError> {
         let pattern = normalize(spec.pattern);
         if spec.pattern.trim().is_empty() {
-            return Err(ToolError(
+            return Err(ToolError::other(
                 "pattern is empty: give a URL glob such as **/api/*".into(),
             ));
         }
@@ -317,7 +317,7 @@ impl Client {
             self.policy()
                 .check_url(&format!("{scheme}://{host}/"))
                 .map_err(|why| {
-                    ToolError(format!(
+                    ToolError::other(format!(
                         "refused: {why}; tabwire does not answer requests for a site the policy keeps out"
                     ))
                 })?;
@@ -327,27 +327,28 @@ impl Client {
         } else {
             let bytes = match (spec.body, spec.body_file) {
                 (Some(_), Some(_)) => {
-                    return Err(ToolError("give body or bodyFile, not both".into()))
+                    return Err(ToolError::other("give body or bodyFile, not both".into()))
                 }
                 (Some(b), None) => b.as_bytes().to_vec(),
                 (None, Some(path)) => {
                     let real = self
                         .policy()
                         .check_upload(path)
-                        .map_err(|e| ToolError(format!("bodyFile refused: {e}")))?;
+                        .map_err(|e| ToolError::other(format!("bodyFile refused: {e}")))?;
                     let len = std::fs::metadata(&real).map(|m| m.len()).unwrap_or(0);
                     if len > MAX_BODY {
-                        return Err(ToolError(format!(
+                        return Err(ToolError::other(format!(
                             "bodyFile is {len} bytes; a mocked body may have at most {MAX_BODY}"
                         )));
                     }
-                    std::fs::read(&real)
-                        .map_err(|e| ToolError(format!("cannot read {}: {e}", real.display())))?
+                    std::fs::read(&real).map_err(|e| {
+                        ToolError::other(format!("cannot read {}: {e}", real.display()))
+                    })?
                 }
                 (None, None) => Vec::new(),
             };
             if bytes.len() as u64 > MAX_BODY {
-                return Err(ToolError(format!(
+                return Err(ToolError::other(format!(
                     "body is {} bytes; a mocked body may have at most {MAX_BODY}",
                     bytes.len()
                 )));
@@ -364,7 +365,9 @@ impl Client {
             }
             let status = spec.status.unwrap_or(200);
             if !(100..=599).contains(&status) {
-                return Err(ToolError(format!("status {status} is not an HTTP status")));
+                return Err(ToolError::other(format!(
+                    "status {status} is not an HTTP status"
+                )));
             }
             Answer::Fulfill {
                 status,
@@ -383,7 +386,7 @@ impl Client {
             let routes = &mut st.net.routes;
             routes.retain(|r| r.pattern != pattern);
             if routes.len() >= MAX_ROUTES {
-                return Err(ToolError(format!(
+                return Err(ToolError::other(format!(
                     "this tab has {MAX_ROUTES} routes already: remove some with browser_unroute"
                 )));
             }

@@ -163,7 +163,7 @@ pub fn mime_for_name(name: &str) -> &'static str {
 /// name gets a ` (2)`, ` (3)` … suffix.
 pub fn save(dir: &Path, name: &str, bytes: &[u8], mime: &str) -> Result<Saved, ToolError> {
     create_private_dir(dir).map_err(|e| {
-        ToolError(format!(
+        ToolError::other(format!(
             "cannot create the download directory {}: {e}",
             dir.display()
         ))
@@ -180,7 +180,7 @@ pub fn save(dir: &Path, name: &str, bytes: &[u8], mime: &str) -> Result<Saved, T
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {
-                return Err(ToolError(format!(
+                return Err(ToolError::other(format!(
                     "cannot write {}: {e}. Check the download directory (--download-dir)",
                     path.display()
                 )))
@@ -190,7 +190,7 @@ pub fn save(dir: &Path, name: &str, bytes: &[u8], mime: &str) -> Result<Saved, T
             // Leave no half-written file behind (a full disk, say).
             drop(file);
             let _ = std::fs::remove_file(&path);
-            return Err(ToolError(format!(
+            return Err(ToolError::other(format!(
                 "writing {} failed: {e}; nothing was saved",
                 path.display()
             )));
@@ -201,7 +201,7 @@ pub fn save(dir: &Path, name: &str, bytes: &[u8], mime: &str) -> Result<Saved, T
             mime: mime.to_string(),
         });
     }
-    Err(ToolError(format!(
+    Err(ToolError::other(format!(
         "too many files named {name:?} in {}",
         dir.display()
     )))
@@ -292,6 +292,6 @@ mod tests {
     #[test]
     fn an_unwritable_dir_is_a_clear_error() {
         let err = save(Path::new("/proc/tabwire-nope"), "a.txt", b"x", "").unwrap_err();
-        assert!(err.0.contains("download directory"), "{}", err.0);
+        assert!(err.text().contains("download directory"), "{err}");
     }
 }

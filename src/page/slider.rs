@@ -47,7 +47,7 @@ struct State {
 async fn state(s: &Client, tab: TabId, target: &str, focus: bool) -> Result<State, ToolError> {
     let r = s.call_at(tab, target, SLIDER_STATE, json!(focus)).await?;
     if let Some(e) = r["error"].as_str() {
-        return Err(ToolError(e.to_string()));
+        return Err(ToolError::other(e.to_string()));
     }
     let f = |k: &str| r[k].as_f64();
     match (f("min"), f("max"), f("now")) {
@@ -57,7 +57,7 @@ async fn state(s: &Client, tab: TabId, target: &str, focus: bool) -> Result<Stat
             step: f("step").unwrap_or(0.0),
             now,
         }),
-        _ => Err(ToolError(
+        _ => Err(ToolError::other(
             "the slider does not say its value (no aria-valuenow): it cannot be set by value; \
              drag its thumb with browser_drag instead"
                 .into(),
@@ -69,13 +69,13 @@ async fn state(s: &Client, tab: TabId, target: &str, focus: bool) -> Result<Stat
 /// shows afterwards (which can differ when the page snaps to its steps).
 pub async fn set(s: &Client, tab: TabId, target: &str, value: &str) -> Result<f64, ToolError> {
     let want: f64 = value.trim().parse().map_err(|_| {
-        ToolError(format!(
+        ToolError::other(format!(
             "value {value:?} is not a number (a slider takes one)"
         ))
     })?;
     let mut st = state(s, tab, target, true).await?;
     if want < st.min || want > st.max {
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "value {want} is outside the slider's range {}–{}: nothing was changed",
             st.min, st.max
         )));

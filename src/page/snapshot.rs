@@ -175,7 +175,9 @@ pub async fn top_snapshot(s: &Client, tab: TabId, detail: Detail) -> Result<Snap
         &engine::snapshot_args(MAX_SNAPSHOT, detail),
     )
     .await?
-    .ok_or_else(|| ToolError("the page's snapshot engine answered nothing; try again".into()))
+    .ok_or_else(|| {
+        ToolError::other("the page's snapshot engine answered nothing; try again".into())
+    })
 }
 
 pub async fn subtree_snapshot(s: &Client, tab: TabId, el: Element) -> Result<Snapshot, ToolError> {
@@ -188,7 +190,7 @@ pub async fn subtree_snapshot(s: &Client, tab: TabId, el: Element) -> Result<Sna
         )
         .await?;
     serde_json::from_value(v).map_err(|e| {
-        ToolError(format!(
+        ToolError::other(format!(
             "the snapshot of that element could not be read ({e})"
         ))
     })
@@ -252,9 +254,8 @@ pub async fn fill_frames(
                 outline = engine::splice_frame(&outline, n, &inner);
             }
             Err(e) => {
-                tracing::debug!(tab, n, "frame not rendered: {}", e.0);
-                outline =
-                    engine::unfilled_frame(&outline, n, &format!("content not shown: {}", e.0));
+                tracing::debug!(tab, n, "frame not rendered: {e}");
+                outline = engine::unfilled_frame(&outline, n, &format!("content not shown: {e}"));
             }
         }
     }

@@ -14,7 +14,7 @@ use super::events::{ConsoleEntry, Dialog, TabEvents};
 use super::interrupts::TabInterrupts;
 use super::worlds::TabWorlds;
 use crate::backend::{BackendError, TabId};
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 
 /// What tabwire keeps about one tab: whether it is set up, what its
 /// events said, its engine worlds, and what interrupted it.
@@ -136,7 +136,7 @@ pub(super) fn call_params(object_id: &str, function: &str, arg: Value) -> Value 
 /// exception the page script threw.
 pub(super) fn page_value(r: Value) -> Result<Value, ToolError> {
     if let Some(ex) = r.get("exceptionDetails") {
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "page script threw: {}",
             exception_text(ex)
         )));
@@ -201,12 +201,13 @@ impl Client {
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {
-                return Err(ToolError(d.describe(self.fence())));
+                return Err(ToolError::new(ErrorKind::Dialog, d.describe(self.fence())));
             }
         }
         // A crashed page answers nothing; only a new navigation revives it.
         if method != "Page.navigate" && self.tab_state(tab).events.crashed() {
-            return Err(ToolError(
+            return Err(ToolError::new(
+                ErrorKind::Crashed,
                 "the page in this tab crashed. Load it again with browser_navigate (its URL is \
                  in browser_tabs), or close the tab"
                     .into(),
@@ -244,7 +245,9 @@ impl Client {
         tracing::debug!(target: "tabwire::cdp", first, n, ms = started.elapsed().as_secs_f64() * 1e3, "cdp batch");
         match r {
             Ok(answers) => Ok(Ok(answers)),
-            Err(e @ (BackendError::Cdp { .. } | BackendError::Other(_))) => Ok(Err(e)),
+            Err(
+                e @ (BackendError::Cdp { .. } | BackendError::Other(_) | BackendError::Refused(_)),
+            ) => Ok(Err(e)),
             Err(e) => Err(self.tab_error(tab, e)),
         }
     }

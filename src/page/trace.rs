@@ -40,7 +40,7 @@ const LONG_TASK_US: f64 = 50_000.0;
 /// Starts recording a trace of `tab`.
 pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
     if s.tab_state(tab).tracing {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "a trace is already being recorded in this tab; browser_stop_tracing ends it".into(),
         ));
     }
@@ -54,7 +54,7 @@ pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
         }),
     )
     .await
-    .map_err(|e| ToolError(format!("the browser would not start a trace: {e}")))?;
+    .map_err(|e| ToolError::other(format!("the browser would not start a trace: {e}")))?;
     s.tab_state(tab).tracing = true;
     Ok(())
 }
@@ -62,7 +62,7 @@ pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
 /// Stops the trace of `tab` and returns it (the JSON text DevTools opens).
 pub async fn stop(s: &Client, tab: TabId) -> Result<Vec<u8>, ToolError> {
     if !s.tab_state(tab).tracing {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "no trace is being recorded in this tab; start one with browser_start_tracing".into(),
         ));
     }
@@ -85,7 +85,7 @@ pub async fn stop(s: &Client, tab: TabId) -> Result<Vec<u8>, ToolError> {
         Ok(Some(p)) => p["stream"].as_str().map(str::to_string),
         _ => None,
     }
-    .ok_or_else(|| ToolError("the browser did not hand over the trace; try again".into()))?;
+    .ok_or_else(|| ToolError::other("the browser did not hand over the trace; try again".into()))?;
     super::fetch::read_stream(s, tab, &stream, |_| Ok::<_, ToolError>(())).await
 }
 

@@ -67,7 +67,7 @@ async fn read<T: for<'de> Deserialize<'de> + Default>(
 pub async fn text_visible(s: &Client, tab: TabId, text: &str) -> Verdict {
     let want = normalise(text);
     if want.is_empty() {
-        return Err(ToolError("give the `text` to look for".into()));
+        return Err(ToolError::other("give the `text` to look for".into()));
     }
     let (mut present, mut other_case) = (false, false);
     for frame in frames(s, tab) {
@@ -91,7 +91,7 @@ pub async fn text_visible(s: &Client, tab: TabId, text: &str) -> Verdict {
         " Nothing on the page holds it. If the page is still updating, browser_wait_for it \
          first; else take browser_snapshot to see what is there."
     };
-    Err(ToolError(format!(
+    Err(ToolError::other(format!(
         "FAIL: the text {want:?} is not visible on the page.{why}"
     )))
 }
@@ -143,7 +143,7 @@ pub async fn element_visible(s: &Client, tab: TabId, role: &str, name: &str) -> 
             s.fence().quote(&list)
         ));
     }
-    Err(ToolError(format!(
+    Err(ToolError::other(format!(
         "FAIL: no visible {role} named {name:?} (names must match exactly).{why}"
     )))
 }
@@ -161,7 +161,7 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
                 "true" | "checked" | "on" | "yes" | "1" => true,
                 "false" | "unchecked" | "off" | "no" | "0" => false,
                 _ => {
-                    return Err(ToolError(format!(
+                    return Err(ToolError::other(format!(
                         "{target} is a checkbox or radio button: give `value` \"true\" (checked) \
                          or \"false\", not {value:?}"
                     )))
@@ -201,7 +201,7 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
             }
         }
         _ => {
-            return Err(ToolError(format!(
+            return Err(ToolError::other(format!(
                 "{target} holds no value (it is not a form control): check its text with \
                  browser_verify_text_visible, or pick the field itself from browser_snapshot"
             )))
@@ -213,7 +213,7 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
             s.record_check(tab, frame, Step::ExpectValue(loc, value.to_string()));
             Ok(format!("PASS: {target} holds {value:?}."))
         }
-        Err(actual) => Err(ToolError(format!(
+        Err(actual) => Err(ToolError::other(format!(
             "FAIL: {target} holds {actual}, not {value:?}. If the page is still updating, \
              browser_wait_for first; if it is the wrong element, take browser_snapshot"
         ))),

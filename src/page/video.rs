@@ -114,7 +114,7 @@ fn now_secs() -> f64 {
 /// Starts recording `tab`.
 pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
     if s.tab_state(tab).video.is_some() {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "this tab is already being recorded; browser_stop_video ends the recording".into(),
         ));
     }
@@ -122,7 +122,7 @@ pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
     let (method, params) = start_command();
     if let Err(e) = s.cdp(tab, method, params).await {
         s.tab_state(tab).video = None;
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "the browser would not start a screencast: {e}"
         )));
     }
@@ -145,7 +145,7 @@ pub struct Video {
 /// Stops recording `tab` and encodes what was recorded.
 pub async fn stop(s: &Client, tab: TabId) -> Result<Video, ToolError> {
     let Some(rec) = s.tab_state(tab).video.take() else {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "no recording is running in this tab; start one with browser_start_video".into(),
         ));
     };
@@ -154,7 +154,7 @@ pub async fn stop(s: &Client, tab: TabId) -> Result<Video, ToolError> {
     let end = now_secs();
     let received = rec.shots.len() + rec.dropped;
     if rec.shots.is_empty() {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "the recording has no frames: the browser paints a tab only while it is visible, \
              and this one was not shown (or nothing was drawn). Bring the tab to the front \
              (browser_tabs select) and record again."
@@ -171,7 +171,7 @@ pub async fn stop(s: &Client, tab: TabId) -> Result<Video, ToolError> {
     let encoded = encoded
         .map_err(|e| e.to_string())
         .and_then(|r| r)
-        .map_err(|e| ToolError(format!("encoding the recording failed: {e}")))?;
+        .map_err(|e| ToolError::other(format!("encoding the recording failed: {e}")))?;
     Ok(Video {
         gif: encoded.0,
         stats: encoded.1,

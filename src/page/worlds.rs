@@ -16,7 +16,7 @@ use super::element::Element;
 use super::tab::exception_text;
 use crate::backend::TabId;
 use crate::engine::{self, Ref};
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 
 /// Most frame worlds kept per tab (MAX_FRAMES per level of a snapshot,
 /// a few levels deep, fit).
@@ -148,7 +148,7 @@ impl TabWorlds {
 
 /// The browser says the world's document is gone (navigated or closed).
 fn context_gone(e: &ToolError) -> bool {
-    e.0.contains("Cannot find context") || e.0.contains("context with specified id")
+    e.kind() == ErrorKind::ContextGone
 }
 
 /// The `Runtime.evaluate` of `method(args)` on the engine of snapshot
@@ -175,16 +175,20 @@ fn parse_value<T: serde::de::DeserializeOwned>(
         return Ok(None);
     }
     T::deserialize(value).map(Some).map_err(|e| {
-        ToolError(format!(
+        ToolError::other(format!(
             "tabwire's page engine answered {method} in an unexpected shape ({e}); try again"
         ))
     })
 }
 
 /// The message of an engine error (`Error: ref e9 …` → `ref e9 …`).
-fn engine_error(ex: &Value) -> String {
+fn engine_error(ex: &Value) -> ToolError {
     let text = exception_text(ex);
-    text.strip_prefix("Error: ").unwrap_or(&text).to_string()
+    // The engine names the errors code decides on (`NotFound: …`).
+    match text.strip_prefix("NotFound: ") {
+        Some(rest) => ToolError::new(ErrorKind::NotFound, rest.to_string()),
+        None => ToolError::other(text.strip_prefix("Error: ").unwrap_or(&text).to_string()),
+    }
 }
 
 impl Client {
@@ -339,7 +343,7 @@ impl Client {
                         self.set_installed(tab, frame, true);
                     }
                     return match ex {
-                        Some(ex) => Err(ToolError(engine_error(ex))),
+                        Some(ex) => Err(engine_error(ex)),
                         None => Ok(v),
                     };
                 }
@@ -348,7 +352,7 @@ impl Client {
                 }
                 Err(e) if context_gone(&e) && frame != 0 => {
                     self.tab_state(tab).worlds.forget_frame(frame);
-                    return Err(ToolError(format!(
+                    return Err(ToolError::other(format!(
                         "frame f{frame} navigated or was removed since the snapshot, so its refs \
                          are stale. Call browser_snapshot again"
                     )));
@@ -356,7 +360,7 @@ impl Client {
                 Err(e) => return Err(e),
             }
         }
-        Err(ToolError(
+        Err(ToolError::other(
             "the page changed documents twice while tabwire read it; try again".into(),
         ))
     }
@@ -430,7 +434,7 @@ impl Client {
             .get(&frame)
             .map(|w| (w.context_id, w.installed, w.session.clone()))
             .ok_or_else(|| {
-                ToolError(format!(
+                ToolError::other(format!(
                     "frame f{frame} is not part of this tab's latest snapshot. Call browser_snapshot \
                      and use a ref from it"
                 ))
@@ -466,9 +470,9 @@ impl Client {
                 json!({"frameId": frame_id, "worldName": engine::WORLD}),
             )
             .await?;
-        r["executionContextId"]
-            .as_i64()
-            .ok_or_else(|| ToolError("the browser made no isolated world for the page".into()))
+        r["executionContextId"].as_i64().ok_or_else(|| {
+            ToolError::other("the browser made no isolated world for the page".into())
+        })
     }
 
     /// Renders the document of the iframe behind `[frame=n]` of the last
@@ -488,7 +492,7 @@ impl Client {
             .await?;
         let object_id: Arc<str> = owner["result"]["objectId"]
             .as_str()
-            .ok_or_else(|| ToolError("the frame's element is gone".into()))?
+            .ok_or_else(|| ToolError::other("the frame's element is gone".into()))?
             .into();
         let parent_session = self.frame_session(tab, parent);
         let desc = self
@@ -501,7 +505,7 @@ impl Client {
             .await?;
         let frame_id = desc["node"]["frameId"]
             .as_str()
-            .ok_or_else(|| ToolError("the frame has no document yet".into()))?
+            .ok_or_else(|| ToolError::other("the frame has no document yet".into()))?
             .to_string();
         // A frame in the same renderer answers through its parent's
         // session; an out-of-process one through its own child session.
@@ -532,7 +536,7 @@ impl Client {
                 &engine::snapshot_args(budget, detail),
             )
             .await?
-            .ok_or_else(|| ToolError("the frame answered nothing".into()))?;
+            .ok_or_else(|| ToolError::other("the frame answered nothing".into()))?;
         Ok((number, snap))
     }
 
@@ -570,7 +574,9 @@ impl Client {
         }
         let child: Arc<str> = child
             .ok_or_else(|| {
-                ToolError("its content is in another process that has not attached yet".into())
+                ToolError::other(
+                    "its content is in another process that has not attached yet".into(),
+                )
             })?
             .into();
         let c = self.make_world(tab, Some(&child), frame_id).await?;
@@ -664,25 +670,25 @@ impl Client {
         r: &Ref,
     ) -> Result<(), ToolError> {
         let Some(mark) = self.last_snapshot() else {
-            return Err(ToolError(format!(
+            return Err(ToolError::other(format!(
                 "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
                  and use a ref from it"
             )));
         };
         if mark.tab != tab {
-            return Err(ToolError(format!(
+            return Err(ToolError::other(format!(
                 "ref {target} comes from a snapshot of another tab. Call browser_snapshot on \
                  the current tab and use a ref from it"
             )));
         }
         if self.loader_id(tab).await? != mark.loader_id {
-            return Err(ToolError(format!(
+            return Err(ToolError::other(format!(
                 "ref {target} is stale: the page navigated since the snapshot. Call \
                  browser_snapshot again and use the new refs"
             )));
         }
         if !mark.has(r) {
-            return Err(ToolError(if mark.had_before(r) {
+            return Err(ToolError::other(if mark.had_before(r) {
                 format!(
                     "ref {target} is stale: it belongs to the page before the last \
                      navigation. Use refs from the latest snapshot"

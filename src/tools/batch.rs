@@ -90,24 +90,24 @@ struct Answer {
 async fn batch(slot: RunnerSlot, a: BatchArgs) -> Result<Response, ToolError> {
     let runner = slot
         .get()
-        .ok_or_else(|| ToolError("batches cannot run here".into()))?;
+        .ok_or_else(|| ToolError::other("batches cannot run here".into()))?;
     let total = a.actions.len();
     if total == 0 || total > MAX_STEPS {
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "give 1 to {MAX_STEPS} actions, not {total}; split longer sequences into several batches"
         )));
     }
     // Nothing runs unless every step may.
     for (i, step) in a.actions.iter().enumerate() {
         if step.tool == NAME {
-            return Err(ToolError(format!(
+            return Err(ToolError::other(format!(
                 "step {} is {NAME}: a batch cannot hold a batch; list its steps instead. Nothing \
                  was run",
                 i + 1
             )));
         }
         runner.check(&step.tool).map_err(|why| {
-            ToolError(format!("step {} cannot run: {why}. Nothing was run", i + 1))
+            ToolError::other(format!("step {} cannot run: {why}. Nothing was run", i + 1))
         })?;
     }
     let mut done: Vec<Answer> = Vec::new();
@@ -135,7 +135,7 @@ async fn batch(slot: RunnerSlot, a: BatchArgs) -> Result<Response, ToolError> {
                 text.push_str(&format!("\n{}", render(&done)));
             }
             text.push_str(&format!("\n{}. {}: {}", i + 1, answer.tool, answer.text));
-            return Err(ToolError(text));
+            return Err(ToolError::other(text));
         }
         done.push(answer);
     }

@@ -81,14 +81,14 @@ pub fn tools() -> Vec<ToolDef> {
                 let url = match &a.url {
                     Some(u) => {
                         s.policy().check_url(u).map_err(|why| {
-                            ToolError(format!("not touching those cookies: {why}"))
+                            ToolError::other(format!("not touching those cookies: {why}"))
                         })?;
                         u.clone()
                     }
                     None => s.url(tab).await?,
                 };
                 if !url.starts_with("http") {
-                    return Err(ToolError(format!(
+                    return Err(ToolError::other(format!(
                         "{url} has no cookies; navigate to a web page or pass `url`"
                     )));
                 }
@@ -114,10 +114,10 @@ pub fn tools() -> Vec<ToolDef> {
                     DataAction::Clear => "clear",
                 };
                 if matches!(action, "get" | "set" | "delete") && a.key.is_none() {
-                    return Err(ToolError(format!("{action} needs `key`")));
+                    return Err(ToolError::other(format!("{action} needs `key`")));
                 }
                 if action == "set" && a.value.is_none() {
-                    return Err(ToolError("set needs `value`".into()));
+                    return Err(ToolError::other("set needs `value`".into()));
                 }
                 let r = s
                     .call_page(
@@ -127,7 +127,9 @@ pub fn tools() -> Vec<ToolDef> {
                     )
                     .await
                     .map_err(|e| {
-                        ToolError(format!("{area}Storage is not available on this page ({e})"))
+                        ToolError::other(format!(
+                            "{area}Storage is not available on this page ({e})"
+                        ))
                     })?;
                 let key = a.key.as_deref().unwrap_or_default();
                 let text = match action {
@@ -178,7 +180,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
         a.name
             .clone()
             .filter(|n| !n.is_empty())
-            .ok_or_else(|| ToolError("this action needs `name`".into()))
+            .ok_or_else(|| ToolError::other("this action needs `name`".into()))
     };
     let list = || async {
         let r = s
@@ -233,7 +235,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
             }
             let r = s.cdp(tab, "Network.setCookie", p).await?;
             if r["success"].as_bool() == Some(false) {
-                return Err(ToolError(format!(
+                return Err(ToolError::other(format!(
                     "the browser refused cookie {name:?} (check domain, path and secure against {url})"
                 )));
             }

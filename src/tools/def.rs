@@ -61,7 +61,7 @@ impl ToolDef {
                 let handler = handler.clone();
                 Box::pin(async move {
                     let args: A = serde_json::from_value(args).map_err(|e| {
-                        ToolError(format!(
+                        ToolError::other(format!(
                             "invalid arguments for {name}: {e}. Check the tool's input schema"
                         ))
                     })?;

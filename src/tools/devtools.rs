@@ -137,7 +137,7 @@ pub fn tools() -> Vec<ToolDef> {
 async fn finish(s: &Client, tab: TabId) -> Result<Response, ToolError> {
     let bytes = trace::stop(s, tab).await?;
     let parsed: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ToolError(format!("the browser's trace was not JSON ({e})")))?;
+        .map_err(|e| ToolError::other(format!("the browser's trace was not JSON ({e})")))?;
     let found = trace::insights(&parsed);
     let name = format!("trace-{}.json", epoch_seconds());
     let saved = save(

@@ -23,7 +23,9 @@ pub fn tools() -> Vec<ToolDef> {
         |s: Client, a: DialogArgs| async move {
             let tab = s.tab().await?;
             let Some(d) = s.dialog(tab) else {
-                return Err(ToolError("no dialog is open on the current page".into()));
+                return Err(ToolError::other(
+                    "no dialog is open on the current page".into(),
+                ));
             };
             let mut params = json!({"accept": a.accept});
             if let Some(t) = &a.prompt_text {

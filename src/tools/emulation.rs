@@ -137,7 +137,7 @@ pub fn tools() -> Vec<ToolDef> {
                     || a.contrast.is_some()
                     || a.media.is_some();
                 if !given {
-                    return Err(ToolError(
+                    return Err(ToolError::other(
                         "give at least one of colorScheme, reducedMotion, forcedColors, contrast, \
                          media"
                             .into(),
@@ -201,7 +201,7 @@ async fn emulate(s: Client, a: EmulateArgs) -> Result<crate::tools::Response, To
     if let Some(v) = a.viewport {
         for (what, n) in [("width", v.width), ("height", v.height)] {
             if !(100..=4000).contains(&n) {
-                return Err(ToolError(format!(
+                return Err(ToolError::other(format!(
                     "viewport {what} {n} is out of range (100-4000)"
                 )));
             }
@@ -215,7 +215,7 @@ async fn emulate(s: Client, a: EmulateArgs) -> Result<crate::tools::Response, To
             || !(-180.0..=180.0).contains(&g.longitude)
             || accuracy < 0.0
         {
-            return Err(ToolError(
+            return Err(ToolError::other(
                 "geolocation needs latitude -90..90, longitude -180..180 and accuracy >= 0 \
                  (meters)"
                     .into(),
@@ -248,7 +248,7 @@ async fn emulate(s: Client, a: EmulateArgs) -> Result<crate::tools::Response, To
     }
     if let Some(rate) = a.cpu_throttling {
         if !(1.0..=20.0).contains(&rate) {
-            return Err(ToolError(format!(
+            return Err(ToolError::other(format!(
                 "cpuThrottling {rate} is out of range: 1 (off) to 20 times slower"
             )));
         }
@@ -262,7 +262,7 @@ async fn emulate(s: Client, a: EmulateArgs) -> Result<crate::tools::Response, To
         commands.push(now.user_agent_command());
     }
     if commands.is_empty() {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "nothing to emulate: give device, viewport, geolocation, timezone, locale, \
              cpuThrottling, or reset"
                 .into(),

@@ -60,7 +60,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Err(BackendError::Cdp { message, .. })
                     if message.contains("Internal error") && started.elapsed() >= limit =>
                 {
-                    return Err(ToolError(format!(
+                    return Err(ToolError::other(format!(
                         "the function ran longer than {:.1} s and was stopped; the page is usable again",
                         limit.as_secs_f64()
                     )));
@@ -72,7 +72,7 @@ pub fn tools() -> Vec<ToolDef> {
                         .cdp(tab, "Runtime.terminateExecution", json!({}))
                         .await
                         .is_ok();
-                    return Err(ToolError(if stopped {
+                    return Err(ToolError::other(if stopped {
                         format!("the function ran longer than {secs} s and was stopped; the page is usable again")
                     } else {
                         format!("the function ran longer than {secs} s and could not be stopped; reload the page")
@@ -82,7 +82,7 @@ pub fn tools() -> Vec<ToolDef> {
             };
             if let Some(ex) = r.get("exceptionDetails") {
                 let text = exception_text(ex);
-                return Err(ToolError(format!(
+                return Err(ToolError::other(format!(
                     "the function threw: {}",
                     s.fence().quote(&text)
                 )));

@@ -98,9 +98,9 @@ pub fn tools() -> Vec<ToolDef> {
                     .await?;
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(r["data"].as_str().unwrap_or_default())
-                    .map_err(|e| ToolError(format!("the browser sent an undecodable PDF: {e}")))?;
+                    .map_err(|e| ToolError::other(format!("the browser sent an undecodable PDF: {e}")))?;
                 if bytes.len() as u64 > s.policy().max_download_bytes() {
-                    return Err(ToolError("the PDF is larger than --max-download-mb; nothing was saved".into()));
+                    return Err(ToolError::other("the PDF is larger than --max-download-mb; nothing was saved".into()));
                 }
                 let title = s.eval(tab, "document.title").await?;
                 let raw = a
@@ -130,14 +130,14 @@ async fn source(
             let abs = s
                 .call_page(tab, "(u) => new URL(u, document.baseURI).href", json!(u))
                 .await
-                .map_err(|_| ToolError(format!("{u:?} is not a valid URL")))?;
+                .map_err(|_| ToolError::other(format!("{u:?} is not a valid URL")))?;
             (abs.as_str().unwrap_or(u).to_string(), None)
         }
         (None, Some(t)) => {
             let el = s.element(tab, t).await?;
             let r = s.call_on(tab, el, ELEMENT_SOURCE, Value::Null).await?;
             if let Some(e) = r["error"].as_str() {
-                return Err(ToolError(format!("{e}; pass `url` instead")));
+                return Err(ToolError::other(format!("{e}; pass `url` instead")));
             }
             let name = r["name"]
                 .as_str()
@@ -145,7 +145,11 @@ async fn source(
                 .map(str::to_string);
             (r["url"].as_str().unwrap_or_default().to_string(), name)
         }
-        _ => return Err(ToolError("give exactly one of `url` or `target`".into())),
+        _ => {
+            return Err(ToolError::other(
+                "give exactly one of `url` or `target`".into(),
+            ))
+        }
     };
     // blob: and data: URLs are the page's own data; anything else must be
     // a place the policy lets us read.
@@ -153,7 +157,7 @@ async fn source(
     if !matches!(scheme.as_str(), "blob" | "data") {
         s.policy()
             .check_url(&url)
-            .map_err(|why| ToolError(format!("not downloading: {why}")))?;
+            .map_err(|why| ToolError::other(format!("not downloading: {why}")))?;
     }
     Ok((url, name))
 }

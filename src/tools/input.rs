@@ -171,12 +171,12 @@ pub fn tools() -> Vec<ToolDef> {
                 let mods = modifier_mask(&a.modifiers);
                 let hold = match a.hold_ms {
                     Some(ms) if ms > MAX_HOLD_MS => {
-                        return Err(ToolError(format!(
+                        return Err(ToolError::other(format!(
                             "holdMs {ms} is over the limit of {MAX_HOLD_MS} ms (30 s)"
                         )))
                     }
                     Some(ms) if a.double_click => {
-                        return Err(ToolError(format!(
+                        return Err(ToolError::other(format!(
                             "holdMs ({ms}) and doubleClick cannot be combined: hold one press"
                         )))
                     }
@@ -309,7 +309,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Press a key in the focused element: Enter, Escape, ArrowDown, Control+A…",
             |s: Client, a: PressKeyArgs| async move {
                 let tab = s.tab().await?;
-                keys::parse(&a.key).map_err(ToolError)?;
+                keys::parse(&a.key).map_err(ToolError::other)?;
                 let outcome = if keys::activates(&a.key) {
                     s.settle(tab, || press(&s, tab, &a.key)).await?
                 } else {
@@ -364,7 +364,7 @@ pub fn tools() -> Vec<ToolDef> {
                     .settle(tab, || async {
                         for f in &a.fields {
                             fill_field(&s, tab, f).await.map_err(|e| {
-                                ToolError(format!(
+                                ToolError::other(format!(
                                     "field {} failed after {} filled: {e}",
                                     f.name.as_deref().unwrap_or(&f.target),
                                     filled.len()
@@ -433,13 +433,13 @@ pub fn tools() -> Vec<ToolDef> {
                     .iter()
                     .map(|p| s.policy().check_upload(std::path::Path::new(p)))
                     .collect::<Result<Vec<_>, _>>()
-                    .map_err(ToolError)?;
+                    .map_err(ToolError::other)?;
                 let (el, what) = match &a.target {
                     Some(t) => (s.element(tab, t).await?, t.clone()),
                     None => match s.take_file_chooser(tab) {
                         Some(node) => (Element::by_node(node), "the open file chooser".to_string()),
                         None => {
-                            return Err(ToolError(
+                            return Err(ToolError::other(
                                 "no target given and no file chooser is open: pass the file input's ref, \
                                  or click the upload button first"
                                     .into(),
@@ -451,7 +451,7 @@ pub fn tools() -> Vec<ToolDef> {
                     .call_on(tab, el.clone(), "function() { return this.localName === 'input' && this.type === 'file'; }", Value::Null)
                     .await?;
                 if is_file_input != json!(true) {
-                    return Err(ToolError("the element is not an <input type=file>".into()));
+                    return Err(ToolError::other("the element is not an <input type=file>".into()));
                 }
                 // Only absolute paths of existing files reach the browser: a
                 // relative one is accepted and then crashes the renderer.
@@ -539,7 +539,11 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
             let want = match f.value.to_ascii_lowercase().as_str() {
                 "true" | "on" | "yes" | "1" | "checked" => true,
                 "false" | "off" | "no" | "0" | "unchecked" => false,
-                other => return Err(ToolError(format!("value {other:?} is not true or false"))),
+                other => {
+                    return Err(ToolError::other(format!(
+                        "value {other:?} is not true or false"
+                    )))
+                }
             };
             let is = s
                 .call_on(
@@ -551,7 +555,7 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
                 )
                 .await?;
             if is == json!("disabled") {
-                return Err(ToolError(
+                return Err(ToolError::other(
                     "the box is disabled: nothing was checked or unchecked".into(),
                 ));
             }

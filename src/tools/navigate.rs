@@ -75,12 +75,12 @@ async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
     let entries = h["entries"].as_array().cloned().unwrap_or_default();
     let Some(entry) = usize::try_from(index).ok().and_then(|i| entries.get(i)) else {
         let which = if delta < 0 { "previous" } else { "next" };
-        return Err(ToolError(format!(
+        return Err(ToolError::other(format!(
             "there is no {which} page in this tab's history; use browser_navigate with a URL"
         )));
     };
     if let Err(why) = s.policy().check_url(entry["url"].as_str().unwrap_or("")) {
-        return Err(ToolError(format!("not navigating: {why}")));
+        return Err(ToolError::other(format!("not navigating: {why}")));
     }
     let id = entry["id"].clone();
     let _leaving = s.leaving(tab);

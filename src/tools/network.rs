@@ -71,7 +71,7 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Client, a: RequestArgs| async move {
                 let tab = s.tab().await?;
                 let Some(r) = s.with_events(tab, |e| e.network.get(a.id)) else {
-                    return Err(ToolError(format!(
+                    return Err(ToolError::other(format!(
                         "no request [{}] in this tab's log. Call browser_network_requests for current ids",
                         a.id
                     )));

@@ -208,7 +208,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let latency = a.latency_ms.or(preset.map(|p| p.2));
                 for v in [down, up, latency].into_iter().flatten() {
                     if !(v.is_finite() && v >= 0.0) {
-                        return Err(ToolError(
+                        return Err(ToolError::other(
                             "downloadKbps, uploadKbps and latencyMs must be 0 or more".into(),
                         ));
                     }
@@ -268,7 +268,7 @@ pub fn tools() -> Vec<ToolDef> {
                     }
                 });
                 if requests.is_empty() {
-                    return Err(ToolError(
+                    return Err(ToolError::other(
                         "this tab's request log is empty (it starts when tabwire first touches \
                          the tab): reload the page with browser_reload, then export"
                             .into(),
@@ -279,7 +279,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let har = crate::page::har::build(&s, tab, &requests, !a.omit_bodies, cap).await?;
                 s.set_progress(None);
                 if har.json.len() as u64 > cap {
-                    return Err(ToolError(
+                    return Err(ToolError::other(
                         "the HAR is larger than --max-download-mb; try omitBodies: true".into(),
                     ));
                 }

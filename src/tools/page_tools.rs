@@ -39,7 +39,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let tab = s.tab().await?;
                 let r = s.call_page(tab, LIST, Value::Null).await?;
                 if let Some(e) = r["error"].as_str() {
-                    return Err(ToolError(e.to_string()));
+                    return Err(ToolError::other(e.to_string()));
                 }
                 let tools = r["tools"].as_array().cloned().unwrap_or_default();
                 let mut out = format!("{}\n", s.page_line(tab).await?);
@@ -75,7 +75,7 @@ pub fn tools() -> Vec<ToolDef> {
                     .await?;
                 if let Some(known) = r["missing"].as_array() {
                     let names: Vec<_> = known.iter().filter_map(Value::as_str).collect();
-                    return Err(ToolError(format!(
+                    return Err(ToolError::other(format!(
                         "the page declares no tool {:?} (it has: {}). Call browser_page_tools",
                         a.name,
                         if names.is_empty() {
@@ -86,7 +86,7 @@ pub fn tools() -> Vec<ToolDef> {
                     )));
                 }
                 if let Some(e) = r["error"].as_str() {
-                    return Err(ToolError(format!(
+                    return Err(ToolError::other(format!(
                         "page tool {} failed: {}",
                         a.name,
                         s.fence().quote(e)

@@ -102,7 +102,7 @@ async fn element_box(
     let quads = s
         .cdp_in(tab, session, "DOM.getContentQuads", target)
         .await
-        .map_err(|_| ToolError("the element has no visible box to capture".into()))?;
+        .map_err(|_| ToolError::other("the element has no visible box to capture".into()))?;
     let points: Vec<f64> = quads["quads"]
         .as_array()
         .into_iter()
@@ -115,7 +115,7 @@ async fn element_box(
     let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
     let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
     if points.is_empty() || x1 - x0 < 1.0 || y1 - y0 < 1.0 {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "the element has no visible box to capture".into(),
         ));
     }

@@ -74,7 +74,7 @@ async fn find(s: &Client, a: FindArgs) -> Result<Response, ToolError> {
     let text = a.text.as_deref().map(str::trim).filter(|t| !t.is_empty());
     let role = a.role.as_deref().map(str::trim).filter(|r| !r.is_empty());
     if text.is_none() && role.is_none() {
-        return Err(ToolError(
+        return Err(ToolError::other(
             "give `text` (words to look for), `role`, or both".into(),
         ));
     }
@@ -84,8 +84,8 @@ async fn find(s: &Client, a: FindArgs) -> Result<Response, ToolError> {
         s.loader_id(tab),
         s.engine_value::<engine::Found>(tab, 0, "find", &args)
     )?;
-    let top =
-        top.ok_or_else(|| ToolError("the page's engine answered nothing; try again".into()))?;
+    let top = top
+        .ok_or_else(|| ToolError::other("the page's engine answered nothing; try again".into()))?;
     let (mut found, mut total, mut hidden) = (top.found, top.total, top.hidden);
     // Frames the latest snapshot reached through their own worlds.
     for frame in s.frame_numbers(tab) {

@@ -49,7 +49,7 @@ pub fn tools() -> Vec<ToolDef> {
                     }
                     TabAction::Select => {
                         let index = a.index.ok_or_else(|| {
-                            ToolError(
+                            ToolError::other(
                                 "action \"select\" needs `index` (see action \"list\")".into(),
                             )
                         })?;
@@ -61,7 +61,9 @@ pub fn tools() -> Vec<ToolDef> {
                         let tab = match a.index {
                             Some(i) => nth(&s, i).await?.tab_id,
                             None => s.current_tab().ok_or_else(|| {
-                                ToolError("there is no current tab to close; pass `index`".into())
+                                ToolError::other(
+                                    "there is no current tab to close; pass `index`".into(),
+                                )
                             })?,
                         };
                         let leaving = s.leaving(tab);
@@ -82,7 +84,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Close the current tab; returns your other tabs.",
             |s: Client, _: CloseArgs| async move {
                 let Some(tab) = s.current_tab() else {
-                    return Err(ToolError("there is no current tab to close".into()));
+                    return Err(ToolError::other("there is no current tab to close".into()));
                 };
                 let leaving = s.leaving(tab);
                 s.backend().close_tab(tab).await?;
@@ -104,7 +106,7 @@ async fn nth(s: &Client, index: usize) -> Result<TabInfo, ToolError> {
     let tabs = s.backend().list_tabs().await?;
     let count = tabs.len();
     tabs.into_iter().nth(index).ok_or_else(|| {
-        ToolError(format!(
+        ToolError::other(format!(
             "there is no tab at index {index}: you have {count} tab(s). Call browser_tabs with \
              action \"list\""
         ))

@@ -22,7 +22,9 @@ pub fn tools() -> Vec<ToolDef> {
         |s: Client, a: ResizeArgs| async move {
             for (what, v) in [("width", a.width), ("height", a.height)] {
                 if !(100..=4000).contains(&v) {
-                    return Err(ToolError(format!("{what} {v} is out of range (100–4000)")));
+                    return Err(ToolError::other(format!(
+                        "{what} {v} is out of range (100–4000)"
+                    )));
                 }
             }
             let tab = s.tab().await?;

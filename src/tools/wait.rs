@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::backend::BackendError;
+use crate::error::ErrorKind;
 use crate::page::Client;
 
 /// Longest wait one call may ask for (stays below the per-command timeout).
@@ -51,12 +51,12 @@ pub fn tools() -> Vec<ToolDef> {
                     format!("an element matching {sel:?}"),
                 ),
                 (None, None, None) => {
-                    return Err(ToolError(
+                    return Err(ToolError::other(
                         "give one of text, textGone, selector or time".into(),
                     ))
                 }
                 _ => {
-                    return Err(ToolError(
+                    return Err(ToolError::other(
                         "give only one of text, textGone or selector per call".into(),
                     ))
                 }
@@ -120,7 +120,7 @@ pub fn tools() -> Vec<ToolDef> {
                     }
                     Err(e) => return Err(e),
                     Ok(_) => {
-                        return Err(ToolError(format!(
+                        return Err(ToolError::other(format!(
                             "timed out after {limit} s waiting for {what}. Take a snapshot to see \
                              the page as it is"
                         )))
@@ -134,15 +134,15 @@ pub fn tools() -> Vec<ToolDef> {
 /// Whether an error while watching the page may be a navigation in
 /// progress, rather than something that asking again cannot fix.
 fn worth_retrying(e: &ToolError) -> bool {
-    let terminal = [
-        BackendError::NoSuchTab.to_string(),
-        "dialog".into(),
-        "another debugger".into(),
-        "crashed".into(),
-        "stopped by the user".into(),
-        "the user did not allow".into(),
-    ];
-    !terminal.iter().any(|t| e.0.contains(t.as_str()))
+    !matches!(
+        e.kind(),
+        ErrorKind::TabClosed
+            | ErrorKind::Dialog
+            | ErrorKind::Crashed
+            | ErrorKind::Refused
+            | ErrorKind::StoppedByUser
+            | ErrorKind::Timeout
+    )
 }
 
 /// How long one round of a text wait watches the top document when the
@@ -206,20 +206,30 @@ mod tests {
 
     #[test]
     fn only_errors_a_navigation_can_cause_are_retried() {
-        let err = |m: &str| ToolError(m.to_string());
-        assert!(worth_retrying(&err(
-            "Runtime.evaluate failed: Execution context was destroyed."
+        use crate::backend::BackendError;
+        // Decided by kind, whatever the sentence says.
+        assert!(worth_retrying(&ToolError::other(
+            "Runtime.evaluate failed: Execution context was destroyed.".into()
+        )));
+        assert!(worth_retrying(&ToolError::other(
+            "a dialog, crashed".into()
+        )));
+        assert!(worth_retrying(&ToolError::new(
+            ErrorKind::ContextGone,
+            "x".into()
         )));
         assert!(!worth_retrying(&BackendError::NoSuchTab.into()));
-        assert!(!worth_retrying(&err(
-            "a JavaScript alert dialog is open: \"hi\""
-        )));
-        assert!(!worth_retrying(&err(
-            "another debugger (DevTools or another extension) is attached to this tab and \
-             tabwire could not take it over"
-        )));
-        assert!(!worth_retrying(&err(
-            "the page in this tab crashed. Load it again with browser_navigate"
-        )));
+        assert!(!worth_retrying(&BackendError::Refused("x".into()).into()));
+        for kind in [
+            ErrorKind::Dialog,
+            ErrorKind::Crashed,
+            ErrorKind::StoppedByUser,
+            ErrorKind::Timeout,
+        ] {
+            assert!(
+                !worth_retrying(&ToolError::new(kind, "x".into())),
+                "{kind:?}"
+            );
+        }
     }
 }

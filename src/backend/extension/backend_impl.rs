@@ -243,7 +243,9 @@ impl Backend for ExtensionBackend {
         // (then the answers are too few to hold `then`'s).
         let answer = match self.batch(tab, &every_time, json!({"ask": key})).await {
             Ok(a) => a,
-            Err(BackendError::Cdp { .. } | BackendError::Other(_)) if n > 0 => {
+            Err(BackendError::Cdp { .. } | BackendError::Other(_) | BackendError::Refused(_))
+                if n > 0 =>
+            {
                 every_time.truncate(asked);
                 self.batch(tab, &every_time, json!({"ask": key})).await?
             }

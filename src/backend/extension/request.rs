@@ -94,11 +94,11 @@ fn remote_to_backend(method: &str, e: RemoteError) -> BackendError {
         "disconnected" => BackendError::NotConnected(e.message),
         // Chrome refused to attach to the tab: asking again will not help,
         // so this is final and says what to do.
-        "debugger_busy" => BackendError::Other(e.message),
+        "debugger_busy" => BackendError::Refused(e.message),
         // The user's emergency stop: final until they resume.
         error_code::STOPPED_BY_USER => BackendError::StoppedByUser(e.message),
         // The user's answer about a site: final for this call.
-        error_code::SITE_DENIED => BackendError::Other(e.message),
+        error_code::SITE_DENIED => BackendError::Refused(e.message),
         "cdp" => BackendError::Cdp {
             method: method.into(),
             message: e.message,
@@ -125,7 +125,7 @@ mod tests {
                    tabwire could not take it over (Another debugger is already attached to the \
                    tab with id: 7.). Close that debugger or use another tab";
         let e = remote_to_backend("cdp.send", remote("debugger_busy", why));
-        assert!(matches!(e, BackendError::Other(_)), "{e:?}");
+        assert!(matches!(e, BackendError::Refused(_)), "{e:?}");
         let text = e.to_string();
         assert!(
             text.contains("another debugger") && text.contains("another tab"),
