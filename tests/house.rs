@@ -1,6 +1,7 @@
 //! Rules of the house the project checks itself (no browser needed):
-//! the layers only import downwards, and README's tool table names
-//! exactly the tools the server offers.
+//! the layers only import downwards, tools/ names no method of the
+//! browser's protocol, and README's tool table names exactly the tools the
+//! server offers.
 
 use std::path::{Path, PathBuf};
 
@@ -138,5 +139,47 @@ fn the_readme_tool_table_names_every_tool_and_no_other() {
     assert!(
         missing.is_empty() && unknown.is_empty(),
         "README's tool table lacks {missing:?} and names tools that do not exist: {unknown:?}"
+    );
+}
+
+#[test]
+fn tools_name_no_method_of_the_browsers_protocol() {
+    // tools/ declares and words answers; what the browser is told to do is
+    // page/'s business.
+    const DOMAINS: &[&str] = &[
+        "Accessibility",
+        "Browser",
+        "CSS",
+        "DOM",
+        "Emulation",
+        "Fetch",
+        "Input",
+        "Network",
+        "Page",
+        "Runtime",
+        "Storage",
+        "Target",
+        "Tracing",
+    ];
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+    let mut found = Vec::new();
+    for file in rust_files(&tools) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            for d in DOMAINS {
+                let quoted = format!("\"{d}.");
+                if let Some(at) = line.find(&quoted) {
+                    let next = line[at + quoted.len()..].chars().next();
+                    if next.is_some_and(|c| c.is_ascii_lowercase()) {
+                        found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "CDP methods in tools/:\n{}",
+        found.join("\n")
     );
 }

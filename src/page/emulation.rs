@@ -406,6 +406,18 @@ impl Client {
         let _ = self.cdp(tab, "Browser.resetPermissions", json!({})).await;
     }
 
+    /// Sets the tab's viewport to `width` x `height` CSS pixels (the
+    /// display's pixel ratio, not a phone).
+    pub async fn set_viewport(&self, tab: TabId, width: u32, height: u32) -> Result<(), ToolError> {
+        self.cdp(
+            tab,
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 0, "mobile": false}),
+        )
+        .await
+        .map(|_| ())
+    }
+
     /// The page line (title and URL), and under it what the tab emulates.
     pub fn page_head(&self, tab: TabId, title: &str, url: &str) -> String {
         let line = crate::engine::page_line(title, url, self.fence());

@@ -107,18 +107,13 @@ pub async fn from_network_log(
         }
     }
     let body = s
-        .cdp(
-            tab,
-            "Network.getResponseBody",
-            json!({"requestId": req.cdp_id}),
-        )
+        .response_body(tab, &req.cdp_id)
         .await
         .map_err(|e| Miss::Next(format!("response body no longer available ({e})")))?;
-    let text = body["body"].as_str().unwrap_or_default();
-    let bytes = if body["base64Encoded"].as_bool() == Some(true) {
-        b64(text)?
+    let bytes = if body.base64 {
+        b64(&body.text)?
     } else {
-        text.as_bytes().to_vec()
+        body.text.into_bytes()
     };
     if bytes.len() as u64 > cap {
         return Err(too_big(bytes.len() as u64, cap));

@@ -42,16 +42,9 @@ pub async fn build(
             denied += 1;
             notes.push(format!("body left out: {why}"));
         } else if bodies && r.finished && r.failed.is_none() {
-            match s
-                .cdp(
-                    tab,
-                    "Network.getResponseBody",
-                    json!({"requestId": r.cdp_id}),
-                )
-                .await
-            {
+            match s.response_body(tab, &r.cdp_id).await {
                 Ok(b) => {
-                    let text = b["body"].as_str().unwrap_or_default();
+                    let text = b.text.as_str();
                     if text.len() > MAX_ONE_BODY || total + text.len() as u64 > cap {
                         notes.push(format!(
                             "body left out: {} bytes is over the size limit",
@@ -61,7 +54,7 @@ pub async fn build(
                         total += text.len() as u64;
                         with_body += 1;
                         content["text"] = Value::from(text);
-                        if b["base64Encoded"].as_bool() == Some(true) {
+                        if b.base64 {
                             content["encoding"] = Value::from("base64");
                         }
                     }

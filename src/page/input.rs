@@ -795,6 +795,31 @@ pub async fn select_options(
         .collect())
 }
 
+/// Types `text` where the focus is, as one insertion (what an IME or a
+/// paste does: no key events).
+pub async fn insert_text(s: &Client, tab: TabId, text: &str) -> Result<(), ToolError> {
+    s.cdp(tab, "Input.insertText", json!({"text": text}))
+        .await
+        .map(|_| ())
+}
+
+/// Gives the `<input type=file>` `el` these files (absolute paths of
+/// existing files: a relative one crashes the renderer).
+pub async fn set_input_files(
+    s: &Client,
+    tab: TabId,
+    el: &Element,
+    files: &[std::path::PathBuf],
+) -> Result<(), ToolError> {
+    s.cdp(
+        tab,
+        "DOM.setFileInputFiles",
+        el.dom_params(json!({"files": files})),
+    )
+    .await
+    .map(|_| ())
+}
+
 const SELECT_OPTIONS: &str = "function(wanted) {
   if (this.localName !== 'select') return {error: 'the element is not a <select>; use browser_click for custom drop-downs'};
   if (this.matches(':disabled') || this.closest('[inert]')) return {error: 'the <select> is disabled: nothing was chosen'};

@@ -6,11 +6,13 @@
 
 pub mod action;
 pub mod client;
+pub mod cookies;
 pub mod coordinates;
 pub mod current;
 pub mod download;
 pub mod element;
 pub mod emulation;
+pub mod evaluate;
 pub mod events;
 pub mod fetch;
 pub mod har;
@@ -27,6 +29,7 @@ pub mod recording;
 pub mod refs;
 pub mod routes;
 pub mod save;
+pub mod screenshot;
 pub mod scroll;
 pub mod slider;
 pub mod snapshot;

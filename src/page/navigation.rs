@@ -1,7 +1,7 @@
 //! Navigating a tab: policy first, then the load wait, what the page
 //! fetches after it loads, and what interrupted the way there.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::client::Client;
 use super::load::LoadEnd;
@@ -18,6 +18,28 @@ const ERROR_PAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// A navigation that fails (a network error, an authentication challenge
 /// nobody could answer) is an error the model can act on; an error page
 /// the server sends (a 404) is a page, returned with its status stated.
+/// Reloads the tab's page (the load is awaited by the caller's settle).
+pub async fn reload(s: &Client, tab: TabId) -> Result<(), ToolError> {
+    s.cdp(tab, "Page.reload", json!({})).await.map(|_| ())
+}
+
+/// The tab's session history: its entries (`id`, `url`, `title`) and the
+/// index of the current one.
+pub async fn history(s: &Client, tab: TabId) -> Result<(Vec<Value>, i64), ToolError> {
+    let h = s.cdp(tab, "Page.getNavigationHistory", json!({})).await?;
+    Ok((
+        h["entries"].as_array().cloned().unwrap_or_default(),
+        h["currentIndex"].as_i64().unwrap_or(0),
+    ))
+}
+
+/// Moves the tab to the history entry `id` (from [`history`]).
+pub async fn go_to_entry(s: &Client, tab: TabId, id: Value) -> Result<(), ToolError> {
+    s.cdp(tab, "Page.navigateToHistoryEntry", json!({"entryId": id}))
+        .await
+        .map(|_| ())
+}
+
 pub async fn go(
     s: &Client,
     tab: crate::backend::TabId,

@@ -237,6 +237,35 @@ impl NetworkLog {
     }
 }
 
+/// A response's body as the browser still holds it: its text, and
+/// whether that text is base64 (a binary body). The browser drops the
+/// bodies of older pages.
+pub struct Body {
+    pub text: String,
+    pub base64: bool,
+}
+
+impl super::client::Client {
+    /// The body of the response to the request CDP calls `cdp_id`.
+    pub async fn response_body(
+        &self,
+        tab: crate::backend::TabId,
+        cdp_id: &str,
+    ) -> Result<Body, crate::error::ToolError> {
+        let b = self
+            .cdp(
+                tab,
+                "Network.getResponseBody",
+                serde_json::json!({"requestId": cdp_id}),
+            )
+            .await?;
+        Ok(Body {
+            text: b["body"].as_str().unwrap_or_default().to_string(),
+            base64: b["base64Encoded"].as_bool() == Some(true),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

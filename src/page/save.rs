@@ -44,6 +44,26 @@ impl Saved {
     }
 }
 
+/// The tab's page printed to PDF (backgrounds included), as bytes.
+pub async fn print_pdf(
+    s: &crate::page::Client,
+    tab: crate::backend::TabId,
+) -> Result<Vec<u8>, crate::error::ToolError> {
+    use base64::Engine as _;
+    let r = s
+        .cdp(
+            tab,
+            "Page.printToPDF",
+            serde_json::json!({"printBackground": true}),
+        )
+        .await?;
+    base64::engine::general_purpose::STANDARD
+        .decode(r["data"].as_str().unwrap_or_default())
+        .map_err(|e| {
+            crate::error::ToolError::other(format!("the browser sent an undecodable PDF: {e}"))
+        })
+}
+
 /// A file name safe on every OS: no directories, no traversal, no control
 /// or reserved characters, no Windows device names, not hidden.
 pub fn sanitize_name(raw: &str, fallback: &str) -> String {

@@ -436,6 +436,31 @@ impl Client {
         ))
     }
 
+    /// Accepts or dismisses the dialog blocking `tab` (with `prompt_text`
+    /// as a prompt's answer), and forgets it.
+    pub async fn answer_dialog(
+        &self,
+        tab: TabId,
+        accept: bool,
+        prompt_text: Option<&str>,
+    ) -> Result<(), ToolError> {
+        let mut params = json!({"accept": accept});
+        if let Some(t) = prompt_text {
+            params["promptText"] = json!(t);
+        }
+        self.cdp(tab, "Page.handleJavaScriptDialog", params).await?;
+        self.dialog_handled(tab);
+        Ok(())
+    }
+
+    /// Makes sure `tab`'s events flow (the first command turns them on),
+    /// for readers of what they recorded (console, network).
+    pub async fn ensure_tab_events(&self, tab: TabId) -> Result<(), ToolError> {
+        self.cdp(tab, "Runtime.evaluate", json!({"expression": "0"}))
+            .await
+            .map(|_| ())
+    }
+
     /// The JavaScript dialog blocking `tab`, if any.
     pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
         self.tab_state(tab).events.dialog()

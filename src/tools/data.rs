@@ -182,12 +182,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
             .filter(|n| !n.is_empty())
             .ok_or_else(|| ToolError::other("this action needs `name`".into()))
     };
-    let list = || async {
-        let r = s
-            .cdp(tab, "Network.getCookies", json!({"urls": [url]}))
-            .await?;
-        Ok::<_, ToolError>(r["cookies"].as_array().cloned().unwrap_or_default())
-    };
+    let list = || s.cookies_for(tab, url);
     match a.action {
         DataAction::List => {
             let all = list().await?;
@@ -233,8 +228,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
             if let Some(e) = a.expires {
                 p["expires"] = json!(e);
             }
-            let r = s.cdp(tab, "Network.setCookie", p).await?;
-            if r["success"].as_bool() == Some(false) {
+            if !s.set_cookie(tab, p).await? {
                 return Err(ToolError::other(format!(
                     "the browser refused cookie {name:?} (check domain, path and secure against {url})"
                 )));
@@ -246,7 +240,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
             let all = list().await?;
             let matching: Vec<_> = all.iter().filter(|c| c["name"] == name.as_str()).collect();
             for c in &matching {
-                delete(s, tab, c).await?;
+                s.delete_cookie(tab, c).await?;
             }
             Ok(if matching.is_empty() {
                 format!("No cookie named {name:?} for {url}; nothing deleted.")
@@ -257,22 +251,11 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
         DataAction::Clear => {
             let all = list().await?;
             for c in &all {
-                delete(s, tab, c).await?;
+                s.delete_cookie(tab, c).await?;
             }
             Ok(format!("Deleted {} cookies for {url}.", all.len()))
         }
     }
-}
-
-/// Deletes exactly this cookie (name, domain and path).
-async fn delete(s: &Client, tab: TabId, c: &Value) -> Result<(), ToolError> {
-    s.cdp(
-        tab,
-        "Network.deleteCookies",
-        json!({"name": c["name"], "domain": c["domain"], "path": c["path"]}),
-    )
-    .await
-    .map(|_| ())
 }
 
 fn flags(c: &Value) -> String {

@@ -2,7 +2,6 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::def::{done, Kind, ToolDef, ToolError};
 use crate::page::Client;
@@ -27,15 +26,9 @@ pub fn tools() -> Vec<ToolDef> {
                     "no dialog is open on the current page".into(),
                 ));
             };
-            let mut params = json!({"accept": a.accept});
-            if let Some(t) = &a.prompt_text {
-                params["promptText"] = json!(t);
-            }
             let outcome = s
-                .settle(tab, || async {
-                    s.cdp(tab, "Page.handleJavaScriptDialog", params).await?;
-                    s.dialog_handled(tab);
-                    Ok(())
+                .settle(tab, || {
+                    s.answer_dialog(tab, a.accept, a.prompt_text.as_deref())
                 })
                 .await?;
             let verb = if a.accept { "Accepted" } else { "Dismissed" };

@@ -2,7 +2,6 @@
 //! media an element shows, the page as PDF. Only that directory is ever
 //! written, under sanitized names, within the size cap.
 
-use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -11,7 +10,7 @@ use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::download::store;
 use crate::page::fetch::{first_that_works, Fetched, Way};
-use crate::page::save::{sanitize_name, save};
+use crate::page::save::{print_pdf, sanitize_name, save};
 use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -93,12 +92,7 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Client, a: PdfArgs| async move {
                 let tab = s.tab().await?;
                 s.set_progress(Some("printing the page to PDF".into()));
-                let r = s
-                    .cdp(tab, "Page.printToPDF", json!({"printBackground": true}))
-                    .await?;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(r["data"].as_str().unwrap_or_default())
-                    .map_err(|e| ToolError::other(format!("the browser sent an undecodable PDF: {e}")))?;
+                let bytes = print_pdf(&s, tab).await?;
                 if bytes.len() as u64 > s.policy().max_download_bytes() {
                     return Err(ToolError::other("the PDF is larger than --max-download-mb; nothing was saved".into()));
                 }

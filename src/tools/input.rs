@@ -9,7 +9,7 @@ use super::def::{done, Kind, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::input::{
     aim, aim_at, center, click, click_at, drag, fill_text, hold_at, press, select_options,
-    type_slowly, typed_back, value_again, SELECTED_NOW,
+    set_input_files, type_slowly, typed_back, value_again, SELECTED_NOW,
 };
 use crate::page::keys;
 use crate::page::Client;
@@ -456,15 +456,7 @@ pub fn tools() -> Vec<ToolDef> {
                 // Only absolute paths of existing files reach the browser: a
                 // relative one is accepted and then crashes the renderer.
                 let outcome = s
-                    .settle(tab, || async {
-                        s.cdp(
-                            tab,
-                            "DOM.setFileInputFiles",
-                            el.dom_params(json!({"files": files})),
-                        )
-                        .await
-                        .map(|_| ())
-                    })
+                    .settle(tab, || set_input_files(&s, tab, &el, &files))
                     .await?;
                 done(&s, tab, format!("Set {} file(s) on {what}", files.len()), &outcome).await
             },

@@ -2,13 +2,12 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::def::done;
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::Client;
-use crate::page::{navigation::go, snapshot};
+use crate::page::{navigation, navigation::go, snapshot};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateArgs {
@@ -53,11 +52,7 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Client, _: NoArgs| async move {
                 let tab = s.tab().await?;
                 let _leaving = s.leaving(tab);
-                let outcome = s
-                    .settle(tab, || async {
-                        s.cdp(tab, "Page.reload", json!({})).await.map(|_| ())
-                    })
-                    .await?;
+                let outcome = s.settle(tab, || navigation::reload(&s, tab)).await?;
                 done(&s, tab, "Reloaded the page".into(), &outcome).await
             },
         ),
@@ -70,9 +65,8 @@ pub struct NoArgs {}
 /// Moves `delta` entries through the tab's session history.
 async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
     let tab: TabId = s.tab_to_navigate().await?;
-    let h = s.cdp(tab, "Page.getNavigationHistory", json!({})).await?;
-    let index = h["currentIndex"].as_i64().unwrap_or(0) + delta;
-    let entries = h["entries"].as_array().cloned().unwrap_or_default();
+    let (entries, current) = navigation::history(&s, tab).await?;
+    let index = current + delta;
     let Some(entry) = usize::try_from(index).ok().and_then(|i| entries.get(i)) else {
         let which = if delta < 0 { "previous" } else { "next" };
         return Err(ToolError::other(format!(
@@ -85,11 +79,7 @@ async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
     let id = entry["id"].clone();
     let _leaving = s.leaving(tab);
     let outcome = s
-        .settle(tab, || async {
-            s.cdp(tab, "Page.navigateToHistoryEntry", json!({"entryId": id}))
-                .await
-                .map(|_| ())
-        })
+        .settle(tab, || navigation::go_to_entry(&s, tab, id))
         .await?;
     let what = if delta < 0 {
         "Went back"

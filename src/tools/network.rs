@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
@@ -135,18 +135,8 @@ async fn body(
             r.mime
         ));
     }
-    match s
-        .cdp(
-            tab,
-            "Network.getResponseBody",
-            json!({"requestId": r.cdp_id}),
-        )
-        .await
-    {
-        Ok(b) if b["base64Encoded"].as_bool() != Some(true) => Ok(format!(
-            "Body:\n{}\n",
-            cut_with(b["body"].as_str().unwrap_or_default(), MAX_BODY, "")
-        )),
+    match s.response_body(tab, &r.cdp_id).await {
+        Ok(b) if !b.base64 => Ok(format!("Body:\n{}\n", cut_with(&b.text, MAX_BODY, ""))),
         Ok(_) => Ok("Body: binary; save it with browser_download.\n".into()),
         Err(e) => Ok(format!(
             "Body: no longer available ({e}); the browser drops bodies of old pages.\n"

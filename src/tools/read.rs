@@ -143,9 +143,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Console messages and uncaught errors (last 200).",
             |s: Client, a: ConsoleArgs| async move {
                 let tab = s.tab().await?;
-                // Make sure the tab is watched (the first command turns events on).
-                s.cdp(tab, "Runtime.evaluate", json!({"expression": "0"}))
-                    .await?;
+                s.ensure_tab_events(tab).await?;
                 let min = a.level.map_or(0, |l| {
                     rank(match l {
                         Level::Error => "error",

@@ -2,14 +2,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::def::{Cap, Kind, Response, ToolDef, ToolError};
+use super::def::{Cap, Kind, Response, ToolDef};
 use crate::page::coordinates::remember_shot;
+use crate::page::screenshot::{capture, Area};
 use crate::page::Client;
-
-/// Chromium cannot capture taller images reliably; taller pages are cut.
-const MAX_FULL_PAGE_HEIGHT: f64 = 16_384.0;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -41,94 +38,24 @@ pub fn tools() -> Vec<ToolDef> {
                 Some(ImageType::Jpeg) => ("jpeg", "image/jpeg"),
                 _ => ("png", "image/png"),
             };
-            let mut params = json!({"format": format});
-            if format == "jpeg" {
-                params["quality"] = json!(a.quality.unwrap_or(80).min(100));
-            }
-            let mut note = String::from("Screenshot of the viewport.");
-            if let Some(t) = &a.target {
-                let el = s.element(tab, t).await?;
-                let r = element_box(&s, tab, &el).await?;
-                params["captureBeyondViewport"] = json!(true);
-                params["clip"] =
-                    json!({"x": r[0], "y": r[1], "width": r[2], "height": r[3], "scale": 1});
-                note = format!("Screenshot of {t}.");
-            } else if a.full_page {
-                let m = s.cdp(tab, "Page.getLayoutMetrics", json!({})).await?;
-                let w = m["cssContentSize"]["width"].as_f64().unwrap_or(0.0);
-                let h = m["cssContentSize"]["height"].as_f64().unwrap_or(0.0);
-                let capped = h.min(MAX_FULL_PAGE_HEIGHT);
-                params["captureBeyondViewport"] = json!(true);
-                params["clip"] = json!({"x": 0, "y": 0, "width": w, "height": capped, "scale": 1});
-                note = if capped < h {
+            let area = match (&a.target, a.full_page) {
+                (Some(t), _) => Area::Element(s.element(tab, t).await?),
+                (None, true) => Area::FullPage,
+                (None, false) => Area::Viewport,
+            };
+            let shot = capture(&s, tab, area, format, a.quality).await?;
+            let note = match (&a.target, shot.heights) {
+                (Some(t), _) => format!("Screenshot of {t}."),
+                (None, Some((h, capped))) if capped < h => {
                     format!("Screenshot of the top {capped} px of a {h} px tall page (capped).")
-                } else {
-                    "Screenshot of the full page.".into()
-                };
-            }
-            // Where the image sits on the page, for input at its points
-            // (document coordinates of its corner; None: the viewport).
-            let clip = params.get("clip").map(|c| {
-                (
-                    c["x"].as_f64().unwrap_or(0.0),
-                    c["y"].as_f64().unwrap_or(0.0),
-                )
-            });
-            let shot = s.cdp(tab, "Page.captureScreenshot", params).await?;
+                }
+                (None, Some(_)) => "Screenshot of the full page.".into(),
+                (None, None) => "Screenshot of the viewport.".into(),
+            };
             if s.policy().caps_on().contains(&Cap::Vision) {
-                remember_shot(&s, tab, clip).await?;
+                remember_shot(&s, tab, shot.corner).await?;
             }
-            let data = shot["data"].as_str().unwrap_or_default().to_string();
-            Ok(Response::text(note).with_image(data, mime))
+            Ok(Response::text(note).with_image(shot.data, mime))
         },
     )]
-}
-
-/// The element's box in the top document's coordinates (x, y, width,
-/// height), scrolled into view first. The browser answers quads in
-/// top-page viewport points for elements of the tab's own renderer
-/// (same-origin frames included); an out-of-process frame's are its own
-/// and are shifted by where the frame sits.
-async fn element_box(
-    s: &Client,
-    tab: crate::backend::TabId,
-    el: &crate::page::Element,
-) -> Result<[f64; 4], ToolError> {
-    let session = el.session.as_deref();
-    let target = el.dom_params(json!({}));
-    let _ = s
-        .cdp_in(tab, session, "DOM.scrollIntoViewIfNeeded", target.clone())
-        .await;
-    let quads = s
-        .cdp_in(tab, session, "DOM.getContentQuads", target)
-        .await
-        .map_err(|_| ToolError::other("the element has no visible box to capture".into()))?;
-    let points: Vec<f64> = quads["quads"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|q| q.as_array().cloned().unwrap_or_default())
-        .filter_map(|v| v.as_f64())
-        .collect();
-    let xs = points.iter().step_by(2);
-    let ys = points.iter().skip(1).step_by(2);
-    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
-    if points.is_empty() || x1 - x0 < 1.0 || y1 - y0 < 1.0 {
-        return Err(ToolError::other(
-            "the element has no visible box to capture".into(),
-        ));
-    }
-    let (dx, dy) = if el.frame != 0 {
-        s.frame_offset(tab, el.frame).await?
-    } else {
-        (0.0, 0.0)
-    };
-    // Document coordinates, so the clip is right at any scroll offset.
-    let scroll = s.eval(tab, "[scrollX, scrollY]").await?;
-    let (sx, sy) = (
-        scroll[0].as_f64().unwrap_or(0.0),
-        scroll[1].as_f64().unwrap_or(0.0),
-    );
-    Ok([x0 + dx + sx, y0 + dy + sy, x1 - x0, y1 - y0])
 }

@@ -2,7 +2,6 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::page::Client;
@@ -28,12 +27,7 @@ pub fn tools() -> Vec<ToolDef> {
                 }
             }
             let tab = s.tab().await?;
-            s.cdp(
-                tab,
-                "Emulation.setDeviceMetricsOverride",
-                json!({"width": a.width, "height": a.height, "deviceScaleFactor": 0, "mobile": false}),
-            )
-            .await?;
+            s.set_viewport(tab, a.width, a.height).await?;
             s.until_at_rest(tab).await;
             let got = s.eval(tab, "[innerWidth, innerHeight]").await?;
             Ok(Response::text(format!(

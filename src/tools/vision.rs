@@ -4,7 +4,6 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::coordinates::{viewport_point, what_is_at};
@@ -286,7 +285,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let outcome = s
                     .settle(tab, || async {
                         click_at(&s, tab, point, "left", 1, 0).await?;
-                        s.cdp(tab, "Input.insertText", json!({"text": a.text})).await?;
+                        crate::page::input::insert_text(&s, tab, &a.text).await?;
                         if a.submit {
                             crate::page::input::press(&s, tab, "Enter").await?;
                         }

@@ -209,7 +209,7 @@ mod tests {
         use crate::backend::BackendError;
         // Decided by kind, whatever the sentence says.
         assert!(worth_retrying(&ToolError::other(
-            "Runtime.evaluate failed: Execution context was destroyed.".into()
+            "the page's document was replaced while it was read".into()
         )));
         assert!(worth_retrying(&ToolError::other(
             "a dialog, crashed".into()
