@@ -183,3 +183,26 @@ fn tools_name_no_method_of_the_browsers_protocol() {
         found.join("\n")
     );
 }
+
+#[test]
+fn tools_do_not_call_the_backend() {
+    // The backend is reached through page/ (the Client's methods); its
+    // types (a TabId) may be named.
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tools");
+    let found: Vec<String> = rust_files(&tools)
+        .into_iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(&file).unwrap();
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains(".backend()"))
+                .map(|(i, l)| format!("{}:{}: {}", file.display(), i + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "backend calls in tools/:\n{}",
+        found.join("\n")
+    );
+}

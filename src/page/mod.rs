@@ -35,6 +35,7 @@ pub mod slider;
 pub mod snapshot;
 pub mod started_requests;
 pub mod tab;
+pub mod tabs;
 pub mod trace;
 pub mod verify;
 pub mod video;

@@ -28,9 +28,7 @@ pub fn tools() -> Vec<ToolDef> {
             };
             // The user's stop, first: it is why every other call fails.
             let stopped = s
-                .backend()
-                .user_stop()
-                .and_then(|rx| rx.borrow().clone())
+                .stopped_by_user()
                 .map(|why| format!("STOPPED BY THE USER: {why}\n"))
                 .unwrap_or_default();
             let counts = if std::env::var_os(DEBUG_COUNTS).is_some() {
@@ -40,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
             };
             Ok(Response::text(format!(
                 "{stopped}{}\nCurrent tab: {current}\n{}{counts}",
-                s.backend().status().await,
+                s.browser_status().await,
                 s.policy().summary()
             )))
         },

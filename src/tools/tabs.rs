@@ -38,13 +38,9 @@ pub fn tools() -> Vec<ToolDef> {
                 match a.action {
                     TabAction::List => {}
                     TabAction::New => {
-                        let tab = s
-                            .backend()
-                            .new_tab_in("about:blank", &s.client_name(), a.browser.as_deref())
-                            .await?;
-                        s.set_current(Some(tab.tab_id));
+                        let tab = s.open_tab(a.browser.as_deref()).await?;
                         if let Some(url) = a.url.as_deref() {
-                            crate::page::navigation::go(&s, tab.tab_id, url).await?;
+                            crate::page::navigation::go(&s, tab, url).await?;
                         }
                     }
                     TabAction::Select => {
@@ -54,8 +50,7 @@ pub fn tools() -> Vec<ToolDef> {
                             )
                         })?;
                         let tab = nth(&s, index).await?;
-                        s.backend().select_tab(tab.tab_id).await?;
-                        s.set_current(Some(tab.tab_id));
+                        s.select_tab(tab.tab_id).await?;
                     }
                     TabAction::Close => {
                         let tab = match a.index {
@@ -66,12 +61,7 @@ pub fn tools() -> Vec<ToolDef> {
                                 )
                             })?,
                         };
-                        let leaving = s.leaving(tab);
-                        s.backend().close_tab(tab).await?;
-                        drop(leaving);
-                        if s.current_tab() == Some(tab) {
-                            s.set_current(None);
-                        }
+                        s.close_tab(tab).await?;
                     }
                 }
                 Ok(Response::text(render_list(&s).await?))
@@ -86,10 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let Some(tab) = s.current_tab() else {
                     return Err(ToolError::other("there is no current tab to close".into()));
                 };
-                let leaving = s.leaving(tab);
-                s.backend().close_tab(tab).await?;
-                drop(leaving);
-                s.set_current(None);
+                s.close_tab(tab).await?;
                 Ok(Response::text(format!(
                     "Closed the tab.\n{}",
                     render_list(&s).await?
@@ -103,7 +90,7 @@ pub fn tools() -> Vec<ToolDef> {
 pub struct CloseArgs {}
 
 async fn nth(s: &Client, index: usize) -> Result<TabInfo, ToolError> {
-    let tabs = s.backend().list_tabs().await?;
+    let tabs = s.tabs().await?;
     let count = tabs.len();
     tabs.into_iter().nth(index).ok_or_else(|| {
         ToolError::other(format!(
@@ -114,10 +101,10 @@ async fn nth(s: &Client, index: usize) -> Result<TabInfo, ToolError> {
 }
 
 async fn render_list(s: &Client) -> Result<String, ToolError> {
-    let tabs = s.backend().list_tabs().await?;
+    let tabs = s.tabs().await?;
     // With several browsers (or profiles) connected, say which they are
     // and where each tab is.
-    let browsers = s.backend().browsers();
+    let browsers = s.browsers();
     let several = browsers.len() > 1;
     let header = if several {
         let names: Vec<String> = browsers
