@@ -795,6 +795,17 @@ pub async fn select_options(
         .collect())
 }
 
+/// What a box's value given as text means: checked (`true`, `on`, `yes`,
+/// `1`, `checked`, any case), unchecked (`false`, `off`, `no`, `0`,
+/// `unchecked`), or neither.
+pub fn checked_from(value: &str) -> Option<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" | "1" | "checked" => Some(true),
+        "false" | "off" | "no" | "0" | "unchecked" => Some(false),
+        _ => None,
+    }
+}
+
 /// Types `text` where the focus is, as one insertion (what an IME or a
 /// paste does: no key events).
 pub async fn insert_text(s: &Client, tab: TabId, text: &str) -> Result<(), ToolError> {
@@ -842,5 +853,26 @@ pub fn cut_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_boxs_value_reads_as_checked_unchecked_or_neither() {
+        for yes in ["true", "On", "YES", "1", "checked"] {
+            assert_eq!(checked_from(yes), Some(true), "{yes}");
+        }
+        for no in ["false", "off", "No", "0", "Unchecked"] {
+            assert_eq!(checked_from(no), Some(false), "{no}");
+        }
+        assert_eq!(checked_from("maybe"), None);
+        assert_eq!(
+            checked_from(" true"),
+            None,
+            "callers trim where they mean to"
+        );
     }
 }

@@ -323,10 +323,9 @@ fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32
                     value = SECRET.to_string();
                 }
                 let a = match f["type"].as_str().unwrap_or_default() {
-                    "checkbox" | "radio" => Act::Check(matches!(
-                        value.to_ascii_lowercase().as_str(),
-                        "true" | "on" | "yes" | "1" | "checked"
-                    )),
+                    "checkbox" | "radio" => {
+                        Act::Check(super::input::checked_from(&value) == Some(true))
+                    }
                     "combobox" => Act::Select(vec![value]),
                     _ => Act::Fill(value),
                 };

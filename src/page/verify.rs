@@ -157,10 +157,9 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
     let c = &loc.control;
     let holds = match c.kind.as_str() {
         "checkbox" => {
-            let want = match value.trim().to_ascii_lowercase().as_str() {
-                "true" | "checked" | "on" | "yes" | "1" => true,
-                "false" | "unchecked" | "off" | "no" | "0" => false,
-                _ => {
+            let want = match super::input::checked_from(value.trim()) {
+                Some(want) => want,
+                None => {
                     return Err(ToolError::other(format!(
                         "{target} is a checkbox or radio button: give `value` \"true\" (checked) \
                          or \"false\", not {value:?}"

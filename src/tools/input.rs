@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::def::{done, Kind, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::input::{
-    aim, aim_at, center, click, click_at, drag, fill_text, hold_at, press, select_options,
-    set_input_files, type_slowly, typed_back, value_again, SELECTED_NOW,
+    aim, aim_at, center, checked_from, click, click_at, drag, fill_text, hold_at, press,
+    select_options, set_input_files, type_slowly, typed_back, value_again, SELECTED_NOW,
 };
 use crate::page::keys;
 use crate::page::Client;
@@ -479,10 +479,7 @@ async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
             .await
             .map(|n| format!("; {name}{n}")),
         FieldType::Checkbox | FieldType::Radio => {
-            let want = matches!(
-                f.value.to_ascii_lowercase().as_str(),
-                "true" | "on" | "yes" | "1" | "checked"
-            );
+            let want = checked_from(&f.value) == Some(true);
             let now =
                 value_again(s, tab, &f.target, "function() { return !!this.checked; }").await?;
             (now != json!(want)).then(|| {
@@ -528,14 +525,11 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
             .map(|_| ()),
         FieldType::Checkbox | FieldType::Radio => {
             let el = s.element(tab, &f.target).await?;
-            let want = match f.value.to_ascii_lowercase().as_str() {
-                "true" | "on" | "yes" | "1" | "checked" => true,
-                "false" | "off" | "no" | "0" | "unchecked" => false,
-                other => {
-                    return Err(ToolError::other(format!(
-                        "value {other:?} is not true or false"
-                    )))
-                }
+            let Some(want) = checked_from(&f.value) else {
+                return Err(ToolError::other(format!(
+                    "value {:?} is not true or false",
+                    f.value.to_ascii_lowercase()
+                )));
             };
             let is = s
                 .call_on(
