@@ -37,11 +37,7 @@ STEPS = {
 def measure(engine, url, repeat):
     cdp = Pipe()
     try:
-        t = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        s = cdp.send("Target.attachToTarget", {"targetId": t, "flatten": True})["sessionId"]
-        cdp.send("Emulation.setDeviceMetricsOverride",
-                 {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False}, s)
-        cdp.send("Page.enable", {}, s)
+        s = cdp.open_tab()
         cdp.send("Page.navigate", {"url": url}, s)
         for _ in range(200):
             r = cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, s)

@@ -165,6 +165,16 @@ class Pipe:
                     raise RuntimeError(f"{method}: {m['error'].get('message')}")
                 return m["result"]
 
+    def open_tab(self, width=1280, height=720):
+        """A new blank tab at a desktop viewport, its Page events on; its
+        session id."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable", {}, session)
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session)
+        return session
+
     def close(self):
         self.proc.kill()
         self.proc.wait()
@@ -810,12 +820,7 @@ def main():
     try:
         apps.start(names)
         cdp = Pipe([f"--window-size={WIDTH},{HEIGHT}"])
-        target = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        page = Page(cdp, session)
-        page.send("Page.enable")
-        page.send("Emulation.setDeviceMetricsOverride",
-                  {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        page = Page(cdp, cdp.open_tab(WIDTH, HEIGHT))
         results, kinds = [], collections.Counter()
         total = agree = left_out = without_ref = 0
         for i, (name, where, ready) in enumerate(plan, 1):

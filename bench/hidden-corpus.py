@@ -321,11 +321,7 @@ def main():
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
     results = {}
     try:
-        t = cdp.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        s = cdp.send("Target.attachToTarget", {"targetId": t, "flatten": True})["sessionId"]
-        cdp.send("Emulation.setDeviceMetricsOverride",
-                 {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False}, s)
-        cdp.send("Page.enable", {}, s)
+        s = cdp.open_tab()
         for label, settle in (("immediate", 0.0), ("settled", args.settle)):
             out, meta = read_page(cdp, s, url, settle, engine)
             per_call = judge(out, hidden, seen)
