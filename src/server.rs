@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::audit::{self, AuditLog};
 use crate::page::Client;
-use crate::tools::{all_tools_with, Runner, RunnerSlot, ToolDef, ToolError};
+use crate::tools::{all_tools_with, Response, Runner, RunnerSlot, ToolDef, ToolError};
 
 /// How often a long call reports progress (when the client asked for it).
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
@@ -95,12 +95,14 @@ impl Runner for StepRunner {
         &self,
         tool: String,
         arguments: JsonObject,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = CallToolResult> + Send + 'static>> {
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Response, String>> + Send + 'static>,
+    > {
         let server = self.server();
         Box::pin(async move {
             match server {
-                Some(s) => s.run_tool(&tool, arguments, std::future::pending()).await,
-                None => error_result("the server is shutting down".into()),
+                Some(s) => s.answer(&tool, arguments, std::future::pending()).await,
+                None => Err("the server is shutting down".into()),
             }
         })
     }
@@ -178,18 +180,42 @@ impl ServerHandler for TabwireServer {
 }
 
 impl TabwireServer {
-    /// Runs one tool call from start to audit: lookup, policy, browser
-    /// choice, the tool itself (abandoned when `cancelled` resolves). Every
-    /// failure is an `isError` result the caller can show as is.
+    /// Runs one tool call from start to audit (see [`Self::answer`]) and
+    /// renders its answer: every failure is an `isError` result the caller
+    /// can show as is.
     pub async fn run_tool(
         &self,
         name: &str,
         arguments: JsonObject,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> CallToolResult {
+        let started = std::time::Instant::now();
+        let result = without_invisible(match self.answer(name, arguments, cancelled).await {
+            Ok(r) => r.into_result(),
+            Err(text) => error_result(text),
+        });
+        tracing::info!(
+            tool = name,
+            ok = result.is_error != Some(true),
+            ms = started.elapsed().as_millis() as u64,
+            "tool call"
+        );
+        release_freed_memory();
+        result
+    }
+
+    /// Runs one tool call from start to audit: lookup, policy, browser
+    /// choice, the tool itself (abandoned when `cancelled` resolves).
+    /// Err: the text of the error, for the model.
+    async fn answer(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<Response, String> {
         let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
             let known: Vec<_> = self.offered().map(|t| t.name).collect();
-            return error_result(format!(
+            return Err(format!(
                 "unknown tool {name:?}. Available tools: {}",
                 known.join(", ")
             ));
@@ -199,7 +225,7 @@ impl TabwireServer {
             .policy()
             .tool_allowed(tool.name, tool.kind, tool.cap)
         {
-            return error_result(format!("{name} is not available: {why}"));
+            return Err(format!("{name} is not available: {why}"));
         }
         let args = Value::Object(arguments.clone());
         let started = std::time::Instant::now();
@@ -237,18 +263,7 @@ impl TabwireServer {
             ms,
         });
         self.session.backend().note_call(name, error.is_none());
-        let result = without_invisible(match outcome {
-            Ok(r) => r.into_result(),
-            Err(e) => error_result(format!("{name} failed: {e}")),
-        });
-        tracing::info!(
-            tool = name,
-            ok = result.is_error != Some(true),
-            ms = started.elapsed().as_millis() as u64,
-            "tool call"
-        );
-        release_freed_memory();
-        result
+        outcome.map_err(|e| format!("{name} failed: {e}"))
     }
 }
 

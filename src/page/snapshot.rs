@@ -79,6 +79,25 @@ struct FirstContent {
     snapshot: Option<Snapshot>,
 }
 
+/// What an answer shows of the page as it is now, rendered and fenced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum View {
+    /// The page line alone (nothing to compare with).
+    Line(String),
+    /// A whole snapshot: page line, outline, notes.
+    Snapshot(String),
+    /// What an action changed since the model's last snapshot.
+    Changes(String),
+}
+
+impl View {
+    pub fn text(&self) -> &str {
+        match self {
+            View::Line(t) | View::Snapshot(t) | View::Changes(t) => t,
+        }
+    }
+}
+
 /// One snapshot: the page line and the outline.
 pub struct Captured {
     page: String,
@@ -304,18 +323,18 @@ pub async fn after_action(
     s: &Client,
     tab: TabId,
     outcome: &Outcome,
-) -> Result<Option<String>, ToolError> {
+) -> Result<Option<View>, ToolError> {
     let navigated = outcome.navigated;
     if navigated {
         return take_loaded(s, tab, outcome.load.snapshot.clone())
             .await
-            .map(Some);
+            .map(|t| Some(View::Snapshot(t)));
     }
     let Some(before) = s.last_snapshot().filter(|m| m.tab == tab) else {
         return Ok(None);
     };
     if s.loader_id(tab).await? != before.loader_id {
-        return take(s, tab).await.map(Some);
+        return take(s, tab).await.map(|t| Some(View::Snapshot(t)));
     }
     let began = std::time::Instant::now();
     let args = engine::changes_args(MAX_SNAPSHOT, outcome.css_may_change, outcome.pointer_moved);
@@ -342,9 +361,9 @@ pub async fn after_action(
     );
     let added = changes.added.join("\n");
     s.remember_snapshot(SnapshotMark::new(tab, before.loader_id, &added));
-    Ok(Some(format!(
+    Ok(Some(View::Changes(format!(
         "{}\n{}",
         s.page_head(tab, &changes.title, &changes.url),
         engine::render_changes(&changes, s.fence())
-    )))
+    ))))
 }

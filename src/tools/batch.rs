@@ -13,10 +13,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+#[cfg(test)]
+use super::def::View;
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::page::Client;
 
@@ -30,11 +32,12 @@ pub const NAME: &str = "browser_batch";
 pub trait Runner: Send + Sync {
     /// Err: why `tool` cannot be called (unknown, or refused by the policy).
     fn check(&self, tool: &str) -> Result<(), String>;
+    /// The call's answer, or the text of its error.
     fn run(
         &self,
         tool: String,
         arguments: JsonObject,
-    ) -> Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Response, String>> + Send + 'static>>;
 }
 
 /// Where the server puts its [`Runner`] once it exists (the tools are made
@@ -80,11 +83,10 @@ pub fn tools(slot: &RunnerSlot) -> Vec<ToolDef> {
     .without_browser()]
 }
 
-/// One step's answer: its text and images.
+/// One step's answer.
 struct Answer {
     tool: String,
-    text: String,
-    images: Vec<(String, &'static str)>,
+    response: Response,
 }
 
 async fn batch(slot: RunnerSlot, a: BatchArgs) -> Result<Response, ToolError> {
@@ -116,108 +118,66 @@ async fn batch(slot: RunnerSlot, a: BatchArgs) -> Result<Response, ToolError> {
         let result = runner
             .run(step.tool.clone(), step.arguments.unwrap_or_default())
             .await;
-        let failed = result.is_error == Some(true);
-        let answer = answer_of(step.tool, result);
-        if failed {
-            let not_run: Vec<String> = steps
-                .map(|(k, s)| format!("{} {}", k + 1, s.tool))
-                .collect();
-            let rest = match not_run.len() {
-                0 => String::new(),
-                _ => format!("; not run: step {}", not_run.join(", step ")),
-            };
-            let mut text = format!(
-                "step {} of {total} ({}) failed, so the batch stopped{rest}.",
-                i + 1,
-                answer.tool
-            );
-            if !done.is_empty() {
-                text.push_str(&format!("\n{}", render(&done)));
+        let response = match result {
+            Ok(response) => response,
+            Err(error) => {
+                let not_run: Vec<String> = steps
+                    .map(|(k, s)| format!("{} {}", k + 1, s.tool))
+                    .collect();
+                let rest = match not_run.len() {
+                    0 => String::new(),
+                    _ => format!("; not run: step {}", not_run.join(", step ")),
+                };
+                let mut text = format!(
+                    "step {} of {total} ({}) failed, so the batch stopped{rest}.",
+                    i + 1,
+                    step.tool
+                );
+                if !done.is_empty() {
+                    text.push_str(&format!("\n{}", render(&done)));
+                }
+                text.push_str(&format!("\n{}. {}: {error}", i + 1, step.tool));
+                return Err(ToolError::other(text));
             }
-            text.push_str(&format!("\n{}. {}: {}", i + 1, answer.tool, answer.text));
-            return Err(ToolError::other(text));
-        }
-        done.push(answer);
+        };
+        done.push(Answer {
+            tool: step.tool,
+            response,
+        });
     }
     let mut response = Response::text(format!("Ran {total} steps.\n{}", render(&done)));
-    for a in done {
-        for (data, mime) in a.images {
+    for mut a in done {
+        for (data, mime) in a.response.take_images() {
             response = response.with_image(data, mime);
         }
     }
     Ok(response)
 }
 
-fn answer_of(tool: String, r: CallToolResult) -> Answer {
-    let mut text = Vec::new();
-    let mut images = Vec::new();
-    for c in r.content {
-        match c {
-            ContentBlock::Text(t) => text.push(t.text),
-            ContentBlock::Image(i) => images.push((i.data, static_mime(&i.mime_type))),
-            _ => {}
-        }
-    }
-    Answer {
-        tool,
-        text: text.join("\n\n"),
-        images,
-    }
-}
-
-fn static_mime(mime: &str) -> &'static str {
-    match mime {
-        "image/jpeg" => "image/jpeg",
-        "image/webp" => "image/webp",
-        _ => "image/png",
-    }
-}
-
-/// The steps' answers: in full from the last that holds a full snapshot
-/// on, one line each before it.
+/// The steps' answers: in full from the last that shows the whole page
+/// on, one line each before it (that snapshot supersedes their change
+/// reports).
 fn render(done: &[Answer]) -> String {
     let from = done
         .iter()
-        .rposition(|a| has_full_snapshot(&a.text))
+        .rposition(|a| a.response.shows_whole_page())
         .unwrap_or(0);
     done.iter()
         .enumerate()
         .map(|(i, a)| {
             if i < from {
-                format!("{}. {}: {}", i + 1, a.tool, one_line(&a.text))
+                format!("{}. {}: {}", i + 1, a.tool, one_line(a.response.headline()))
             } else {
-                format!("{}. {}: {}", i + 1, a.tool, a.text)
+                format!("{}. {}: {}", i + 1, a.tool, a.response.render())
             }
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-/// Whether an answer holds a whole snapshot (not a change report): a
-/// `Snapshot:` line before any page content.
-fn has_full_snapshot(text: &str) -> bool {
-    before_fenced_lines(text)
-        .lines()
-        .any(|l| l == "Snapshot:" || l.starts_with("Snapshot: ("))
-}
-
-/// What an answer says before its first fence on lines of its own (a
-/// page line's inline fence is part of it).
-fn before_fenced_lines(text: &str) -> &str {
-    if text.starts_with("<<page-content ") {
-        return "";
-    }
-    text.split("\n<<page-content ").next().unwrap_or("")
-}
-
-/// The first line of an answer, before any page content on lines of its
-/// own, cut short (an inline fence cut short is closed again).
-fn one_line(text: &str) -> String {
-    let line = before_fenced_lines(text)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim();
+/// An answer's first line cut short (an inline fence cut short is closed
+/// again).
+fn one_line(line: &str) -> String {
     let mut out: String = line.chars().take(200).collect();
     if out.len() < line.len() {
         out.push('…');
@@ -241,50 +201,79 @@ fn one_line(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn a(tool: &str, text: &str) -> Answer {
+    fn a(tool: &str, lead: &str, view: Option<View>) -> Answer {
+        let response = Response::text(lead);
         Answer {
             tool: tool.into(),
-            text: text.into(),
-            images: Vec::new(),
+            response: match view {
+                Some(v) => response.with_view(v),
+                None => response,
+            },
         }
+    }
+
+    fn steps() -> [Answer; 3] {
+        [
+            a(
+                "browser_type",
+                "Typed 3 characters.",
+                Some(View::Changes(
+                    "Snapshot changes:\n<<page-content x>>\n+ a\n<<end-page-content x>>".into(),
+                )),
+            ),
+            a(
+                "browser_click",
+                "Clicked.",
+                Some(View::Snapshot(
+                    "Page: T (u)\nSnapshot:\n<<page-content x>>\n- b\n<<end-page-content x>>"
+                        .into(),
+                )),
+            ),
+            a(
+                "browser_wait_for",
+                "Done waiting.",
+                Some(View::Changes(
+                    "Snapshot changes:\n<<page-content x>>\n+ c\n<<end-page-content x>>".into(),
+                )),
+            ),
+        ]
     }
 
     #[test]
     fn answers_are_full_from_the_last_snapshot_on() {
-        let steps = [
-            a("browser_type", "Typed 3 characters.\nSnapshot changes:\n<<page-content x>>\n+ a\n<<end-page-content x>>"),
-            a("browser_click", "Clicked.\nPage: T (u)\nSnapshot:\n<<page-content x>>\n- b\n<<end-page-content x>>"),
-            a("browser_wait_for", "Done waiting.\nSnapshot changes:\n<<page-content x>>\n+ c\n<<end-page-content x>>"),
-        ];
-        let out = render(&steps);
+        let out = render(&steps());
         assert!(
             out.starts_with("1. browser_type: Typed 3 characters. (its full answer is superseded"),
             "{out}"
         );
         assert!(!out.contains("+ a"), "{out}");
         assert!(out.contains("- b") && out.contains("+ c"), "{out}");
-        // Without a full snapshot every change report stays.
-        let out = render(&[steps[0].clone_answer(), steps[2].clone_answer()]);
+        // Without a whole snapshot every change report stays.
+        let [first, _, last] = steps();
+        let out = render(&[first, last]);
         assert!(out.contains("+ a") && out.contains("+ c"), "{out}");
     }
 
     #[test]
-    fn a_snapshot_line_inside_page_content_does_not_count() {
-        assert!(!has_full_snapshot(
-            "Clicked.\nSnapshot changes:\n<<page-content x>>\nSnapshot:\n<<end-page-content x>>"
+    fn the_headline_of_a_page_alone_is_its_page_line() {
+        let r = Response::showing(View::Snapshot(
+            "Page: <<page-content x>>a (b)<<end-page-content x>>\nSnapshot:\n…".into(),
         ));
-        assert!(has_full_snapshot("Page: a (b)\nSnapshot: (empty page)\n"));
-        // A page line's inline fence is not the page's part.
-        assert!(has_full_snapshot(
-            "Page: <<page-content x>>a (b)<<end-page-content x>>\nSnapshot:\n<<page-content x>>\n- b\n<<end-page-content x>>"
-        ));
+        assert_eq!(
+            r.headline(),
+            "Page: <<page-content x>>a (b)<<end-page-content x>>"
+        );
+        assert!(r.shows_whole_page());
+        assert!(!Response::text("Clicked.")
+            .with_view(View::Line("Page: a".into()))
+            .shows_whole_page());
     }
 
     #[test]
     fn a_first_line_cut_short_closes_its_inline_fence() {
         let long = "t".repeat(300);
         let line = one_line(&format!(
-            "Page: <<page-content abc123abc123>>{long}<<end-page-content abc123abc123>>\nSnapshot:"
+            "Page: <<page-content abc123abc123>>{long}<<end-page-content abc123abc123>>"
         ));
         assert!(
             line.contains("t…<<end-page-content abc123abc123>> (its full answer"),
@@ -298,11 +287,5 @@ mod tests {
             ),
             "{short}"
         );
-    }
-
-    impl Answer {
-        fn clone_answer(&self) -> Answer {
-            a(&self.tool, &self.text)
-        }
     }
 }

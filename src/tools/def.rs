@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::backend::TabId;
 pub use crate::error::ToolError;
+pub use crate::page::snapshot::View;
 use crate::page::Client;
 use crate::page::Outcome;
 pub use crate::policy::{Cap, Kind};
@@ -202,20 +203,42 @@ fn compact(v: &mut Value, defs: &Value) {
     }
 }
 
-/// Collects a tool's output: text sections, then images, in a fixed order.
+/// What a tool answers, in parts: what it did or found (`lead`, in
+/// tabwire's words; a page string in it is already fenced inline), what it
+/// shows of the page now ([`View`]: the page line, a whole snapshot or the
+/// changes), notes after that, and images. The server renders it once
+/// ([`Response::render`]); `browser_batch` reads the parts, not the text.
 #[derive(Debug, Default)]
 pub struct Response {
-    text: Vec<String>,
+    lead: String,
+    view: Option<View>,
+    tail: String,
     images: Vec<(String, &'static str)>,
 }
 
 impl Response {
+    /// An answer that is only words (page strings fenced by the caller).
     pub fn text(s: impl Into<String>) -> Self {
-        Self::default().with_text(s)
+        Self {
+            lead: s.into(),
+            ..Self::default()
+        }
     }
 
-    pub fn with_text(mut self, s: impl Into<String>) -> Self {
-        self.text.push(s.into());
+    /// An answer that shows the page and says nothing before it.
+    pub fn showing(view: View) -> Self {
+        Self::default().with_view(view)
+    }
+
+    /// What the answer shows of the page, after its lead.
+    pub fn with_view(mut self, view: View) -> Self {
+        self.view = Some(view);
+        self
+    }
+
+    /// Text that follows the page as it is (a note starts its own line).
+    pub fn with_tail(mut self, s: &str) -> Self {
+        self.tail.push_str(s);
         self
     }
 
@@ -225,10 +248,51 @@ impl Response {
         self
     }
 
+    /// Whether the answer holds a whole snapshot of the page (what a later
+    /// change report builds on).
+    pub fn shows_whole_page(&self) -> bool {
+        matches!(self.view, Some(View::Snapshot(_)))
+    }
+
+    /// The answer's first line: its lead's, or the page line's.
+    pub fn headline(&self) -> &str {
+        let first = if self.lead.is_empty() {
+            self.view.as_ref().map_or("", View::text)
+        } else {
+            &self.lead
+        };
+        let line = first.lines().next().unwrap_or("").trim();
+        // A fence's opening line alone is no headline (page content
+        // follows it).
+        if line.starts_with("<<page-content ") && !line.contains("<<end-page-content ") {
+            return "";
+        }
+        line
+    }
+
+    /// The images, in order.
+    pub fn take_images(&mut self) -> Vec<(String, &'static str)> {
+        std::mem::take(&mut self.images)
+    }
+
+    /// The answer's text: the lead, the page on the next line, the tail.
+    pub fn render(&self) -> String {
+        let mut out = self.lead.clone();
+        if let Some(view) = &self.view {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(view.text());
+        }
+        out.push_str(&self.tail);
+        out
+    }
+
     pub fn into_result(self) -> CallToolResult {
+        let text = self.render();
         let mut content = Vec::new();
-        if !self.text.is_empty() {
-            content.push(ContentBlock::text(self.text.join("\n\n")));
+        if !text.is_empty() {
+            content.push(ContentBlock::text(text));
         }
         for (data, mime) in self.images {
             content.push(ContentBlock::image(data, mime));
@@ -261,16 +325,14 @@ pub(super) async fn done(
     what: String,
     outcome: &Outcome,
 ) -> Result<Response, ToolError> {
+    let lead = format!("{what}.{}", outcome.report(s.fence()));
     // While a dialog blocks the page, its title and URL cannot be read.
-    let page = match outcome.dialog {
-        Some(_) => String::new(),
-        None => match crate::page::snapshot::after_action(s, tab, outcome).await? {
-            Some(changes) => format!("\n{changes}"),
-            None => format!("\n{}", s.page_line(tab).await?),
-        },
+    if outcome.dialog.is_some() {
+        return Ok(Response::text(lead));
+    }
+    let view = match crate::page::snapshot::after_action(s, tab, outcome).await? {
+        Some(view) => view,
+        None => View::Line(s.page_line(tab).await?),
     };
-    Ok(Response::text(format!(
-        "{what}.{}{page}",
-        outcome.report(s.fence())
-    )))
+    Ok(Response::text(lead).with_view(view))
 }

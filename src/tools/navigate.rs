@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::done;
-use super::def::{Kind, Response, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::backend::TabId;
 use crate::page::Client;
 use crate::page::{navigation, navigation::go, snapshot};
@@ -24,10 +24,10 @@ pub fn tools() -> Vec<ToolDef> {
             |s: Client, a: NavigateArgs| async move {
                 let tab = s.tab_to_navigate().await?;
                 let (mut load, notes) = go(&s, tab, &a.url).await?;
-                let mut page = snapshot::take_loaded(&s, tab, load.snapshot.take()).await?;
-                page.push_str(&load.note());
-                page.push_str(&notes);
-                Ok(Response::text(page))
+                let page = snapshot::take_loaded(&s, tab, load.snapshot.take()).await?;
+                Ok(Response::showing(View::Snapshot(page))
+                    .with_tail(&load.note())
+                    .with_tail(&notes))
             },
         ),
         ToolDef::new(

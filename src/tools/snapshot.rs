@@ -16,7 +16,7 @@ use crate::page::snapshot::capture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::def::{Kind, Response, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::engine::{self, Detail};
 use crate::page::refs::SnapshotMark;
 use crate::page::Client;
@@ -55,9 +55,9 @@ pub fn tools() -> Vec<ToolDef> {
                 } else {
                     Detail::Skeleton
                 };
-                Ok(Response::text(
+                Ok(Response::showing(View::Snapshot(
                     capture(&s, tab, root, detail).await?.render(s.fence()),
-                ))
+                )))
             },
         ),
         ToolDef::new(

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::def::{Kind, Response, ToolDef, ToolError};
+use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::error::ErrorKind;
 use crate::page::Client;
 
@@ -102,10 +102,8 @@ pub fn tools() -> Vec<ToolDef> {
                 }
                 match r {
                     Ok(serde_json::Value::Bool(true)) => {
-                        return Ok(Response::text(format!(
-                            "Done waiting for {what}.\n{}",
-                            s.page_line(tab).await?
-                        )))
+                        return Ok(Response::text(format!("Done waiting for {what}."))
+                            .with_view(View::Line(s.page_line(tab).await?)))
                     }
                     // A navigation destroys the page's context: look again in
                     // the new one. A closed tab, a dialog or a refused debugger
