@@ -2,30 +2,59 @@
 // server's hello carries its policy, and the relay refuses page access the
 // policy forbids even if the server asked for it. Mirror of src/policy.rs.
 
+// A domain glob in the form hosts are compared in: each label without a
+// `*` as the browser writes it (punycode, canonical IP addresses).
+function canonicalGlob(glob) {
+  const g = glob.trim().toLowerCase();
+  if (g.includes("*")) {
+    return g.split(".").map((label) => (label.includes("*") || /^[ -~]*$/.test(label) ? label : canonicalHost(label) ?? label)).join(".");
+  }
+  return canonicalHost(g) ?? g;
+}
+
+// `name` (a domain or IP address) as it reads in a parsed URL, or null.
+function canonicalHost(name) {
+  const bracketed = name.includes(":") && !name.startsWith("[") ? `[${name}]` : name;
+  try {
+    return strip(new URL(`http://${bracketed}/`).hostname);
+  } catch {
+    return null;
+  }
+}
+
+function strip(hostname) {
+  return hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "").toLowerCase();
+}
+
 // `*` matches any run of characters; "*.example.com" also matches the apex.
 export function globMatches(glob, host) {
-  const g = glob.trim().toLowerCase();
+  const g = canonicalGlob(glob);
   if (g.startsWith("*.") && host === g.slice(2)) return true;
   const re = new RegExp("^" + g.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*") + "$");
   return re.test(host);
 }
 
+// The host of an http(s) URL as the browser reads it, or null when the
+// browser would not load it.
 function hostOf(url) {
   try {
-    return new URL(url).hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+    return strip(new URL(url).hostname);
   } catch {
-    return "";
+    return null;
   }
 }
 
-// Why `url` is off limits under `policy`, or null when it is allowed.
+// Why `url` is off limits under `policy`, or null when it is allowed. (An
+// empty URL is a new tab's about:blank.)
 export function blockedBy(policy, url) {
   if (!policy || !url) return null;
   const scheme = url.split(":", 1)[0].toLowerCase();
-  if (url === "about:blank" || url === "about:srcdoc") return null;
+  const rest = url.slice(scheme.length + 1);
+  if (scheme === "about" && (rest === "blank" || rest === "srcdoc")) return null;
   if (scheme === "file") return policy.allowFileUrls ? null : "file:// URLs are not allowed";
   if (scheme !== "http" && scheme !== "https") return `only http(s) pages may be used (${scheme}:)`;
   const host = hostOf(url);
+  if (host === null || host === "") return `${url} is not a valid URL`;
   const denied = (policy.denyDomains ?? []).find((g) => globMatches(g, host));
   if (denied) return `${host} is blocked by the policy (deny-domain ${denied})`;
   const allow = policy.allowDomains ?? [];

@@ -325,7 +325,7 @@ impl Policy {
                 ))
             }
         }
-        let host = host_of(rest);
+        let host = host_of(url)?;
         if let Some(g) = self.deny_domains.iter().find(|g| glob_matches(g, &host)) {
             return Err(format!("{host} is blocked by the policy (deny-domain {g})"));
         }
@@ -388,8 +388,7 @@ impl Policy {
     /// for a host the domain rules keep out.
     pub fn credentials_for(&self, origin: &str) -> Result<&Credential, String> {
         self.check_url(origin)?;
-        let (_, rest) = origin.split_once(':').unwrap_or(("", origin));
-        let host = host_of(rest);
+        let host = host_of(origin)?;
         self.credentials
             .iter()
             .find(|c| glob_matches(&c.host, &host))
@@ -457,26 +456,62 @@ impl Policy {
     }
 }
 
-/// The host of `//user@host:port/path` (lowercase, no port or brackets).
-fn host_of(rest: &str) -> String {
-    let authority = rest
-        .trim_start_matches('/')
-        .split(['/', '?', '#'])
-        .next()
-        .unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or("");
-    let host = if let Some(v6) = host.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host.split(':').next().unwrap_or("")
+/// The host of an http(s) `url` as the browser reads it (the WHATWG URL
+/// standard: `\\` ends the authority, IPv4 in any notation and IPv6 are
+/// made canonical, percent escapes decoded, names in punycode), lowercase,
+/// without brackets or trailing dots. Reading it any other way lets a URL
+/// name one host to the policy and another to the browser.
+fn host_of(url: &str) -> Result<String, String> {
+    let parsed =
+        url::Url::parse(url).map_err(|e| format!("{url} is not a valid URL ({e}); not opened"))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| format!("{url} is not a valid URL (it names no host); not opened"))?;
+    Ok(host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim_end_matches('.')
+        .to_ascii_lowercase())
+}
+
+/// A domain glob in the form hosts are compared in: each label without a
+/// `*` as the browser writes it (punycode, canonical IP addresses).
+fn canonical_glob(glob: &str) -> String {
+    let glob = glob.trim().to_ascii_lowercase();
+    if glob.contains('*') {
+        return glob
+            .split('.')
+            .map(|label| match label.contains('*') || label.is_ascii() {
+                true => label.to_string(),
+                false => canonical_host(label).unwrap_or_else(|| label.to_string()),
+            })
+            .collect::<Vec<_>>()
+            .join(".");
+    }
+    canonical_host(&glob).unwrap_or(glob)
+}
+
+/// `name` (a domain or IP address) as it reads in a parsed URL.
+fn canonical_host(name: &str) -> Option<String> {
+    let bracketed = match name.contains(':') && !name.starts_with('[') {
+        true => format!("[{name}]"),
+        false => name.to_string(),
     };
-    host.trim_end_matches('.').to_ascii_lowercase()
+    let host = url::Url::parse(&format!("http://{bracketed}/")).ok()?;
+    let host = host.host_str()?;
+    Some(
+        host.trim_start_matches('[')
+            .trim_end_matches(']')
+            .trim_end_matches('.')
+            .to_string(),
+    )
 }
 
 /// `*` matches any run of characters; `*.example.com` also matches
-/// `example.com` itself. Case-insensitive.
+/// `example.com` itself. Case-insensitive; a glob naming a host in another
+/// notation (Unicode, a short IPv4) matches it as the browser writes it.
 pub fn glob_matches(glob: &str, host: &str) -> bool {
-    let glob = glob.trim().to_ascii_lowercase();
+    let glob = canonical_glob(glob);
     if let Some(apex) = glob.strip_prefix("*.") {
         if host == apex {
             return true;
@@ -530,13 +565,37 @@ mod tests {
     }
 
     #[test]
-    fn hosts_are_extracted_without_userinfo_port_or_case() {
+    fn hosts_are_read_as_the_browser_reads_them() {
+        let host = |u: &str| host_of(u).unwrap();
         assert_eq!(
-            host_of("//user:pw@Bank.Example.com:8443/x?y"),
+            host("https://user:pw@Bank.Example.com:8443/x?y"),
             "bank.example.com"
         );
-        assert_eq!(host_of("//[::1]:80/"), "::1");
-        assert_eq!(host_of("//example.com."), "example.com");
+        assert_eq!(host("http://[::1]:80/"), "::1");
+        assert_eq!(host("https://example.com./"), "example.com");
+        // The browser goes to evil.com: a backslash ends the authority.
+        assert_eq!(host("https://evil.com\\@allowed.com/"), "evil.com");
+        assert_eq!(host("http://127.1/"), "127.0.0.1");
+        assert_eq!(host("http://0x7f.0.0.1/"), "127.0.0.1");
+        assert_eq!(host("https://%65vil.com/"), "evil.com");
+        assert_eq!(
+            host("https://B\u{dc}CHER.example/"),
+            "xn--bcher-kva.example"
+        );
+        assert!(host_of("https://exa mple.com/").is_err());
+        assert!(host_of("https://example.com:99999/").is_err());
+    }
+
+    #[test]
+    fn globs_are_compared_in_the_browser_s_notation() {
+        assert!(glob_matches("b\u{fc}cher.example", "xn--bcher-kva.example"));
+        assert!(glob_matches(
+            "*.b\u{fc}cher.example",
+            "a.xn--bcher-kva.example"
+        ));
+        assert!(glob_matches("127.1", "127.0.0.1"));
+        assert!(glob_matches("::FFFF:127.0.0.1", "::ffff:7f00:1"));
+        assert!(glob_matches("0:0:0:0:0:0:0:1", "::1"));
     }
 
     #[test]
