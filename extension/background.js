@@ -117,7 +117,7 @@ function onHostMessage(msg) {
     if (parts.filter((p) => p !== undefined).length === n) {
       chunks.delete(key);
       let whole;
-      try { whole = JSON.parse(parts.join("")); } catch (e) { return; }
+      try { whole = JSON.parse(parts.join("")); } catch { return; }
       handleRequest(c, whole);
     }
     return;
@@ -355,7 +355,7 @@ async function createTab(c, url, groupName) {
     if (s.groupId !== null) opts.groupId = s.groupId; else opts.createProperties = { windowId: s.windowId };
     s.groupId = await chrome.tabs.group(opts);
     await chrome.tabGroups.update(s.groupId, { title: groupName });
-  } catch (e) {
+  } catch {
     // Tab groups are cosmetic; some Chromium builds lack them.
     s.groupId = null;
   }

@@ -80,7 +80,7 @@ child.on("exit", (code, signal) => {
     for (const sig of SIGNALS) {
       try {
         process.removeListener(sig, forwarders[sig]);
-      } catch (_) {}
+      } catch (_) { /* Not a signal on this platform. */ }
     }
     process.kill(process.pid, signal);
     return;
