@@ -28,7 +28,7 @@ pub struct CallArgs {
     /// Calls with the same session name share tabs (while the browser runs).
     #[arg(long, default_value = "default")]
     pub session: String,
-    /// Print the tools (name, description, input schema) as JSON and exit.
+    /// Print the tools (name, title, description, input schema) as JSON and exit.
     #[arg(long)]
     pub list: bool,
     #[command(flatten)]
@@ -65,7 +65,7 @@ pub async fn run(args: CallArgs) -> i32 {
     let server = TabwireServer::new(app.session.clone(), app.audit.clone());
     let code = match &args.tool {
         None => {
-            let tools = server.tool_list();
+            let tools = server.tool_list_titled();
             println!(
                 "{}",
                 serde_json::to_string_pretty(&tools).unwrap_or_default()

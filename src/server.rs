@@ -114,6 +114,11 @@ impl TabwireServer {
         self.offered().map(ToolDef::to_mcp).collect()
     }
 
+    /// [`Self::tool_list`] with each tool's human title.
+    pub fn tool_list_titled(&self) -> Vec<rmcp::model::Tool> {
+        self.offered().map(ToolDef::to_mcp_titled).collect()
+    }
+
     /// The tools this client may see and call.
     fn offered(&self) -> impl Iterator<Item = &ToolDef> {
         self.tools.iter().filter(|t| {

@@ -121,3 +121,32 @@ impl Client {
         e.into()
     }
 }
+
+/// One tab as a tool holds it: the client it belongs to and the tab's id,
+/// chosen (and its page checked against the policy) before the tool runs
+/// (see `ToolDef::on_tab`).
+#[derive(Clone)]
+pub struct Tab {
+    client: Client,
+    id: TabId,
+}
+
+impl Tab {
+    /// The client's current tab ([`Client::tab`]).
+    pub async fn current(client: Client) -> Result<Tab, ToolError> {
+        let id = client.tab().await?;
+        Ok(Tab { client, id })
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub fn id(&self) -> TabId {
+        self.id
+    }
+
+    pub fn into_parts(self) -> (Client, TabId) {
+        (self.client, self.id)
+    }
+}

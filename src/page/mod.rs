@@ -44,4 +44,5 @@ pub mod worlds;
 pub use crate::error::ToolError;
 pub use action::Outcome;
 pub use client::Client;
+pub use current::Tab;
 pub use element::Element;

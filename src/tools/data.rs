@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
-use crate::page::Client;
+use crate::page::{Client, Tab};
 
 /// Longest cookie or storage value shown in a listing.
 const LIST_VALUE: usize = 200;
@@ -71,108 +71,112 @@ const STORAGE: &str = r#"(a) => {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_cookies",
             "Cookies",
             Kind::Action,
             "Cookies of the page (or `url`): list, get, set, delete, clear.",
-            |s: Client, a: CookieArgs| async move {
-                let tab = s.tab().await?;
-                let url = match &a.url {
-                    Some(u) => {
-                        s.policy().check_url(u).map_err(|why| {
-                            ToolError::other(format!("not touching those cookies: {why}"))
-                        })?;
-                        u.clone()
-                    }
-                    None => s.url(tab).await?,
-                };
-                if !url.starts_with("http") {
-                    return Err(ToolError::other(format!(
-                        "{url} has no cookies; navigate to a web page or pass `url`"
-                    )));
-                }
-                cookies(&s, tab, &url, a).await.map(Response::text)
-            },
+            cookies_tool,
         ),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_storage",
             "Web storage",
             Kind::Action,
             "The page's localStorage/sessionStorage: list, get, set, delete, clear.",
-            |s: Client, a: StorageArgs| async move {
-                let tab = s.tab().await?;
-                let area = match a.area {
-                    Area::Local => "local",
-                    Area::Session => "session",
-                };
-                let action = match a.action {
-                    DataAction::List => "list",
-                    DataAction::Get => "get",
-                    DataAction::Set => "set",
-                    DataAction::Delete => "delete",
-                    DataAction::Clear => "clear",
-                };
-                if matches!(action, "get" | "set" | "delete") && a.key.is_none() {
-                    return Err(ToolError::other(format!("{action} needs `key`")));
-                }
-                if action == "set" && a.value.is_none() {
-                    return Err(ToolError::other("set needs `value`".into()));
-                }
-                let r = s
-                    .call_page(
-                        tab,
-                        STORAGE,
-                        json!({"area": area, "action": action, "key": a.key, "value": a.value}),
-                    )
-                    .await
-                    .map_err(|e| {
-                        ToolError::other(format!(
-                            "{area}Storage is not available on this page ({e})"
-                        ))
-                    })?;
-                let key = a.key.as_deref().unwrap_or_default();
-                let text = match action {
-                    "list" => {
-                        let items = r.as_array().cloned().unwrap_or_default();
-                        if items.is_empty() {
-                            format!("{area}Storage is empty.")
-                        } else {
-                            let mut list = String::new();
-                            for kv in &items {
-                                list.push_str(&format!(
-                                    "  {} = {}\n",
-                                    kv[0].as_str().unwrap_or(""),
-                                    one_line(kv[1].as_str().unwrap_or(""), LIST_VALUE)
-                                ));
-                            }
-                            format!(
-                                "{area}Storage ({} entries; page data):\n{}",
-                                items.len(),
-                                s.fence().wrap(&list)
-                            )
-                        }
-                    }
-                    "get" => match r.as_str() {
-                        Some(v) => format!(
-                            "{area}Storage value (page data):\n{}",
-                            s.fence()
-                                .wrap(&format!("{key} = {}", cut_with(v, GET_VALUE, "")))
-                        ),
-                        None => format!("{area}Storage has no key {key:?}."),
-                    },
-                    "set" => format!("Set {area}Storage {key:?}."),
-                    "delete" if r == Value::Bool(true) => format!("Deleted {area}Storage {key:?}."),
-                    "delete" => format!("{area}Storage had no key {key:?}; nothing deleted."),
-                    _ => format!(
-                        "Cleared {area}Storage ({} entries).",
-                        r.as_u64().unwrap_or(0)
-                    ),
-                };
-                Ok(Response::text(text))
-            },
+            storage,
         ),
     ]
+}
+
+/// browser_cookies.
+async fn cookies_tool(t: Tab, a: CookieArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let url = match &a.url {
+        Some(u) => {
+            s.policy()
+                .check_url(u)
+                .map_err(|why| ToolError::other(format!("not touching those cookies: {why}")))?;
+            u.clone()
+        }
+        None => s.url(tab).await?,
+    };
+    if !url.starts_with("http") {
+        return Err(ToolError::other(format!(
+            "{url} has no cookies; navigate to a web page or pass `url`"
+        )));
+    }
+    cookies(&s, tab, &url, a).await.map(Response::text)
+}
+
+/// browser_storage.
+async fn storage(t: Tab, a: StorageArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let area = match a.area {
+        Area::Local => "local",
+        Area::Session => "session",
+    };
+    let action = match a.action {
+        DataAction::List => "list",
+        DataAction::Get => "get",
+        DataAction::Set => "set",
+        DataAction::Delete => "delete",
+        DataAction::Clear => "clear",
+    };
+    if matches!(action, "get" | "set" | "delete") && a.key.is_none() {
+        return Err(ToolError::other(format!("{action} needs `key`")));
+    }
+    if action == "set" && a.value.is_none() {
+        return Err(ToolError::other("set needs `value`".into()));
+    }
+    let r = s
+        .call_page(
+            tab,
+            STORAGE,
+            json!({"area": area, "action": action, "key": a.key, "value": a.value}),
+        )
+        .await
+        .map_err(|e| {
+            ToolError::other(format!("{area}Storage is not available on this page ({e})"))
+        })?;
+    let key = a.key.as_deref().unwrap_or_default();
+    let text = match action {
+        "list" => {
+            let items = r.as_array().cloned().unwrap_or_default();
+            if items.is_empty() {
+                format!("{area}Storage is empty.")
+            } else {
+                let mut list = String::new();
+                for kv in &items {
+                    list.push_str(&format!(
+                        "  {} = {}\n",
+                        kv[0].as_str().unwrap_or(""),
+                        one_line(kv[1].as_str().unwrap_or(""), LIST_VALUE)
+                    ));
+                }
+                format!(
+                    "{area}Storage ({} entries; page data):\n{}",
+                    items.len(),
+                    s.fence().wrap(&list)
+                )
+            }
+        }
+        "get" => match r.as_str() {
+            Some(v) => format!(
+                "{area}Storage value (page data):\n{}",
+                s.fence()
+                    .wrap(&format!("{key} = {}", cut_with(v, GET_VALUE, "")))
+            ),
+            None => format!("{area}Storage has no key {key:?}."),
+        },
+        "set" => format!("Set {area}Storage {key:?}."),
+        "delete" if r == Value::Bool(true) => format!("Deleted {area}Storage {key:?}."),
+        "delete" => format!("{area}Storage had no key {key:?}; nothing deleted."),
+        _ => format!(
+            "Cleared {area}Storage ({} entries).",
+            r.as_u64().unwrap_or(0)
+        ),
+    };
+    Ok(Response::text(text))
 }
 
 async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<String, ToolError> {

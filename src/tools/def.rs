@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::backend::TabId;
 pub use crate::error::ToolError;
 pub use crate::page::snapshot::View;
-use crate::page::Client;
 use crate::page::Outcome;
+use crate::page::{Client, Tab};
 pub use crate::policy::{Cap, Kind};
 
 type BoxFuture = Pin<Box<dyn Future<Output = Result<Response, ToolError>> + Send>>;
@@ -72,6 +72,28 @@ impl ToolDef {
         }
     }
 
+    /// Declares a tool that works on the client's current tab: the tab is
+    /// chosen, and its page checked against the policy, before `handler`
+    /// runs.
+    pub fn on_tab<A, F, Fut>(
+        name: &'static str,
+        title: &'static str,
+        kind: Kind,
+        description: &'static str,
+        handler: F,
+    ) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(Tab, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Response, ToolError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        Self::new(name, title, kind, description, move |s: Client, a: A| {
+            let handler = handler.clone();
+            async move { handler(Tab::current(s).await?, a).await }
+        })
+    }
+
     /// Puts the tool in an opt-in group (`serve --caps`).
     pub fn in_group(mut self, cap: Cap) -> Self {
         self.cap = Some(cap);
@@ -84,8 +106,18 @@ impl ToolDef {
         self
     }
 
-    /// The MCP description of this tool. The title is left out: clients
-    /// show the name, and `tools/list` stays within its 10 KiB budget.
+    /// This tool's MCP description with its human title, for people
+    /// (`tabwire call --list`).
+    pub fn to_mcp_titled(&self) -> Tool {
+        let mut tool = self.to_mcp();
+        tool.title = Some(self.title.to_string());
+        tool
+    }
+
+    /// The MCP description of this tool. The title is left out: it is for
+    /// people, clients show the name in its place, and the 38 default
+    /// titles would cost `tools/list` 876 bytes, past its 10 KiB budget
+    /// (every conversation pays for the list).
     pub fn to_mcp(&self) -> Tool {
         let tool = Tool::new(self.name, self.description, self.schema.clone());
         match annotations(self.kind) {

@@ -10,7 +10,7 @@ use crate::backend::TabId;
 use crate::page::save::save;
 use crate::page::trace::{self, Insights};
 use crate::page::video;
-use crate::page::Client;
+use crate::page::{Client, Tab};
 
 /// How long a reload's trace goes on after the page is usable, for late
 /// layout shifts and paints.
@@ -32,7 +32,7 @@ pub struct VideoArgs {}
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_start_tracing",
             "Start a performance trace",
             Kind::Action,
@@ -41,96 +41,100 @@ pub fn tools() -> Vec<ToolDef> {
              element, CLS, long tasks, render-blocking and slowest requests). Without it, act on \
              the page (click, type …) and then call browser_stop_tracing. The trace file is saved \
              in the download directory for Chrome DevTools.",
-            |s: Client, a: StartArgs| async move {
-                let tab = s.tab().await?;
-                trace::start(&s, tab).await?;
-                if !a.reload {
-                    return Ok(Response::text(
-                        "Recording a performance trace of this tab. Do what you want measured, \
-                         then call browser_stop_tracing for the insights.",
-                    ));
-                }
-                let url = s.url(tab).await?;
-                let loaded = crate::page::navigation::go(&s, tab, &url).await;
-                tokio::time::sleep(SETTLE_AFTER_LOAD).await;
-                let answer = finish(&s, tab).await;
-                loaded?;
-                answer
-            },
+            start_tracing,
         )
         .in_group(Cap::Devtools),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_stop_tracing",
             "Stop the performance trace",
             Kind::ReadOnly,
             "Stop the trace browser_start_tracing began; answers with its insights (LCP and its \
              element, CLS, long tasks, render-blocking and slowest requests) and the path of the \
              saved trace file (open it in Chrome DevTools' Performance panel).",
-            |s: Client, _: StopArgs| async move {
-                let tab = s.tab().await?;
-                finish(&s, tab).await
-            },
+            |t: Tab, _: StopArgs| async move { finish(t.client(), t.id()).await },
         )
         .in_group(Cap::Devtools),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_start_video",
             "Start a screen recording",
             Kind::ReadOnly,
             "Record what the current tab shows (about 10 frames a second, up to 5 minutes) while you \
              work on it, e.g. to show a person what was done. Call browser_stop_video to save it \
              as an animated GIF. The browser paints only a visible tab: keep this tab in front.",
-            |s: Client, _: VideoArgs| async move {
-                let tab = s.tab().await?;
-                video::start(&s, tab).await?;
-                Ok(Response::text(
-                    "Recording this tab. Act on the page, then call browser_stop_video to save \
-                     the GIF.",
-                ))
-            },
+            start_video,
         )
         .in_group(Cap::Devtools),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_stop_video",
             "Stop the screen recording",
             Kind::ReadOnly,
             "Stop the recording browser_start_video began and save it as an animated GIF in the \
              download directory; answers with its path, length and size. Fails if no frame was \
              painted (a hidden tab): bring the tab to the front and record again.",
-            |s: Client, _: VideoArgs| async move {
-                let tab = s.tab().await?;
-                let v = video::stop(&s, tab).await?;
-                let name = format!("recording-{}.gif", epoch_seconds());
-                let saved = save(&s.policy().download_dir(), &name, &v.gif, "image/gif")?;
-                let mut notes = String::new();
-                if v.dropped > 0 {
-                    notes.push_str(&format!(
-                        "\nThe recording reached its limit ({} frames or {} MB): the last {} \
-                         frames were not kept.",
-                        video::MAX_FRAMES,
-                        video::MAX_BYTES / (1024 * 1024),
-                        v.dropped
-                    ));
-                }
-                if v.interrupted {
-                    notes.push_str(
-                        "\nThe debugger let go of the tab during the recording: it has a gap.",
-                    );
-                }
-                Ok(Response::text(format!(
-                    "Screen recording saved as {} ({} bytes, GIF {}×{}): {:.1} s, {} frames \
-                     ({} painted by the browser; unchanged ones are merged).{notes}",
-                    saved.path.display(),
-                    saved.size,
-                    v.stats.width,
-                    v.stats.height,
-                    v.seconds,
-                    v.stats.frames,
-                    v.received,
-                )))
-            },
+            stop_video,
         )
         .in_group(Cap::Devtools),
     ]
+}
+
+/// browser_start_tracing.
+async fn start_tracing(t: Tab, a: StartArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    trace::start(&s, tab).await?;
+    if !a.reload {
+        return Ok(Response::text(
+            "Recording a performance trace of this tab. Do what you want measured, \
+             then call browser_stop_tracing for the insights.",
+        ));
+    }
+    let url = s.url(tab).await?;
+    let loaded = crate::page::navigation::go(&s, tab, &url).await;
+    tokio::time::sleep(SETTLE_AFTER_LOAD).await;
+    let answer = finish(&s, tab).await;
+    loaded?;
+    answer
+}
+
+/// browser_start_video.
+async fn start_video(t: Tab, _: VideoArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    video::start(&s, tab).await?;
+    Ok(Response::text(
+        "Recording this tab. Act on the page, then call browser_stop_video to save \
+         the GIF.",
+    ))
+}
+
+/// browser_stop_video.
+async fn stop_video(t: Tab, _: VideoArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let v = video::stop(&s, tab).await?;
+    let name = format!("recording-{}.gif", epoch_seconds());
+    let saved = save(&s.policy().download_dir(), &name, &v.gif, "image/gif")?;
+    let mut notes = String::new();
+    if v.dropped > 0 {
+        notes.push_str(&format!(
+            "\nThe recording reached its limit ({} frames or {} MB): the last {} \
+             frames were not kept.",
+            video::MAX_FRAMES,
+            video::MAX_BYTES / (1024 * 1024),
+            v.dropped
+        ));
+    }
+    if v.interrupted {
+        notes.push_str("\nThe debugger let go of the tab during the recording: it has a gap.");
+    }
+    Ok(Response::text(format!(
+        "Screen recording saved as {} ({} bytes, GIF {}×{}): {:.1} s, {} frames \
+         ({} painted by the browser; unchanged ones are merged).{notes}",
+        saved.path.display(),
+        saved.size,
+        v.stats.width,
+        v.stats.height,
+        v.seconds,
+        v.stats.frames,
+        v.received,
+    )))
 }
 
 /// Stops the trace, saves it and words its insights.

@@ -3,8 +3,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::def::{done, Kind, ToolDef, ToolError};
-use crate::page::Client;
+use super::def::{done, Kind, Response, ToolDef, ToolError};
+use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DialogArgs {
@@ -14,35 +14,38 @@ pub struct DialogArgs {
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
+    vec![ToolDef::on_tab(
         "browser_handle_dialog",
         "Handle a dialog",
         Kind::Action,
         "Accept or dismiss the alert/confirm/prompt blocking the page.",
-        |s: Client, a: DialogArgs| async move {
-            let tab = s.tab().await?;
-            let Some(d) = s.dialog(tab) else {
-                return Err(ToolError::other(
-                    "no dialog is open on the current page".into(),
-                ));
-            };
-            let outcome = s
-                .settle(tab, || {
-                    s.answer_dialog(tab, a.accept, a.prompt_text.as_deref())
-                })
-                .await?;
-            let verb = if a.accept { "Accepted" } else { "Dismissed" };
-            done(
-                &s,
-                tab,
-                format!(
-                    "{verb} the {} dialog {}",
-                    d.kind,
-                    s.fence().quote(&d.message)
-                ),
-                &outcome,
-            )
-            .await
-        },
+        handle_dialog,
     )]
+}
+
+/// browser_handle_dialog.
+async fn handle_dialog(t: Tab, a: DialogArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let Some(d) = s.dialog(tab) else {
+        return Err(ToolError::other(
+            "no dialog is open on the current page".into(),
+        ));
+    };
+    let outcome = s
+        .settle(tab, || {
+            s.answer_dialog(tab, a.accept, a.prompt_text.as_deref())
+        })
+        .await?;
+    let verb = if a.accept { "Accepted" } else { "Dismissed" };
+    done(
+        &s,
+        tab,
+        format!(
+            "{verb} the {} dialog {}",
+            d.kind,
+            s.fence().quote(&d.message)
+        ),
+        &outcome,
+    )
+    .await
 }

@@ -6,9 +6,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
-use super::def::{done, Cap, Kind, ToolDef, ToolError};
+use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::emulation::{device, Emulation, Position};
-use crate::page::Client;
+use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Size {
@@ -107,7 +107,7 @@ fn text_setting(v: String) -> Option<String> {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_emulate",
             "Emulate a device, place or language",
             Kind::Action,
@@ -118,52 +118,54 @@ pub fn tools() -> Vec<ToolDef> {
              answer says what is on (\"Emulating: …\"). Pages read the user agent, locale and \
              device when they load: browser_reload after setting them. Returns what changed on \
              the page. For dark mode and other CSS media features use browser_emulate_media.",
-            |s: Client, a: EmulateArgs| async move { emulate(s, a).await },
+            emulate,
         )
         .in_group(Cap::Emulation),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_emulate_media",
             "Emulate media features",
             Kind::Action,
             "Emulate CSS media features in the current tab, e.g. the dark color scheme or reduced \
              motion. Omitted fields stay as they are; null takes one off. Stays across navigations \
              until browser_emulate `reset`. Returns what changed on the page.",
-            |s: Client, a: EmulateMediaArgs| async move {
-                let tab = s.tab().await?;
-                let mut now = s.emulation(tab);
-                let given = a.color_scheme.is_some()
-                    || a.reduced_motion.is_some()
-                    || a.forced_colors.is_some()
-                    || a.contrast.is_some()
-                    || a.media.is_some();
-                if !given {
-                    return Err(ToolError::other(
-                        "give at least one of colorScheme, reducedMotion, forcedColors, contrast, \
-                         media"
-                            .into(),
-                    ));
-                }
-                let m = &mut now.media;
-                set(&mut m.color_scheme, a.color_scheme, ColorScheme::css);
-                set(&mut m.reduced_motion, a.reduced_motion, ReducedMotion::css);
-                set(&mut m.forced_colors, a.forced_colors, ForcedColors::css);
-                set(&mut m.contrast, a.contrast, Contrast::css);
-                set(&mut m.media, a.media, MediaType::css);
-                let command = now.media_command();
-                let mut outcome = s
-                    .settle(tab, || s.emulate(tab, now, vec![command]))
-                    .await?;
-                // Media queries change what CSS alone shows.
-                outcome.css_may_change = true;
-                done(&s, tab, "Set the media features".into(), &outcome).await
-            },
+            emulate_media,
         )
         .in_group(Cap::Emulation),
     ]
 }
 
-async fn emulate(s: Client, a: EmulateArgs) -> Result<crate::tools::Response, ToolError> {
-    let tab = s.tab().await?;
+/// browser_emulate_media.
+async fn emulate_media(t: Tab, a: EmulateMediaArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let mut now = s.emulation(tab);
+    let given = a.color_scheme.is_some()
+        || a.reduced_motion.is_some()
+        || a.forced_colors.is_some()
+        || a.contrast.is_some()
+        || a.media.is_some();
+    if !given {
+        return Err(ToolError::other(
+            "give at least one of colorScheme, reducedMotion, forcedColors, contrast, \
+             media"
+                .into(),
+        ));
+    }
+    let m = &mut now.media;
+    set(&mut m.color_scheme, a.color_scheme, ColorScheme::css);
+    set(&mut m.reduced_motion, a.reduced_motion, ReducedMotion::css);
+    set(&mut m.forced_colors, a.forced_colors, ForcedColors::css);
+    set(&mut m.contrast, a.contrast, Contrast::css);
+    set(&mut m.media, a.media, MediaType::css);
+    let command = now.media_command();
+    let mut outcome = s.settle(tab, || s.emulate(tab, now, vec![command])).await?;
+    // Media queries change what CSS alone shows.
+    outcome.css_may_change = true;
+    done(&s, tab, "Set the media features".into(), &outcome).await
+}
+
+/// browser_emulate.
+async fn emulate(t: Tab, a: EmulateArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
     let before = s.emulation(tab);
     // The browser's own user agent, while no override hides it (a locale
     // without a device needs it to send Accept-Language).

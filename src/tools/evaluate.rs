@@ -3,9 +3,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::def::{Kind, Response, ToolDef};
+use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::page::evaluate::evaluate_function;
-use crate::page::Client;
+use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EvaluateArgs {
@@ -14,18 +14,21 @@ pub struct EvaluateArgs {
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
-        "browser_evaluate",
-        "Evaluate JavaScript",
-        Kind::Action,
-        "Run a JS function in the page, e.g. `() => document.title` (`(el) => …` with `target`); returns JSON.",
-        |s: Client, a: EvaluateArgs| async move {
-            let tab = s.tab().await?;
-            let text = evaluate_function(&s, tab, &a.function, a.target.as_deref()).await?;
-            Ok(Response::text(format!(
-                "Result (page data):\n{}",
-                s.fence().wrap(&text)
-            )))
-        },
+    vec![ToolDef::on_tab(
+            "browser_evaluate",
+            "Evaluate JavaScript",
+            Kind::Action,
+            "Run a JS function in the page, e.g. `() => document.title` (`(el) => …` with `target`); returns JSON.",
+            evaluate_tool,
     )]
+}
+
+/// browser_evaluate.
+async fn evaluate_tool(t: Tab, a: EvaluateArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let text = evaluate_function(&s, tab, &a.function, a.target.as_deref()).await?;
+    Ok(Response::text(format!(
+        "Result (page data):\n{}",
+        s.fence().wrap(&text)
+    )))
 }

@@ -11,7 +11,7 @@ use crate::backend::TabId;
 use crate::page::download::store;
 use crate::page::fetch::{first_that_works, Fetched, Way};
 use crate::page::save::{print_pdf, sanitize_name, save};
-use crate::page::Client;
+use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DownloadArgs {
@@ -47,68 +47,110 @@ const ELEMENT_SOURCE: &str = r#"function() {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_download",
             "Download a file",
             Kind::Action,
             "Save `url` or the file `target` links to or shows (with the page's cookies) in the download dir; returns path, size, type.",
-            |s: Client, a: DownloadArgs| async move {
-                let tab = s.tab().await?;
-                let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
-                let cap = s.policy().max_download_bytes();
-                let got = first_that_works(&s, tab, &url, cap, &[Way::InPage, Way::Browser]).await?;
-                let saved = store(&s, &url, name, "download", got.bytes, &got.mime, &got.suggested_name)?;
-                Ok(Response::text(format!("{}\nFrom {}", saved.describe(s.fence()), s.fence().quote(&url))))
-            },
+            download_tool,
         ),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_capture_media",
             "Capture media",
             Kind::ReadOnly,
             "Save the image/video/audio/canvas `target` shows (or `url`): path, size, type.",
-            |s: Client, a: DownloadArgs| async move {
-                let tab = s.tab().await?;
-                let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
-                let cap = s.policy().max_download_bytes();
-                let got: Fetched = first_that_works(
-                    &s,
-                    tab,
-                    &url,
-                    cap,
-                    &[Way::NetworkLog, Way::InPage, Way::Browser],
-                )
-                .await?;
-                let via = got.via;
-                let saved = store(&s, &url, name, "media", got.bytes, &got.mime, &got.suggested_name)?;
-                let from = if url.starts_with("data:") { "inline data".to_string() } else { s.fence().quote(&url) };
-                Ok(Response::text(format!("{}\nFrom {from} (via {via})", saved.describe(s.fence()))))
-            },
+            capture_media,
         ),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_pdf_save",
             "Save as PDF",
             Kind::ReadOnly,
             "Print the page to a PDF in the download dir.",
-            |s: Client, a: PdfArgs| async move {
-                let tab = s.tab().await?;
-                s.set_progress(Some("printing the page to PDF".into()));
-                let bytes = print_pdf(&s, tab).await?;
-                if bytes.len() as u64 > s.policy().max_download_bytes() {
-                    return Err(ToolError::other("the PDF is larger than --max-download-mb; nothing was saved".into()));
-                }
-                let title = s.eval(tab, "document.title").await?;
-                let raw = a
-                    .filename
-                    .unwrap_or_else(|| title.as_str().filter(|t| !t.trim().is_empty()).unwrap_or("page").to_string());
-                let mut name = sanitize_name(&raw, "page");
-                if !name.to_ascii_lowercase().ends_with(".pdf") {
-                    name.push_str(".pdf");
-                }
-                let saved = save(&s.policy().download_dir(), &name, &bytes, "application/pdf")?;
-                Ok(Response::text(saved.describe(s.fence())))
-            },
+            pdf_save,
         ),
     ]
+}
+
+/// browser_download.
+async fn download_tool(t: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
+    let cap = s.policy().max_download_bytes();
+    let got = first_that_works(&s, tab, &url, cap, &[Way::InPage, Way::Browser]).await?;
+    let saved = store(
+        &s,
+        &url,
+        name,
+        "download",
+        got.bytes,
+        &got.mime,
+        &got.suggested_name,
+    )?;
+    Ok(Response::text(format!(
+        "{}\nFrom {}",
+        saved.describe(s.fence()),
+        s.fence().quote(&url)
+    )))
+}
+
+/// browser_capture_media.
+async fn capture_media(t: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
+    let cap = s.policy().max_download_bytes();
+    let got: Fetched = first_that_works(
+        &s,
+        tab,
+        &url,
+        cap,
+        &[Way::NetworkLog, Way::InPage, Way::Browser],
+    )
+    .await?;
+    let via = got.via;
+    let saved = store(
+        &s,
+        &url,
+        name,
+        "media",
+        got.bytes,
+        &got.mime,
+        &got.suggested_name,
+    )?;
+    let from = if url.starts_with("data:") {
+        "inline data".to_string()
+    } else {
+        s.fence().quote(&url)
+    };
+    Ok(Response::text(format!(
+        "{}\nFrom {from} (via {via})",
+        saved.describe(s.fence())
+    )))
+}
+
+/// browser_pdf_save.
+async fn pdf_save(t: Tab, a: PdfArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    s.set_progress(Some("printing the page to PDF".into()));
+    let bytes = print_pdf(&s, tab).await?;
+    if bytes.len() as u64 > s.policy().max_download_bytes() {
+        return Err(ToolError::other(
+            "the PDF is larger than --max-download-mb; nothing was saved".into(),
+        ));
+    }
+    let title = s.eval(tab, "document.title").await?;
+    let raw = a.filename.unwrap_or_else(|| {
+        title
+            .as_str()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or("page")
+            .to_string()
+    });
+    let mut name = sanitize_name(&raw, "page");
+    if !name.to_ascii_lowercase().ends_with(".pdf") {
+        name.push_str(".pdf");
+    }
+    let saved = save(&s.policy().download_dir(), &name, &bytes, "application/pdf")?;
+    Ok(Response::text(saved.describe(s.fence())))
 }
 
 /// The absolute URL to fetch (and a name the page suggests), from `url`

@@ -6,9 +6,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::cut_with;
-use super::def::{Kind, Response, ToolDef};
+use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::page::read::read_with_page_line;
-use crate::page::Client;
+use crate::page::Tab;
 
 /// Longest Markdown returned by one call (the rest is cut with a marker).
 const MAX_MARKDOWN: usize = 40_000;
@@ -117,35 +117,38 @@ const TO_MARKDOWN: &str = r#"function(max) {
 }"#;
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
+    vec![ToolDef::on_tab(
         "browser_read_markdown",
         "Read as Markdown",
         Kind::ReadOnly,
         "Main content (or `target`) as Markdown, no menus (articles, docs).",
-        |s: Client, a: MarkdownArgs| async move {
-            let tab = s.tab().await?;
-            let (md, hidden, page) = read_with_page_line(
-                &s,
-                tab,
-                a.target.as_deref(),
-                TO_MARKDOWN,
-                serde_json::json!(MAX_MARKDOWN + 2000),
-            )
-            .await?;
-            let md = md.as_str().unwrap_or("");
-            let body = if md.is_empty() {
-                "(no readable content)\n".to_string()
-            } else {
-                s.fence().wrap(&cut_with(
-                    md,
-                    MAX_MARKDOWN,
-                    "; pass a target to read one part",
-                ))
-            };
-            Ok(Response::text(format!(
-                "{page}\nMarkdown:\n{body}{}",
-                crate::engine::hidden_note(hidden)
-            )))
-        },
+        read_markdown,
     )]
+}
+
+/// browser_read_markdown.
+async fn read_markdown(t: Tab, a: MarkdownArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let (md, hidden, page) = read_with_page_line(
+        &s,
+        tab,
+        a.target.as_deref(),
+        TO_MARKDOWN,
+        serde_json::json!(MAX_MARKDOWN + 2000),
+    )
+    .await?;
+    let md = md.as_str().unwrap_or("");
+    let body = if md.is_empty() {
+        "(no readable content)\n".to_string()
+    } else {
+        s.fence().wrap(&cut_with(
+            md,
+            MAX_MARKDOWN,
+            "; pass a target to read one part",
+        ))
+    };
+    Ok(Response::text(format!(
+        "{page}\nMarkdown:\n{body}{}",
+        crate::engine::hidden_note(hidden)
+    )))
 }

@@ -14,6 +14,7 @@ mod dialog;
 mod emulation;
 mod evaluate;
 mod files;
+mod forms;
 mod input;
 mod markdown;
 mod navigate;

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use super::def::done;
 use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::backend::TabId;
-use crate::page::Client;
 use crate::page::{navigation, navigation::go, snapshot};
+use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateArgs {
@@ -21,14 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Navigate to a URL",
             Kind::Action,
             "Load `url` in the current tab; returns a snapshot.",
-            |s: Client, a: NavigateArgs| async move {
-                let tab = s.tab_to_navigate().await?;
-                let (mut load, notes) = go(&s, tab, &a.url).await?;
-                let page = snapshot::take_loaded(&s, tab, load.snapshot.take()).await?;
-                Ok(Response::showing(View::Snapshot(page))
-                    .with_tail(&load.note())
-                    .with_tail(&notes))
-            },
+            navigate,
         ),
         ToolDef::new(
             "browser_navigate_back",
@@ -44,19 +37,32 @@ pub fn tools() -> Vec<ToolDef> {
             "Go forward; returns a snapshot.",
             |s: Client, _: NoArgs| async move { history_step(s, 1).await },
         ),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_reload",
             "Reload",
             Kind::Action,
             "Reload; returns a snapshot.",
-            |s: Client, _: NoArgs| async move {
-                let tab = s.tab().await?;
-                let _leaving = s.leaving(tab);
-                let outcome = s.settle(tab, || navigation::reload(&s, tab)).await?;
-                done(&s, tab, "Reloaded the page".into(), &outcome).await
-            },
+            reload,
         ),
     ]
+}
+
+/// browser_navigate.
+async fn navigate(s: Client, a: NavigateArgs) -> Result<Response, ToolError> {
+    let tab = s.tab_to_navigate().await?;
+    let (mut load, notes) = go(&s, tab, &a.url).await?;
+    let page = snapshot::take_loaded(&s, tab, load.snapshot.take()).await?;
+    Ok(Response::showing(View::Snapshot(page))
+        .with_tail(&load.note())
+        .with_tail(&notes))
+}
+
+/// browser_reload.
+async fn reload(t: Tab, _: NoArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let _leaving = s.leaving(tab);
+    let outcome = s.settle(tab, || navigation::reload(&s, tab)).await?;
+    done(&s, tab, "Reloaded the page".into(), &outcome).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::Client;
+use crate::page::{Client, Tab};
 
 /// Longest response body shown (the rest is cut with a marker).
 const MAX_BODY: usize = 20_000;
@@ -28,82 +28,88 @@ pub struct RequestArgs {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_network_requests",
             "Network requests",
             Kind::ReadOnly,
             "Requests since the page loaded (`filter`: URL has): `[id] METHOD url → status type size`.",
-            |s: Client, a: RequestsArgs| async move {
-                let tab = s.tab().await?;
-                let all = s.with_events(tab, |e| e.network.current_page());
-                let matching: Vec<_> = all
-                    .iter()
-                    .filter(|r| a.filter.as_deref().is_none_or(|f| r.url.contains(f)))
-                    .collect();
-                let mut out = format!("{}\n", s.page_line(tab).await?);
-                if matching.is_empty() {
-                    out.push_str(if all.is_empty() {
-                        "No requests recorded (the log starts when tabwire first touches the tab; reload to see a page's own requests)."
-                    } else {
-                        "No request matches the filter."
-                    });
-                } else {
-                    let skip = matching.len().saturating_sub(MAX_LISTED);
-                    if skip > 0 {
-                        out.push_str(&format!("({skip} older requests not shown)\n"));
-                    }
-                    // URLs and types are the page's: inside the fence.
-                    let mut list = String::new();
-                    for r in matching.iter().skip(skip) {
-                        list.push_str(&r.line());
-                        list.push('\n');
-                    }
-                    out.push_str(&s.fence().wrap(&list));
-                }
-                Ok(Response::text(out))
-            },
+            network_requests,
         ),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_network_request",
             "Network request details",
             Kind::ReadOnly,
             "Headers, status, post data of request `id` (`body`: its body too).",
-            |s: Client, a: RequestArgs| async move {
-                let tab = s.tab().await?;
-                let Some(r) = s.with_events(tab, |e| e.network.get(a.id)) else {
-                    return Err(ToolError::other(format!(
-                        "no request [{}] in this tab's log. Call browser_network_requests for current ids",
-                        a.id
-                    )));
-                };
-                let line = r.line();
-                let mut out = String::new();
-                out.push_str(&format!(
-                    "Request headers:\n{}",
-                    headers(&r.request_headers)
-                ));
-                if let Some(p) = &r.post_data {
-                    out.push_str(&format!("Post data:\n{}\n", cut_with(p, MAX_BODY, "")));
-                }
-                if r.status.is_some() {
-                    out.push_str(&format!(
-                        "Response: {} {} ({})\nResponse headers:\n{}",
-                        r.status.unwrap_or_default(),
-                        r.status_text,
-                        r.mime,
-                        headers(&r.response_headers)
-                    ));
-                }
-                if a.body {
-                    out.push_str(&body(&s, tab, &r).await?);
-                }
-                Ok(Response::text(format!(
-                    "Request (page data):\n{}",
-                    s.fence().wrap(&format!("{line}\n{out}"))
-                )))
-            },
+            network_request,
         ),
     ]
+}
+
+/// browser_network_requests.
+async fn network_requests(t: Tab, a: RequestsArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let all = s.with_events(tab, |e| e.network.current_page());
+    let matching: Vec<_> = all
+        .iter()
+        .filter(|r| a.filter.as_deref().is_none_or(|f| r.url.contains(f)))
+        .collect();
+    let mut out = format!("{}\n", s.page_line(tab).await?);
+    if matching.is_empty() {
+        out.push_str(if all.is_empty() {
+            "No requests recorded (the log starts when tabwire first touches the tab; reload to see a page's own requests)."
+        } else {
+            "No request matches the filter."
+        });
+    } else {
+        let skip = matching.len().saturating_sub(MAX_LISTED);
+        if skip > 0 {
+            out.push_str(&format!("({skip} older requests not shown)\n"));
+        }
+        // URLs and types are the page's: inside the fence.
+        let mut list = String::new();
+        for r in matching.iter().skip(skip) {
+            list.push_str(&r.line());
+            list.push('\n');
+        }
+        out.push_str(&s.fence().wrap(&list));
+    }
+    Ok(Response::text(out))
+}
+
+/// browser_network_request.
+async fn network_request(t: Tab, a: RequestArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let Some(r) = s.with_events(tab, |e| e.network.get(a.id)) else {
+        return Err(ToolError::other(format!(
+            "no request [{}] in this tab's log. Call browser_network_requests for current ids",
+            a.id
+        )));
+    };
+    let line = r.line();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "Request headers:\n{}",
+        headers(&r.request_headers)
+    ));
+    if let Some(p) = &r.post_data {
+        out.push_str(&format!("Post data:\n{}\n", cut_with(p, MAX_BODY, "")));
+    }
+    if r.status.is_some() {
+        out.push_str(&format!(
+            "Response: {} {} ({})\nResponse headers:\n{}",
+            r.status.unwrap_or_default(),
+            r.status_text,
+            r.mime,
+            headers(&r.response_headers)
+        ));
+    }
+    if a.body {
+        out.push_str(&body(&s, tab, &r).await?);
+    }
+    Ok(Response::text(format!(
+        "Request (page data):\n{}",
+        s.fence().wrap(&format!("{line}\n{out}"))
+    )))
 }
 
 fn headers(h: &Value) -> String {

@@ -13,7 +13,7 @@ use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::routes::{parse_headers, RouteSpec};
 use crate::page::save::{sanitize_name, save};
-use crate::page::Client;
+use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -121,7 +121,7 @@ pub struct HarArgs {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_route",
             "Mock or block requests",
             Kind::Action,
@@ -133,65 +133,30 @@ pub fn tools() -> Vec<ToolDef> {
              for requests made from now on: reload or act to refetch. Returns the tab's routes \
              (each with how many requests it answered). Refused for a site the policy denies, \
              and a request to a denied URL is never answered.",
-            |s: Client, a: RouteArgs| async move {
-                let tab = s.tab().await?;
-                let headers = parse_headers(&a.headers)?;
-                let route = s
-                    .add_route(
-                        tab,
-                        RouteSpec {
-                            pattern: &a.pattern,
-                            abort: matches!(a.action, Some(RouteAction::Abort)),
-                            status: a.status,
-                            body: a.body.as_deref(),
-                            body_file: a.body_file.as_deref(),
-                            content_type: a.content_type.as_deref(),
-                            headers,
-                        },
-                    )
-                    .await?;
-                Ok(Response::text(format!(
-                    "Routed {}.\n{}",
-                    route.line(),
-                    route_list(&s, tab)
-                )))
-            },
+            route,
         )
         .in_group(Cap::Network),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_route_list",
             "List routes",
             Kind::ReadOnly,
             "The current tab's routes from browser_route: pattern, what it answers, how many \
              requests it answered (0: the page has not asked for that URL since; check the \
              pattern against browser_network_requests).",
-            |s: Client, _: NoArgs| async move {
-                let tab = s.tab().await?;
-                Ok(Response::text(route_list(&s, tab)))
-            },
+            |t: Tab, _: NoArgs| async move { Ok(Response::text(route_list(t.client(), t.id()))) },
         )
         .in_group(Cap::Network),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_unroute",
             "Remove routes",
             Kind::Action,
             "Remove the current tab's route with `pattern` (as given to browser_route), or every \
              route when left out: matching requests reach the network again. Returns the routes \
              left.",
-            |s: Client, a: UnrouteArgs| async move {
-                let tab = s.tab().await?;
-                let gone = s.remove_routes(tab, a.pattern.as_deref()).await?;
-                let what = match (&a.pattern, gone) {
-                    (Some(p), 0) => format!(
-                        "No route has the pattern {p:?} (nothing removed); see the list below"
-                    ),
-                    (_, n) => format!("Removed {n} route{}", if n == 1 { "" } else { "s" }),
-                };
-                Ok(Response::text(format!("{what}.\n{}", route_list(&s, tab))))
-            },
+            unroute,
         )
         .in_group(Cap::Network),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_network_state_set",
             "Set network state",
             Kind::Action,
@@ -200,55 +165,20 @@ pub fn tools() -> Vec<ToolDef> {
              `throttle` preset or to your own downloadKbps/uploadKbps/latencyMs. Lasts across \
              navigations; state online without throttling restores the real connection. Use it \
              to test offline pages and slow loads. Returns the tab's network state.",
-            |s: Client, a: NetworkStateArgs| async move {
-                let tab = s.tab().await?;
-                let preset = a.throttle.map(Preset::values);
-                let down = a.download_kbps.or(preset.map(|p| p.0));
-                let up = a.upload_kbps.or(preset.map(|p| p.1));
-                let latency = a.latency_ms.or(preset.map(|p| p.2));
-                for v in [down, up, latency].into_iter().flatten() {
-                    if !(v.is_finite() && v >= 0.0) {
-                        return Err(ToolError::other(
-                            "downloadKbps, uploadKbps and latencyMs must be 0 or more".into(),
-                        ));
-                    }
-                }
-                let offline = a.state == State::Offline;
-                let throttled = down.is_some() || up.is_some() || latency.is_some();
-                let conditions = (offline || throttled).then(|| {
-                    json!({
-                        "offline": offline,
-                        "latency": latency.unwrap_or(0.0),
-                        "downloadThroughput": down.map_or(-1.0, |k| k * 125.0),
-                        "uploadThroughput": up.map_or(-1.0, |k| k * 125.0),
-                    })
-                });
-                s.set_conditions(tab, conditions).await?;
-                Ok(Response::text(format!("{}.", network_state(&s, tab))))
-            },
+            network_state_set,
         )
         .in_group(Cap::Network),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_set_extra_headers",
             "Add request headers",
             Kind::Action,
             "Send these headers with every request of the current tab, to every site (an API \
              key, an Accept-Language, a feature flag); an empty list removes them. Replaces \
              earlier extra headers; lasts across navigations. Returns the headers now sent.",
-            |s: Client, a: ExtraHeadersArgs| async move {
-                let tab = s.tab().await?;
-                let headers = parse_headers(&a.headers)?;
-                let n = headers.len();
-                s.set_extra_headers(tab, headers).await?;
-                Ok(Response::text(if n == 0 {
-                    "Extra request headers removed.".to_string()
-                } else {
-                    format!("{}.", network_state(&s, tab))
-                }))
-            },
+            set_extra_headers,
         )
         .in_group(Cap::Network),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_network_har",
             "Export requests as HAR",
             Kind::ReadOnly,
@@ -258,66 +188,148 @@ pub fn tools() -> Vec<ToolDef> {
              open in DevTools or a HAR viewer; it holds cookies and tokens, so treat it as \
              secret. Bodies of sites the policy denies are never written. Returns the path and \
              counts; reload first to capture a page's own requests.",
-            |s: Client, a: HarArgs| async move {
-                let tab = s.tab().await?;
-                let requests = s.with_events(tab, |e| {
-                    if a.all {
-                        e.network.all()
-                    } else {
-                        e.network.current_page()
-                    }
-                });
-                if requests.is_empty() {
-                    return Err(ToolError::other(
-                        "this tab's request log is empty (it starts when tabwire first touches \
-                         the tab): reload the page with browser_reload, then export"
-                            .into(),
-                    ));
-                }
-                s.set_progress(Some("reading response bodies for the HAR".into()));
-                let cap = s.policy().max_download_bytes();
-                let har = crate::page::har::build(&s, tab, &requests, !a.omit_bodies, cap).await?;
-                s.set_progress(None);
-                if har.json.len() as u64 > cap {
-                    return Err(ToolError::other(
-                        "the HAR is larger than --max-download-mb; try omitBodies: true".into(),
-                    ));
-                }
-                let raw = a.filename.unwrap_or_else(|| {
-                    let url = s.last_url().unwrap_or_default();
-                    let host = url
-                        .split("://")
-                        .nth(1)
-                        .and_then(|r| r.split(['/', ':']).next());
-                    format!(
-                        "{}.har",
-                        host.filter(|h| !h.is_empty()).unwrap_or("requests")
-                    )
-                });
-                let mut name = sanitize_name(&raw, "requests");
-                if !name.to_ascii_lowercase().ends_with(".har") {
-                    name.push_str(".har");
-                }
-                let saved = save(
-                    &s.policy().download_dir(),
-                    &name,
-                    &har.json,
-                    "application/json",
-                )?;
-                let denied = match har.denied {
-                    0 => String::new(),
-                    n => format!(", {n} without body (sites the policy denies)"),
-                };
-                Ok(Response::text(format!(
-                    "{}\nHAR 1.2: {} requests, {} with response bodies{denied}.",
-                    saved.describe(s.fence()),
-                    har.entries,
-                    har.bodies
-                )))
-            },
+            network_har,
         )
         .in_group(Cap::Network),
     ]
+}
+
+/// browser_route.
+async fn route(t: Tab, a: RouteArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let headers = parse_headers(&a.headers)?;
+    let route = s
+        .add_route(
+            tab,
+            RouteSpec {
+                pattern: &a.pattern,
+                abort: matches!(a.action, Some(RouteAction::Abort)),
+                status: a.status,
+                body: a.body.as_deref(),
+                body_file: a.body_file.as_deref(),
+                content_type: a.content_type.as_deref(),
+                headers,
+            },
+        )
+        .await?;
+    Ok(Response::text(format!(
+        "Routed {}.\n{}",
+        route.line(),
+        route_list(&s, tab)
+    )))
+}
+
+/// browser_unroute.
+async fn unroute(t: Tab, a: UnrouteArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let gone = s.remove_routes(tab, a.pattern.as_deref()).await?;
+    let what = match (&a.pattern, gone) {
+        (Some(p), 0) => {
+            format!("No route has the pattern {p:?} (nothing removed); see the list below")
+        }
+        (_, n) => format!("Removed {n} route{}", if n == 1 { "" } else { "s" }),
+    };
+    Ok(Response::text(format!("{what}.\n{}", route_list(&s, tab))))
+}
+
+/// browser_network_state_set.
+async fn network_state_set(t: Tab, a: NetworkStateArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let preset = a.throttle.map(Preset::values);
+    let down = a.download_kbps.or(preset.map(|p| p.0));
+    let up = a.upload_kbps.or(preset.map(|p| p.1));
+    let latency = a.latency_ms.or(preset.map(|p| p.2));
+    for v in [down, up, latency].into_iter().flatten() {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(ToolError::other(
+                "downloadKbps, uploadKbps and latencyMs must be 0 or more".into(),
+            ));
+        }
+    }
+    let offline = a.state == State::Offline;
+    let throttled = down.is_some() || up.is_some() || latency.is_some();
+    let conditions = (offline || throttled).then(|| {
+        json!({
+            "offline": offline,
+            "latency": latency.unwrap_or(0.0),
+            "downloadThroughput": down.map_or(-1.0, |k| k * 125.0),
+            "uploadThroughput": up.map_or(-1.0, |k| k * 125.0),
+        })
+    });
+    s.set_conditions(tab, conditions).await?;
+    Ok(Response::text(format!("{}.", network_state(&s, tab))))
+}
+
+/// browser_set_extra_headers.
+async fn set_extra_headers(t: Tab, a: ExtraHeadersArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let headers = parse_headers(&a.headers)?;
+    let n = headers.len();
+    s.set_extra_headers(tab, headers).await?;
+    Ok(Response::text(if n == 0 {
+        "Extra request headers removed.".to_string()
+    } else {
+        format!("{}.", network_state(&s, tab))
+    }))
+}
+
+/// browser_network_har.
+async fn network_har(t: Tab, a: HarArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let requests = s.with_events(tab, |e| {
+        if a.all {
+            e.network.all()
+        } else {
+            e.network.current_page()
+        }
+    });
+    if requests.is_empty() {
+        return Err(ToolError::other(
+            "this tab's request log is empty (it starts when tabwire first touches \
+             the tab): reload the page with browser_reload, then export"
+                .into(),
+        ));
+    }
+    s.set_progress(Some("reading response bodies for the HAR".into()));
+    let cap = s.policy().max_download_bytes();
+    let har = crate::page::har::build(&s, tab, &requests, !a.omit_bodies, cap).await?;
+    s.set_progress(None);
+    if har.json.len() as u64 > cap {
+        return Err(ToolError::other(
+            "the HAR is larger than --max-download-mb; try omitBodies: true".into(),
+        ));
+    }
+    let raw = a.filename.unwrap_or_else(|| {
+        let url = s.last_url().unwrap_or_default();
+        let host = url
+            .split("://")
+            .nth(1)
+            .and_then(|r| r.split(['/', ':']).next());
+        format!(
+            "{}.har",
+            host.filter(|h| !h.is_empty()).unwrap_or("requests")
+        )
+    });
+    let mut name = sanitize_name(&raw, "requests");
+    if !name.to_ascii_lowercase().ends_with(".har") {
+        name.push_str(".har");
+    }
+    let saved = save(
+        &s.policy().download_dir(),
+        &name,
+        &har.json,
+        "application/json",
+    )?;
+    let denied = match har.denied {
+        0 => String::new(),
+        n => format!(", {n} without body (sites the policy denies)"),
+    };
+    Ok(Response::text(format!(
+        "{}\nHAR 1.2: {} requests, {} with response bodies{denied}.",
+        saved.describe(s.fence()),
+        har.entries,
+        har.bodies
+    )))
 }
 
 /// The tab's routes, for answers.

@@ -3,10 +3,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::def::{Cap, Kind, Response, ToolDef};
+use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::coordinates::remember_shot;
 use crate::page::screenshot::{capture, Area};
-use crate::page::Client;
+use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -27,35 +27,38 @@ pub struct ScreenshotArgs {
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
+    vec![ToolDef::on_tab(
         "browser_take_screenshot",
         "Take a screenshot",
         Kind::ReadOnly,
         "PNG/JPEG of the viewport, full page or `target` (a snapshot is cheaper).",
-        |s: Client, a: ScreenshotArgs| async move {
-            let tab = s.tab().await?;
-            let (format, mime) = match a.kind {
-                Some(ImageType::Jpeg) => ("jpeg", "image/jpeg"),
-                _ => ("png", "image/png"),
-            };
-            let area = match (&a.target, a.full_page) {
-                (Some(t), _) => Area::Element(s.element(tab, t).await?),
-                (None, true) => Area::FullPage,
-                (None, false) => Area::Viewport,
-            };
-            let shot = capture(&s, tab, area, format, a.quality).await?;
-            let note = match (&a.target, shot.heights) {
-                (Some(t), _) => format!("Screenshot of {t}."),
-                (None, Some((h, capped))) if capped < h => {
-                    format!("Screenshot of the top {capped} px of a {h} px tall page (capped).")
-                }
-                (None, Some(_)) => "Screenshot of the full page.".into(),
-                (None, None) => "Screenshot of the viewport.".into(),
-            };
-            if s.policy().caps_on().contains(&Cap::Vision) {
-                remember_shot(&s, tab, shot.corner).await?;
-            }
-            Ok(Response::text(note).with_image(shot.data, mime))
-        },
+        take_screenshot,
     )]
+}
+
+/// browser_take_screenshot.
+async fn take_screenshot(t: Tab, a: ScreenshotArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let (format, mime) = match a.kind {
+        Some(ImageType::Jpeg) => ("jpeg", "image/jpeg"),
+        _ => ("png", "image/png"),
+    };
+    let area = match (&a.target, a.full_page) {
+        (Some(t), _) => Area::Element(s.element(tab, t).await?),
+        (None, true) => Area::FullPage,
+        (None, false) => Area::Viewport,
+    };
+    let shot = capture(&s, tab, area, format, a.quality).await?;
+    let note = match (&a.target, shot.heights) {
+        (Some(t), _) => format!("Screenshot of {t}."),
+        (None, Some((h, capped))) if capped < h => {
+            format!("Screenshot of the top {capped} px of a {h} px tall page (capped).")
+        }
+        (None, Some(_)) => "Screenshot of the full page.".into(),
+        (None, None) => "Screenshot of the viewport.".into(),
+    };
+    if s.policy().caps_on().contains(&Cap::Vision) {
+        remember_shot(&s, tab, shot.corner).await?;
+    }
+    Ok(Response::text(note).with_image(shot.data, mime))
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::def::{Kind, Response, ToolDef};
+use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::page::Client;
 
 /// With this variable set in serve's environment, browser_status ends with
@@ -21,29 +21,32 @@ pub fn tools() -> Vec<ToolDef> {
         "Browser status",
         Kind::ReadOnly,
         "Which browser serves you and why; extension state; policy.",
-        |s: Client, _: StatusArgs| async move {
-            let current = match s.current_tab() {
-                Some(_) => "yes",
-                None => "none yet",
-            };
-            // The user's stop, first: it is why every other call fails.
-            let stopped = s
-                .stopped_by_user()
-                .map(|why| format!("STOPPED BY THE USER: {why}\n"))
-                .unwrap_or_default();
-            let counts = if std::env::var_os(DEBUG_COUNTS).is_some() {
-                debug_counts(&s).await
-            } else {
-                String::new()
-            };
-            Ok(Response::text(format!(
-                "{stopped}{}\nCurrent tab: {current}\n{}{counts}",
-                s.browser_status().await,
-                s.policy().summary()
-            )))
-        },
+        status,
     )
     .without_browser()]
+}
+
+/// browser_status.
+async fn status(s: Client, _: StatusArgs) -> Result<Response, ToolError> {
+    let current = match s.current_tab() {
+        Some(_) => "yes",
+        None => "none yet",
+    };
+    // The user's stop, first: it is why every other call fails.
+    let stopped = s
+        .stopped_by_user()
+        .map(|why| format!("STOPPED BY THE USER: {why}\n"))
+        .unwrap_or_default();
+    let counts = if std::env::var_os(DEBUG_COUNTS).is_some() {
+        debug_counts(&s).await
+    } else {
+        String::new()
+    };
+    Ok(Response::text(format!(
+        "{stopped}{}\nCurrent tab: {current}\n{}{counts}",
+        s.browser_status().await,
+        s.policy().summary()
+    )))
 }
 
 /// The `Debug counts:` line: `name=count` pairs for the current tab —

@@ -34,56 +34,58 @@ pub fn tools() -> Vec<ToolDef> {
             "Manage tabs",
             Kind::Action,
             "List, open (`url`), select or close your tabs; tools act on the current one.",
-            |s: Client, a: TabsArgs| async move {
-                match a.action {
-                    TabAction::List => {}
-                    TabAction::New => {
-                        let tab = s.open_tab(a.browser.as_deref()).await?;
-                        if let Some(url) = a.url.as_deref() {
-                            crate::page::navigation::go(&s, tab, url).await?;
-                        }
-                    }
-                    TabAction::Select => {
-                        let index = a.index.ok_or_else(|| {
-                            ToolError::other(
-                                "action \"select\" needs `index` (see action \"list\")".into(),
-                            )
-                        })?;
-                        let tab = nth(&s, index).await?;
-                        s.select_tab(tab.tab_id).await?;
-                    }
-                    TabAction::Close => {
-                        let tab = match a.index {
-                            Some(i) => nth(&s, i).await?.tab_id,
-                            None => s.current_tab().ok_or_else(|| {
-                                ToolError::other(
-                                    "there is no current tab to close; pass `index`".into(),
-                                )
-                            })?,
-                        };
-                        s.close_tab(tab).await?;
-                    }
-                }
-                Ok(Response::text(render_list(&s).await?))
-            },
+            tabs,
         ),
         ToolDef::new(
             "browser_close",
             "Close tab",
             Kind::Action,
             "Close the current tab; returns your other tabs.",
-            |s: Client, _: CloseArgs| async move {
-                let Some(tab) = s.current_tab() else {
-                    return Err(ToolError::other("there is no current tab to close".into()));
-                };
-                s.close_tab(tab).await?;
-                Ok(Response::text(format!(
-                    "Closed the tab.\n{}",
-                    render_list(&s).await?
-                )))
-            },
+            close,
         ),
     ]
+}
+
+/// browser_tabs.
+async fn tabs(s: Client, a: TabsArgs) -> Result<Response, ToolError> {
+    match a.action {
+        TabAction::List => {}
+        TabAction::New => {
+            let tab = s.open_tab(a.browser.as_deref()).await?;
+            if let Some(url) = a.url.as_deref() {
+                crate::page::navigation::go(&s, tab, url).await?;
+            }
+        }
+        TabAction::Select => {
+            let index = a.index.ok_or_else(|| {
+                ToolError::other("action \"select\" needs `index` (see action \"list\")".into())
+            })?;
+            let tab = nth(&s, index).await?;
+            s.select_tab(tab.tab_id).await?;
+        }
+        TabAction::Close => {
+            let tab = match a.index {
+                Some(i) => nth(&s, i).await?.tab_id,
+                None => s.current_tab().ok_or_else(|| {
+                    ToolError::other("there is no current tab to close; pass `index`".into())
+                })?,
+            };
+            s.close_tab(tab).await?;
+        }
+    }
+    Ok(Response::text(render_list(&s).await?))
+}
+
+/// browser_close.
+async fn close(s: Client, _: CloseArgs) -> Result<Response, ToolError> {
+    let Some(tab) = s.current_tab() else {
+        return Err(ToolError::other("there is no current tab to close".into()));
+    };
+    s.close_tab(tab).await?;
+    Ok(Response::text(format!(
+        "Closed the tab.\n{}",
+        render_list(&s).await?
+    )))
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -5,10 +5,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::def::{Cap, Kind, Response, ToolDef};
+use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::locator::{locate, Lang};
 use crate::page::save::{sanitize_name, save};
-use crate::page::{verify, Client};
+use crate::page::{verify, Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TextArgs {
@@ -65,73 +65,45 @@ pub struct ExportArgs {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_verify_text_visible",
             "Verify text is visible",
             Kind::ReadOnly,
             "Check that a person can see `text` on the page (spaces normalised, case counts; hidden, \
              transparent or covered text does not count). Answers PASS, or fails with FAIL and why \
              (not there, only in hidden markup, other case). A pass becomes an expect() in browser_export_test.",
-            |s: Client, a: TextArgs| async move {
-                let tab = s.tab().await?;
-                verify::text_visible(&s, tab, &a.text).await.map(Response::text)
+            |t: Tab, a: TextArgs| async move {
+                verify::text_visible(t.client(), t.id(), &a.text).await.map(Response::text)
             },
         )
         .in_group(Cap::Testing),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_verify_element_visible",
             "Verify element is visible",
             Kind::ReadOnly,
             "Check that a person can see an element of `role` (ARIA: button, link, heading, textbox…) \
              named exactly `accessibleName`. Answers PASS, or fails with FAIL, naming the visible \
              elements of that role and any hidden match.",
-            |s: Client, a: ElementArgs| async move {
-                let tab = s.tab().await?;
-                verify::element_visible(&s, tab, &a.role, &a.accessible_name)
-                    .await
-                    .map(Response::text)
-            },
+            verify_element_visible,
         )
         .in_group(Cap::Testing),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_verify_value",
             "Verify value",
             Kind::ReadOnly,
             "Check that control `target` holds `value`: a field its text, a select its chosen option \
              (value or label), a checkbox or radio \"true\"/\"false\". Answers PASS, or fails with \
              FAIL and what it holds.",
-            |s: Client, a: ValueArgs| async move {
-                let tab = s.tab().await?;
-                verify::value(&s, tab, &a.target, &a.value)
-                    .await
-                    .map(Response::text)
-            },
+            verify_value,
         )
         .in_group(Cap::Testing),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_generate_locator",
             "Generate a locator",
             Kind::ReadOnly,
             "A Playwright locator for `target` by role and accessible name (else test id, label, \
              placeholder, text, CSS), in TypeScript and Python, and whether it matches only this element.",
-            |s: Client, a: LocatorArgs| async move {
-                let tab = s.tab().await?;
-                let el = s.element(tab, &a.target).await?;
-                let loc = locate(&s, tab, el).await?;
-                let mut out = format!(
-                    "{}\nPython: {}\n{}",
-                    loc.code(Lang::TypeScript),
-                    loc.code(Lang::Python),
-                    loc.uniqueness()
-                );
-                if loc.frame != 0 {
-                    out.push_str(
-                        "\nThe element is inside an iframe: the locator is relative to that frame \
-                         (prefix it with page.frameLocator(...) for the iframe).",
-                    );
-                }
-                Ok(Response::text(s.fence().wrap(&out)))
-            },
+            generate_locator,
         )
         .in_group(Cap::Testing),
         ToolDef::new(
@@ -141,47 +113,86 @@ pub fn tools() -> Vec<ToolDef> {
             "Write what this client did in the current tab since the testing group was on (navigations, \
              clicks, typing, choices, keys; verify passes as expect()) as a runnable Playwright test, \
              elements by role and name, never refs. Saved in the download dir and returned.",
-            |s: Client, a: ExportArgs| async move {
-                let lang = match a.language {
-                    Language::Typescript => Lang::TypeScript,
-                    Language::Python => Lang::Python,
-                };
-                let title = a
-                    .title
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or("recorded session")
-                    .to_string();
-                let (code, notes) = s.export_test(lang, &title)?;
-                let stamp = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_millis())
-                    .unwrap_or_default();
-                let name = match lang {
-                    Lang::TypeScript => format!("tabwire-{stamp}.spec.ts"),
-                    Lang::Python => format!("test_tabwire_{stamp}.py"),
-                };
-                let saved = save(
-                    &s.policy().download_dir(),
-                    &sanitize_name(&name, "tabwire.spec.ts"),
-                    code.as_bytes(),
-                    "text/plain",
-                )?;
-                let mut out = saved.describe(s.fence());
-                for n in notes {
-                    out.push('\n');
-                    out.push_str(&n);
-                }
-                out.push_str(match lang {
-                    Lang::TypeScript => "\nRun: npx playwright test <file>.",
-                    Lang::Python => "\nRun: pytest <file> (pip install pytest-playwright).",
-                });
-                // Names and text in the test come from the page.
-                Ok(Response::text(format!("{out}\n{}", s.fence().wrap(&code))))
-            },
+            export_test,
         )
         .in_group(Cap::Testing)
         .without_browser(),
     ]
+}
+
+/// browser_verify_element_visible.
+async fn verify_element_visible(t: Tab, a: ElementArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    verify::element_visible(&s, tab, &a.role, &a.accessible_name)
+        .await
+        .map(Response::text)
+}
+
+/// browser_verify_value.
+async fn verify_value(t: Tab, a: ValueArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    verify::value(&s, tab, &a.target, &a.value)
+        .await
+        .map(Response::text)
+}
+
+/// browser_generate_locator.
+async fn generate_locator(t: Tab, a: LocatorArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let el = s.element(tab, &a.target).await?;
+    let loc = locate(&s, tab, el).await?;
+    let mut out = format!(
+        "{}\nPython: {}\n{}",
+        loc.code(Lang::TypeScript),
+        loc.code(Lang::Python),
+        loc.uniqueness()
+    );
+    if loc.frame != 0 {
+        out.push_str(
+            "\nThe element is inside an iframe: the locator is relative to that frame \
+             (prefix it with page.frameLocator(...) for the iframe).",
+        );
+    }
+    Ok(Response::text(s.fence().wrap(&out)))
+}
+
+/// browser_export_test.
+async fn export_test(s: Client, a: ExportArgs) -> Result<Response, ToolError> {
+    let lang = match a.language {
+        Language::Typescript => Lang::TypeScript,
+        Language::Python => Lang::Python,
+    };
+    let title = a
+        .title
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .unwrap_or("recorded session")
+        .to_string();
+    let (code, notes) = s.export_test(lang, &title)?;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    let name = match lang {
+        Lang::TypeScript => format!("tabwire-{stamp}.spec.ts"),
+        Lang::Python => format!("test_tabwire_{stamp}.py"),
+    };
+    let saved = save(
+        &s.policy().download_dir(),
+        &sanitize_name(&name, "tabwire.spec.ts"),
+        code.as_bytes(),
+        "text/plain",
+    )?;
+    let mut out = saved.describe(s.fence());
+    for n in notes {
+        out.push('\n');
+        out.push_str(&n);
+    }
+    out.push_str(match lang {
+        Lang::TypeScript => "\nRun: npx playwright test <file>.",
+        Lang::Python => "\nRun: pytest <file> (pip install pytest-playwright).",
+    });
+    // Names and text in the test come from the page.
+    Ok(Response::text(format!("{out}\n{}", s.fence().wrap(&code))))
 }

@@ -18,21 +18,24 @@ pub fn tools() -> Vec<ToolDef> {
         "Resize viewport",
         Kind::Action,
         "Set the viewport in CSS px (390x844: a phone).",
-        |s: Client, a: ResizeArgs| async move {
-            for (what, v) in [("width", a.width), ("height", a.height)] {
-                if !(100..=4000).contains(&v) {
-                    return Err(ToolError::other(format!(
-                        "{what} {v} is out of range (100–4000)"
-                    )));
-                }
-            }
-            let tab = s.tab().await?;
-            s.set_viewport(tab, a.width, a.height).await?;
-            s.until_at_rest(tab).await;
-            let got = s.eval(tab, "[innerWidth, innerHeight]").await?;
-            Ok(Response::text(format!(
-                "Viewport is now {got} (width, height)."
-            )))
-        },
+        resize,
     )]
+}
+
+/// browser_resize.
+async fn resize(s: Client, a: ResizeArgs) -> Result<Response, ToolError> {
+    for (what, v) in [("width", a.width), ("height", a.height)] {
+        if !(100..=4000).contains(&v) {
+            return Err(ToolError::other(format!(
+                "{what} {v} is out of range (100–4000)"
+            )));
+        }
+    }
+    let tab = s.tab().await?;
+    s.set_viewport(tab, a.width, a.height).await?;
+    s.until_at_rest(tab).await;
+    let got = s.eval(tab, "[innerWidth, innerHeight]").await?;
+    Ok(Response::text(format!(
+        "Viewport is now {got} (width, height)."
+    )))
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::coordinates::{viewport_point, what_is_at};
 use crate::page::input::{click_at, mouse_event};
-use crate::page::Client;
+use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -109,7 +109,7 @@ macro_rules! with_points {
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_mouse_click_xy",
             "Click at coordinates",
             Kind::Action,
@@ -117,26 +117,10 @@ pub fn tools() -> Vec<ToolDef> {
                 "Click at a point of the latest screenshot (a canvas, a map, a control without a ref); \
                  the answer names the element that received the click and what changed."
             ),
-            |s: Client, a: ClickXyArgs| async move {
-                let tab = s.tab().await?;
-                let point = viewport_point(&s, tab, (a.x, a.y)).await?;
-                let hit = what_is_at(&s, tab, point).await;
-                let button = match a.button {
-                    None | Some(Button::Left) => "left",
-                    Some(Button::Right) => "right",
-                    Some(Button::Middle) => "middle",
-                };
-                let clicks = if a.double_click { 2 } else { 1 };
-                let outcome = s
-                    .settle(tab, || click_at(&s, tab, point, button, clicks, 0))
-                    .await?;
-                let verb = if a.double_click { "Double-clicked" } else { "Clicked" };
-                done(&s, tab, format!("{verb} {}", at(&a.element, (a.x, a.y), &hit)), &outcome)
-                    .await
-            },
+            mouse_click_xy,
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_mouse_move_xy",
             "Move the mouse to coordinates",
             Kind::Action,
@@ -144,21 +128,10 @@ pub fn tools() -> Vec<ToolDef> {
                 "Move the mouse to a point of the latest screenshot (hover menus, tooltips); \
                  the answer names the element under it and what changed."
             ),
-            |s: Client, a: MoveXyArgs| async move {
-                let tab = s.tab().await?;
-                let (x, y) = viewport_point(&s, tab, (a.x, a.y)).await?;
-                let hit = what_is_at(&s, tab, (x, y)).await;
-                let mut outcome = s
-                    .settle(tab, || crate::page::input::move_to(&s, tab, (x, y)))
-                    .await?;
-                // What a hover shows may be CSS alone.
-                outcome.pointer_moved = true;
-                done(&s, tab, format!("Moved the mouse {}", at(&a.element, (a.x, a.y), &hit)), &outcome)
-                    .await
-            },
+            mouse_move_xy,
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_mouse_drag_xy",
             "Drag between coordinates",
             Kind::Action,
@@ -166,111 +139,55 @@ pub fn tools() -> Vec<ToolDef> {
                 "Press at a start point of the latest screenshot, move to an end point and release \
                  (sliders, canvases, maps); the answer names what was under both ends."
             ),
-            |s: Client, a: DragXyArgs| async move {
-                let tab = s.tab().await?;
-                let from = viewport_point(&s, tab, (a.start_x, a.start_y)).await?;
-                let to = viewport_point(&s, tab, (a.end_x, a.end_y)).await?;
-                let hit_from = what_is_at(&s, tab, from).await;
-                let hit_to = what_is_at(&s, tab, to).await;
-                let outcome = s
-                    .settle(tab, || async {
-                        let mut events = vec![
-                            mouse_event("mouseMoved", from.0, from.1, None, 0),
-                            mouse_event("mousePressed", from.0, from.1, Some(("left", 1)), 0),
-                        ];
-                        for i in 1..=DRAG_STEPS {
-                            let t = f64::from(i) / f64::from(DRAG_STEPS);
-                            let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
-                            events.push(mouse_event("mouseMoved", x, y, Some(("left", 1)), 0));
-                        }
-                        events.push(mouse_event("mouseReleased", to.0, to.1, Some(("left", 1)), 0));
-                        s.cdp_batch(tab, events).await.map(|_| ())
-                    })
-                    .await?;
-                let what = format!(
-                    "Dragged {} to ({}, {}){}",
-                    at(&a.element, (a.start_x, a.start_y), &hit_from),
-                    a.end_x,
-                    a.end_y,
-                    hit_to.map(|h| format!(", onto {h}")).unwrap_or_default()
-                );
-                done(&s, tab, what, &outcome).await
-            },
+            mouse_drag_xy,
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_mouse_down",
             "Press the mouse button",
             Kind::Action,
             "Press a mouse button where the mouse is (after browser_mouse_move_xy) and keep it \
              down: browser_mouse_move_xy then drags, browser_mouse_up releases. To press and hold \
              an element with a ref, browser_click with holdMs is simpler.",
-            |s: Client, a: ButtonArgs| async move {
-                let tab = s.tab().await?;
-                let button = button_name(a.button);
-                let outcome = s
-                    .settle(tab, || crate::page::input::mouse_button(&s, tab, true, button))
-                    .await?;
-                done(&s, tab, format!("Pressed the {button} mouse button (held down)"), &outcome)
-                    .await
-            },
+            mouse_down,
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_mouse_up",
             "Release the mouse button",
             Kind::Action,
             "Release a mouse button where the mouse is (after browser_mouse_down).",
-            |s: Client, a: ButtonArgs| async move {
-                let tab = s.tab().await?;
-                let button = button_name(a.button);
-                let outcome = s
-                    .settle(tab, || crate::page::input::mouse_button(&s, tab, false, button))
-                    .await?;
-                done(&s, tab, format!("Released the {button} mouse button"), &outcome).await
-            },
+            mouse_up,
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_keydown",
             "Press a key and hold it",
             Kind::Action,
             "Press one `key` and keep it down until browser_keyup: a held modifier (Shift, \
              Control, Alt, Meta) rides on later key presses. For a whole chord at once, \
              browser_press_key \"Control+Shift+Y\" is simpler.",
-            |s: Client, a: KeyArgs| async move { hold_key(s, &a.key, true).await },
+            |t: Tab, a: KeyArgs| async move { hold_key(t, &a.key, true).await },
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_keyup",
             "Release a key",
             Kind::Action,
             "Release a `key` browser_keydown holds.",
-            |s: Client, a: KeyArgs| async move { hold_key(s, &a.key, false).await },
+            |t: Tab, a: KeyArgs| async move { hold_key(t, &a.key, false).await },
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_mouse_wheel",
             "Turn the mouse wheel",
             Kind::Action,
             "Turn the mouse wheel where the mouse is: deltaY > 0 scrolls down, deltaX > 0 right \
              (CSS pixels); the answer says what changed.",
-            |s: Client, a: WheelArgs| async move {
-                let tab = s.tab().await?;
-                let outcome = s
-                    .settle(tab, || crate::page::input::wheel(&s, tab, a.delta_x, a.delta_y))
-                    .await?;
-                done(
-                    &s,
-                    tab,
-                    format!("Turned the mouse wheel by ({}, {})", a.delta_x, a.delta_y),
-                    &outcome,
-                )
-                .await
-            },
+            mouse_wheel,
         )
         .in_group(Cap::Vision),
-        ToolDef::new(
+        ToolDef::on_tab(
             "browser_type_xy",
             "Type at coordinates",
             Kind::Action,
@@ -278,45 +195,186 @@ pub fn tools() -> Vec<ToolDef> {
                 "Click at a point of the latest screenshot and type `text` into what takes it \
                  there (`submit` presses Enter); the answer says where the text went."
             ),
-            |s: Client, a: TypeXyArgs| async move {
-                let tab = s.tab().await?;
-                let point = viewport_point(&s, tab, (a.x, a.y)).await?;
-                let hit = what_is_at(&s, tab, point).await;
-                let outcome = s
-                    .settle(tab, || async {
-                        click_at(&s, tab, point, "left", 1, 0).await?;
-                        crate::page::input::insert_text(&s, tab, &a.text).await?;
-                        if a.submit {
-                            crate::page::input::press(&s, tab, "Enter").await?;
-                        }
-                        Ok::<_, ToolError>(())
-                    })
-                    .await?;
-                // Where the text went: the focused element, read back.
-                let landed = s
-                    .eval(
-                        tab,
-                        "(() => { const e = document.activeElement; \
-                         return e && e !== document.body ? e.localName + (e.value !== undefined \
-                         ? ' holding ' + JSON.stringify(String(e.value).slice(0, 80)) : '') : null; })()",
-                    )
-                    .await
-                    .ok()
-                    .and_then(|v| v.as_str().map(|t| s.fence().quote(t)));
-                let what = format!(
-                    "Typed {} characters {}{}",
-                    a.text.chars().count(),
-                    at(&a.element, (a.x, a.y), &hit),
-                    match landed {
-                        Some(l) => format!("; the focused element is now <{l}>"),
-                        None => "; no element took the focus, so the text went nowhere".into(),
-                    }
-                );
-                done(&s, tab, what, &outcome).await
-            },
+            type_xy,
         )
         .in_group(Cap::Vision),
     ]
+}
+
+/// browser_mouse_click_xy.
+async fn mouse_click_xy(t: Tab, a: ClickXyArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let point = viewport_point(&s, tab, (a.x, a.y)).await?;
+    let hit = what_is_at(&s, tab, point).await;
+    let button = match a.button {
+        None | Some(Button::Left) => "left",
+        Some(Button::Right) => "right",
+        Some(Button::Middle) => "middle",
+    };
+    let clicks = if a.double_click { 2 } else { 1 };
+    let outcome = s
+        .settle(tab, || click_at(&s, tab, point, button, clicks, 0))
+        .await?;
+    let verb = if a.double_click {
+        "Double-clicked"
+    } else {
+        "Clicked"
+    };
+    done(
+        &s,
+        tab,
+        format!("{verb} {}", at(&a.element, (a.x, a.y), &hit)),
+        &outcome,
+    )
+    .await
+}
+
+/// browser_mouse_move_xy.
+async fn mouse_move_xy(t: Tab, a: MoveXyArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let (x, y) = viewport_point(&s, tab, (a.x, a.y)).await?;
+    let hit = what_is_at(&s, tab, (x, y)).await;
+    let mut outcome = s
+        .settle(tab, || crate::page::input::move_to(&s, tab, (x, y)))
+        .await?;
+    // What a hover shows may be CSS alone.
+    outcome.pointer_moved = true;
+    done(
+        &s,
+        tab,
+        format!("Moved the mouse {}", at(&a.element, (a.x, a.y), &hit)),
+        &outcome,
+    )
+    .await
+}
+
+/// browser_mouse_drag_xy.
+async fn mouse_drag_xy(t: Tab, a: DragXyArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let from = viewport_point(&s, tab, (a.start_x, a.start_y)).await?;
+    let to = viewport_point(&s, tab, (a.end_x, a.end_y)).await?;
+    let hit_from = what_is_at(&s, tab, from).await;
+    let hit_to = what_is_at(&s, tab, to).await;
+    let outcome = s
+        .settle(tab, || async {
+            let mut events = vec![
+                mouse_event("mouseMoved", from.0, from.1, None, 0),
+                mouse_event("mousePressed", from.0, from.1, Some(("left", 1)), 0),
+            ];
+            for i in 1..=DRAG_STEPS {
+                let t = f64::from(i) / f64::from(DRAG_STEPS);
+                let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+                events.push(mouse_event("mouseMoved", x, y, Some(("left", 1)), 0));
+            }
+            events.push(mouse_event(
+                "mouseReleased",
+                to.0,
+                to.1,
+                Some(("left", 1)),
+                0,
+            ));
+            s.cdp_batch(tab, events).await.map(|_| ())
+        })
+        .await?;
+    let what = format!(
+        "Dragged {} to ({}, {}){}",
+        at(&a.element, (a.start_x, a.start_y), &hit_from),
+        a.end_x,
+        a.end_y,
+        hit_to.map(|h| format!(", onto {h}")).unwrap_or_default()
+    );
+    done(&s, tab, what, &outcome).await
+}
+
+/// browser_type_xy.
+async fn type_xy(t: Tab, a: TypeXyArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let point = viewport_point(&s, tab, (a.x, a.y)).await?;
+    let hit = what_is_at(&s, tab, point).await;
+    let outcome = s
+        .settle(tab, || async {
+            click_at(&s, tab, point, "left", 1, 0).await?;
+            crate::page::input::insert_text(&s, tab, &a.text).await?;
+            if a.submit {
+                crate::page::input::press(&s, tab, "Enter").await?;
+            }
+            Ok::<_, ToolError>(())
+        })
+        .await?;
+    // Where the text went: the focused element, read back.
+    let landed = s
+        .eval(
+            tab,
+            "(() => { const e = document.activeElement; \
+             return e && e !== document.body ? e.localName + (e.value !== undefined \
+             ? ' holding ' + JSON.stringify(String(e.value).slice(0, 80)) : '') : null; })()",
+        )
+        .await
+        .ok()
+        .and_then(|v| v.as_str().map(|t| s.fence().quote(t)));
+    let what = format!(
+        "Typed {} characters {}{}",
+        a.text.chars().count(),
+        at(&a.element, (a.x, a.y), &hit),
+        match landed {
+            Some(l) => format!("; the focused element is now <{l}>"),
+            None => "; no element took the focus, so the text went nowhere".into(),
+        }
+    );
+    done(&s, tab, what, &outcome).await
+}
+
+/// browser_mouse_down.
+async fn mouse_down(t: Tab, a: ButtonArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let button = button_name(a.button);
+    let outcome = s
+        .settle(tab, || {
+            crate::page::input::mouse_button(&s, tab, true, button)
+        })
+        .await?;
+    done(
+        &s,
+        tab,
+        format!("Pressed the {button} mouse button (held down)"),
+        &outcome,
+    )
+    .await
+}
+
+/// browser_mouse_up.
+async fn mouse_up(t: Tab, a: ButtonArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let button = button_name(a.button);
+    let outcome = s
+        .settle(tab, || {
+            crate::page::input::mouse_button(&s, tab, false, button)
+        })
+        .await?;
+    done(
+        &s,
+        tab,
+        format!("Released the {button} mouse button"),
+        &outcome,
+    )
+    .await
+}
+
+/// browser_mouse_wheel.
+async fn mouse_wheel(t: Tab, a: WheelArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    let outcome = s
+        .settle(tab, || {
+            crate::page::input::wheel(&s, tab, a.delta_x, a.delta_y)
+        })
+        .await?;
+    done(
+        &s,
+        tab,
+        format!("Turned the mouse wheel by ({}, {})", a.delta_x, a.delta_y),
+        &outcome,
+    )
+    .await
 }
 
 /// "at (x, y) on button "Send" (<button>)", with the caller's words.
@@ -334,8 +392,8 @@ fn at(element: &Option<String>, (x, y): (f64, f64), hit: &Option<String>) -> Str
 
 /// `browser_keydown` (`down`) and `browser_keyup`: the key goes down or up
 /// like any action, and the answer names the keys held after it.
-async fn hold_key(s: Client, key: &str, down: bool) -> Result<Response, ToolError> {
-    let tab = s.tab().await?;
+async fn hold_key(t: Tab, key: &str, down: bool) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
     let mut held = Vec::new();
     let outcome = s
         .settle(tab, || async {

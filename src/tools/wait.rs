@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::error::ErrorKind;
-use crate::page::Client;
+use crate::page::{Client, Tab};
 
 /// Longest wait one call may ask for (stays below the per-command timeout).
 const MAX_WAIT_SECS: f64 = 25.0;
@@ -25,108 +25,114 @@ pub struct WaitArgs {
 }
 
 pub fn tools() -> Vec<ToolDef> {
-    vec![ToolDef::new(
-        "browser_wait_for",
-        "Wait for",
-        Kind::ReadOnly,
-        "Wait until `text` appears, `textGone` vanishes or `selector` matches (`timeout` s, default 10, max 25), or `time` s.",
-        |s: Client, a: WaitArgs| async move {
-            let tab = s.tab().await?;
-            if let Some(t) = a.time {
-                let secs = t.clamp(0.0, MAX_WAIT_SECS);
-                tokio::time::sleep(Duration::from_secs_f64(secs)).await;
-                if a.text.is_none() && a.text_gone.is_none() && a.selector.is_none() {
-                    return Ok(Response::text(format!("Waited {secs} s.")));
-                }
-            }
-            // Each condition looks into the page's frames too (those of its
-            // own origin from here; others through their worlds, below).
-            // Text is looked for in what a person sees (the engine's
-            // visible text): hidden text neither ends nor holds a wait.
-            let (condition, what) = match (&a.text, &a.text_gone, &a.selector) {
-                (Some(t), None, None) => (None, format!("text {t:?} to appear")),
-                (None, Some(t), None) => (None, format!("text {t:?} to disappear")),
-                (None, None, Some(sel)) => (
-                    Some(format!("docs().some(d => !!d.querySelector({}))", json!(sel))),
-                    format!("an element matching {sel:?}"),
-                ),
-                (None, None, None) => {
-                    return Err(ToolError::other(
-                        "give one of text, textGone, selector or time".into(),
-                    ))
-                }
-                _ => {
-                    return Err(ToolError::other(
-                        "give only one of text, textGone or selector per call".into(),
-                    ))
-                }
-            };
-            let limit = a.timeout.unwrap_or(10.0).clamp(0.1, MAX_WAIT_SECS);
-            let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(limit);
-            // Text in frames of other origins (which the snapshot reaches
-            // through their own worlds) is looked at between rounds.
-            let in_frames = match (&a.text, &a.text_gone) {
-                (Some(t), _) => Some((t.as_str(), true)),
-                (_, Some(t)) => Some((t.as_str(), false)),
-                _ => None,
-            };
-            loop {
-                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                let frames = s.frame_numbers(tab);
-                let round = match (&in_frames, frames.is_empty()) {
-                    (Some(_), false) => left.min(FRAME_ROUND),
-                    _ => left,
-                };
-                let ms = round.as_millis() as u64;
-                // One round trip: the page resolves when the condition holds
-                // (re-checked on every DOM mutation) or when the time is up.
-                let mut r = match (&condition, in_frames) {
-                    (Some(condition), _) => s.eval(tab, &watch_expression(condition, ms)).await,
-                    (None, Some((t, appear))) => s
-                        .wait_for_text(tab, t, !appear, ms)
-                        .await
-                        .map(serde_json::Value::Bool),
-                    (None, None) => unreachable!("a text wait has its text"),
-                };
-                if let (Some((t, appear)), Ok(top)) = (in_frames, &r) {
-                    if !frames.is_empty() {
-                        let top = *top == serde_json::Value::Bool(true);
-                        let seen = text_in_frames(&s, tab, &frames, t).await;
-                        // Appearing: anywhere is enough; gone: from everywhere.
-                        let holds = if appear { top || seen } else { top && !seen };
-                        if !holds && tokio::time::Instant::now() < deadline {
-                            continue;
-                        }
-                        r = Ok(serde_json::Value::Bool(holds));
-                    }
-                }
-                match r {
-                    Ok(serde_json::Value::Bool(true)) => {
-                        return Ok(Response::text(format!("Done waiting for {what}."))
-                            .with_view(View::Line(s.page_line(tab).await?)))
-                    }
-                    // A navigation destroys the page's context: look again in
-                    // the new one. A closed tab, a dialog or a refused debugger
-                    // will not go away by asking again.
-                    Err(e)
-                        if tokio::time::Instant::now() < deadline
-                            && s.current_tab() == Some(tab)
-                            && worth_retrying(&e) =>
-                    {
-                        tracing::debug!(error = %e, "wait interrupted; retrying");
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    }
-                    Err(e) => return Err(e),
-                    Ok(_) => {
-                        return Err(ToolError::other(format!(
-                            "timed out after {limit} s waiting for {what}. Take a snapshot to see \
-                             the page as it is"
-                        )))
-                    }
-                }
-            }
-        },
+    vec![ToolDef::on_tab(
+            "browser_wait_for",
+            "Wait for",
+            Kind::ReadOnly,
+            "Wait until `text` appears, `textGone` vanishes or `selector` matches (`timeout` s, default 10, max 25), or `time` s.",
+            wait_for,
     )]
+}
+
+/// browser_wait_for.
+async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
+    let (s, tab) = t.into_parts();
+    if let Some(t) = a.time {
+        let secs = t.clamp(0.0, MAX_WAIT_SECS);
+        tokio::time::sleep(Duration::from_secs_f64(secs)).await;
+        if a.text.is_none() && a.text_gone.is_none() && a.selector.is_none() {
+            return Ok(Response::text(format!("Waited {secs} s.")));
+        }
+    }
+    // Each condition looks into the page's frames too (those of its
+    // own origin from here; others through their worlds, below).
+    // Text is looked for in what a person sees (the engine's
+    // visible text): hidden text neither ends nor holds a wait.
+    let (condition, what) = match (&a.text, &a.text_gone, &a.selector) {
+        (Some(t), None, None) => (None, format!("text {t:?} to appear")),
+        (None, Some(t), None) => (None, format!("text {t:?} to disappear")),
+        (None, None, Some(sel)) => (
+            Some(format!(
+                "docs().some(d => !!d.querySelector({}))",
+                json!(sel)
+            )),
+            format!("an element matching {sel:?}"),
+        ),
+        (None, None, None) => {
+            return Err(ToolError::other(
+                "give one of text, textGone, selector or time".into(),
+            ))
+        }
+        _ => {
+            return Err(ToolError::other(
+                "give only one of text, textGone or selector per call".into(),
+            ))
+        }
+    };
+    let limit = a.timeout.unwrap_or(10.0).clamp(0.1, MAX_WAIT_SECS);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(limit);
+    // Text in frames of other origins (which the snapshot reaches
+    // through their own worlds) is looked at between rounds.
+    let in_frames = match (&a.text, &a.text_gone) {
+        (Some(t), _) => Some((t.as_str(), true)),
+        (_, Some(t)) => Some((t.as_str(), false)),
+        _ => None,
+    };
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let frames = s.frame_numbers(tab);
+        let round = match (&in_frames, frames.is_empty()) {
+            (Some(_), false) => left.min(FRAME_ROUND),
+            _ => left,
+        };
+        let ms = round.as_millis() as u64;
+        // One round trip: the page resolves when the condition holds
+        // (re-checked on every DOM mutation) or when the time is up.
+        let mut r = match (&condition, in_frames) {
+            (Some(condition), _) => s.eval(tab, &watch_expression(condition, ms)).await,
+            (None, Some((t, appear))) => s
+                .wait_for_text(tab, t, !appear, ms)
+                .await
+                .map(serde_json::Value::Bool),
+            (None, None) => unreachable!("a text wait has its text"),
+        };
+        if let (Some((t, appear)), Ok(top)) = (in_frames, &r) {
+            if !frames.is_empty() {
+                let top = *top == serde_json::Value::Bool(true);
+                let seen = text_in_frames(&s, tab, &frames, t).await;
+                // Appearing: anywhere is enough; gone: from everywhere.
+                let holds = if appear { top || seen } else { top && !seen };
+                if !holds && tokio::time::Instant::now() < deadline {
+                    continue;
+                }
+                r = Ok(serde_json::Value::Bool(holds));
+            }
+        }
+        match r {
+            Ok(serde_json::Value::Bool(true)) => {
+                return Ok(Response::text(format!("Done waiting for {what}."))
+                    .with_view(View::Line(s.page_line(tab).await?)))
+            }
+            // A navigation destroys the page's context: look again in
+            // the new one. A closed tab, a dialog or a refused debugger
+            // will not go away by asking again.
+            Err(e)
+                if tokio::time::Instant::now() < deadline
+                    && s.current_tab() == Some(tab)
+                    && worth_retrying(&e) =>
+            {
+                tracing::debug!(error = %e, "wait interrupted; retrying");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => return Err(e),
+            Ok(_) => {
+                return Err(ToolError::other(format!(
+                    "timed out after {limit} s waiting for {what}. Take a snapshot to see \
+                     the page as it is"
+                )))
+            }
+        }
+    }
 }
 
 /// Whether an error while watching the page may be a navigation in
