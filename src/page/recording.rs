@@ -324,7 +324,7 @@ fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32
                 }
                 let a = match f["type"].as_str().unwrap_or_default() {
                     "checkbox" | "radio" => {
-                        Act::Check(super::input::checked_from(&value) == Some(true))
+                        Act::Check(super::fields::checked_from(&value) == Some(true))
                     }
                     "combobox" => Act::Select(vec![value]),
                     _ => Act::Fill(value),

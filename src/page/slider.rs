@@ -87,7 +87,7 @@ pub async fn set(s: &Client, tab: TabId, target: &str, value: &str) -> Result<f6
             break;
         }
         if want == st.min || want == st.max {
-            super::input::press_times(s, tab, if want == st.min { "Home" } else { "End" }, 1)
+            super::typing::press_times(s, tab, if want == st.min { "Home" } else { "End" }, 1)
                 .await?;
         } else {
             let up = want > st.now;
@@ -101,7 +101,7 @@ pub async fn set(s: &Client, tab: TabId, target: &str, value: &str) -> Result<f6
                 break;
             }
             let before = st.now;
-            super::input::press_times(s, tab, arrow, presses.min(MAX_PRESSES) as usize).await?;
+            super::typing::press_times(s, tab, arrow, presses.min(MAX_PRESSES) as usize).await?;
             st = state(s, tab, target, false).await?;
             if st.step <= 0.0 {
                 // What one press moved it by is its step.

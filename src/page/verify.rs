@@ -157,7 +157,7 @@ pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict
     let c = &loc.control;
     let holds = match c.kind.as_str() {
         "checkbox" => {
-            let want = match super::input::checked_from(value.trim()) {
+            let want = match super::fields::checked_from(value.trim()) {
                 Some(want) => want,
                 None => {
                     return Err(ToolError::other(format!(

@@ -9,10 +9,11 @@ use serde_json::{json, Value};
 use super::def::{done, Response, ToolError};
 use super::input::describe;
 use crate::backend::TabId;
-use crate::page::input::{
-    checked_from, click, fill_text, select_options, set_input_files, typed_back, value_again,
-    SELECTED_NOW,
+use crate::page::fields::{
+    checked_from, select_options, set_input_files, typed_back, value_again, SELECTED_NOW,
 };
+use crate::page::input::click;
+use crate::page::typing::fill_text;
 use crate::page::{Client, Element, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -7,10 +7,10 @@ use serde::Deserialize;
 
 use super::def::{done, Kind, Response, ToolDef, ToolError};
 use super::forms;
-use crate::page::input::{
-    aim, aim_at, center, click_at, drag, fill_text, hold_at, press, type_slowly, typed_back,
-};
+use crate::page::fields::typed_back;
+use crate::page::input::{aim, aim_at, center, click_at, drag, hold_at};
 use crate::page::keys;
+use crate::page::typing::{fill_text, press, type_slowly};
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -294,9 +294,9 @@ async fn type_xy(t: Tab, a: TypeXyArgs) -> Result<Response, ToolError> {
     let outcome = s
         .settle(tab, || async {
             click_at(&s, tab, point, "left", 1, 0).await?;
-            crate::page::input::insert_text(&s, tab, &a.text).await?;
+            crate::page::typing::insert_text(&s, tab, &a.text).await?;
             if a.submit {
-                crate::page::input::press(&s, tab, "Enter").await?;
+                crate::page::typing::press(&s, tab, "Enter").await?;
             }
             Ok::<_, ToolError>(())
         })
@@ -398,9 +398,9 @@ async fn hold_key(t: Tab, key: &str, down: bool) -> Result<Response, ToolError> 
     let outcome = s
         .settle(tab, || async {
             held = if down {
-                crate::page::input::key_down(&s, tab, key).await?
+                crate::page::typing::key_down(&s, tab, key).await?
             } else {
-                crate::page::input::key_up(&s, tab, key).await?
+                crate::page::typing::key_up(&s, tab, key).await?
             };
             Ok(())
         })
