@@ -1,4 +1,4 @@
-//! The domain policy exists twice: `src/policy.rs` (the reference) and the
+//! The domain policy exists twice: `src/policy/` (the reference) and the
 //! extension's `extension/policy.js`. Both are checked against the same
 //! vectors, `tests/policy_vectors.json`: here through `Policy::check_url`,
 //! and by `tests/policy_vectors.mjs` (run from here) through `blockedBy`.

@@ -5,11 +5,22 @@
 //! flags; a flag that is given wins over the file. It is enforced in Rust
 //! for both backends: domains before navigating and before every read or
 //! action on a tab, tools in `tools/list` and on every call.
+//!
+//! This file holds the rules and their checks; where a policy comes from
+//! is `load.rs`, how a URL's host is read and matched against a domain
+//! glob is `hosts.rs`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+mod hosts;
+mod load;
+
+pub use hosts::glob_matches;
+use hosts::host_of;
+pub use load::{config_dir, Credential, PolicyArgs};
 
 /// What a tool does to the page; mapped to MCP annotations in one place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,109 +73,6 @@ impl Cap {
     }
 }
 
-/// The `serve` flags that shape the policy.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct PolicyArgs {
-    /// Only these domains may be opened or read (glob, e.g. "*.example.com"; repeatable).
-    #[arg(long = "allow-domain", value_name = "GLOB")]
-    pub allow_domains: Vec<String>,
-    /// These domains may never be opened or read (glob; repeatable). Wins over --allow-domain.
-    #[arg(long = "deny-domain", value_name = "GLOB")]
-    pub deny_domains: Vec<String>,
-    /// Only tools that read: no navigation, clicks, typing or scripts.
-    #[arg(long)]
-    pub read_only: bool,
-    /// No JavaScript evaluation (removes browser_evaluate).
-    #[arg(long)]
-    pub no_eval: bool,
-    /// Expose only these tools (repeatable or comma-separated).
-    #[arg(long = "tools", value_name = "NAME", value_delimiter = ',')]
-    pub tools: Vec<String>,
-    /// Add these groups of tools (comma-separated): network, emulation,
-    /// vision, devtools, testing. None by default.
-    #[arg(long = "caps", value_name = "GROUP", value_delimiter = ',')]
-    pub caps: Vec<Cap>,
-    /// Allow file:// URLs (off by default).
-    #[arg(long)]
-    pub allow_file_urls: bool,
-    /// Ask the user (in the browser) before this client first opens or acts
-    /// on a site they have not approved for it (extension only).
-    #[arg(long)]
-    pub confirm_sites: bool,
-    /// Directories files may be uploaded from (repeatable; none by default).
-    #[arg(long = "upload-dir", value_name = "DIR")]
-    pub upload_dirs: Vec<PathBuf>,
-    /// Where browser_download, browser_capture_media and browser_pdf_save
-    /// write (default: <data dir>/downloads). Nothing is written elsewhere.
-    #[arg(long = "download-dir", value_name = "DIR")]
-    pub download_dir: Option<PathBuf>,
-    /// Largest file those tools save, in MiB (default 100).
-    #[arg(long = "max-download-mb", value_name = "MIB")]
-    pub max_download_mb: Option<u64>,
-    /// Policy file to use instead of <config dir>/policy.toml or policy.json.
-    #[arg(long = "policy", value_name = "FILE")]
-    pub policy_file: Option<PathBuf>,
-    /// HTTP authentication for one host (glob), answered only for that host
-    /// and never for a denied one (repeatable). Prefer the policy file: a
-    /// flag is visible in the process list.
-    #[arg(long = "credentials", value_name = "HOST=USER:PASSWORD")]
-    pub credentials: Vec<Credential>,
-}
-
-/// A user name and password for the HTTP authentication (Basic, Digest …)
-/// of the hosts matching `host`: `HOST=USER:PASSWORD`. The password is
-/// never shown: not by `Debug`, not when serialized, not in any answer.
-#[derive(Clone, PartialEq, Deserialize)]
-#[serde(try_from = "String")]
-pub struct Credential {
-    /// A host glob, as in `allow_domains`.
-    pub host: String,
-    pub username: String,
-    pub password: String,
-}
-
-impl std::str::FromStr for Credential {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || {
-            "credentials must look like HOST=USER:PASSWORD (e.g. intranet.example.com=alice:secret)"
-                .to_string()
-        };
-        let (host, user_pass) = s.split_once('=').ok_or_else(bad)?;
-        let (username, password) = user_pass.split_once(':').ok_or_else(bad)?;
-        let host = host.trim().to_ascii_lowercase();
-        if host.is_empty() || host.contains(['/', ':']) || username.is_empty() {
-            return Err(bad());
-        }
-        Ok(Self {
-            host,
-            username: username.to_string(),
-            password: password.to_string(),
-        })
-    }
-}
-
-impl TryFrom<String> for Credential {
-    type Error = String;
-
-    fn try_from(s: String) -> Result<Self, String> {
-        s.parse()
-    }
-}
-
-impl std::fmt::Debug for Credential {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}={}:[password hidden]", self.host, self.username)
-    }
-}
-
-impl Serialize for Credential {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{self:?}"))
-    }
-}
-
 /// The policy in force. Serializable so `browser_status` can show it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -195,73 +103,7 @@ pub struct Policy {
 /// The size cap on saved files when the policy sets none.
 pub const DEFAULT_MAX_DOWNLOAD_MB: u64 = 100;
 
-/// tabwire's config dir: `$TABWIRE_CONFIG_DIR`, else the platform's
-/// (`~/.config/tabwire`, `~/Library/Application Support/tabwire`, …).
-pub fn config_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("TABWIRE_CONFIG_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(d);
-    }
-    directories::ProjectDirs::from("", "", "tabwire")
-        .map(|p| p.config_dir().to_path_buf())
-        .unwrap_or_else(|| std::env::temp_dir().join("tabwire-config"))
-}
-
 impl Policy {
-    /// File policy (if any) overlaid with the flags.
-    pub fn load(args: &PolicyArgs) -> Result<Self, String> {
-        let file = match &args.policy_file {
-            Some(p) => Some(p.clone()),
-            None => ["policy.toml", "policy.json"]
-                .iter()
-                .map(|n| config_dir().join(n))
-                .find(|p| p.exists()),
-        };
-        let mut policy = match file {
-            Some(path) => Self::from_file(&path)?,
-            None => Self::default(),
-        };
-        if !args.allow_domains.is_empty() {
-            policy.allow_domains = args.allow_domains.clone();
-        }
-        if !args.deny_domains.is_empty() {
-            policy.deny_domains = args.deny_domains.clone();
-        }
-        if !args.tools.is_empty() {
-            policy.tools = args.tools.clone();
-        }
-        if !args.caps.is_empty() {
-            policy.caps = args.caps.clone();
-        }
-        if !args.upload_dirs.is_empty() {
-            policy.upload_dirs = args.upload_dirs.clone();
-        }
-        if args.download_dir.is_some() {
-            policy.download_dir = args.download_dir.clone();
-        }
-        if args.max_download_mb.is_some() {
-            policy.max_download_mb = args.max_download_mb;
-        }
-        if !args.credentials.is_empty() {
-            policy.credentials = args.credentials.clone();
-        }
-        policy.read_only |= args.read_only;
-        policy.no_eval |= args.no_eval;
-        policy.allow_file_urls |= args.allow_file_urls;
-        policy.confirm_sites |= args.confirm_sites;
-        Ok(policy)
-    }
-
-    fn from_file(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("could not read policy file {}: {e}", path.display()))?;
-        let parsed = if path.extension().is_some_and(|e| e == "json") {
-            serde_json::from_str(&text).map_err(|e| e.to_string())
-        } else {
-            toml::from_str(&text).map_err(|e| e.to_string())
-        };
-        parsed.map_err(|e| format!("policy file {} is invalid: {e}", path.display()))
-    }
-
     /// The groups of tools on: asked for and not refused.
     pub fn caps_on(&self) -> Vec<Cap> {
         let on: BTreeSet<Cap> = self
@@ -456,91 +298,6 @@ impl Policy {
     }
 }
 
-/// The host of an http(s) `url` as the browser reads it (the WHATWG URL
-/// standard: `\\` ends the authority, IPv4 in any notation and IPv6 are
-/// made canonical, percent escapes decoded, names in punycode), lowercase,
-/// without brackets or trailing dots. Reading it any other way lets a URL
-/// name one host to the policy and another to the browser.
-fn host_of(url: &str) -> Result<String, String> {
-    let parsed =
-        url::Url::parse(url).map_err(|e| format!("{url} is not a valid URL ({e}); not opened"))?;
-    let host = parsed
-        .host_str()
-        .ok_or_else(|| format!("{url} is not a valid URL (it names no host); not opened"))?;
-    Ok(host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .trim_end_matches('.')
-        .to_ascii_lowercase())
-}
-
-/// A domain glob in the form hosts are compared in: each label without a
-/// `*` as the browser writes it (punycode, canonical IP addresses).
-fn canonical_glob(glob: &str) -> String {
-    let glob = glob.trim().to_ascii_lowercase();
-    if glob.contains('*') {
-        return glob
-            .split('.')
-            .map(|label| match label.contains('*') || label.is_ascii() {
-                true => label.to_string(),
-                false => canonical_host(label).unwrap_or_else(|| label.to_string()),
-            })
-            .collect::<Vec<_>>()
-            .join(".");
-    }
-    canonical_host(&glob).unwrap_or(glob)
-}
-
-/// `name` (a domain or IP address) as it reads in a parsed URL.
-fn canonical_host(name: &str) -> Option<String> {
-    let bracketed = match name.contains(':') && !name.starts_with('[') {
-        true => format!("[{name}]"),
-        false => name.to_string(),
-    };
-    let host = url::Url::parse(&format!("http://{bracketed}/")).ok()?;
-    let host = host.host_str()?;
-    Some(
-        host.trim_start_matches('[')
-            .trim_end_matches(']')
-            .trim_end_matches('.')
-            .to_string(),
-    )
-}
-
-/// `*` matches any run of characters; `*.example.com` also matches
-/// `example.com` itself. Case-insensitive; a glob naming a host in another
-/// notation (Unicode, a short IPv4) matches it as the browser writes it.
-pub fn glob_matches(glob: &str, host: &str) -> bool {
-    let glob = canonical_glob(glob);
-    if let Some(apex) = glob.strip_prefix("*.") {
-        if host == apex {
-            return true;
-        }
-    }
-    wildcard(glob.as_bytes(), host.as_bytes())
-}
-
-fn wildcard(p: &[u8], s: &[u8]) -> bool {
-    let (mut pi, mut si, mut star, mut mark) = (0, 0, None, 0);
-    while si < s.len() {
-        if pi < p.len() && (p[pi] == s[si]) {
-            pi += 1;
-            si += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
-            star = Some(pi);
-            mark = si;
-            pi += 1;
-        } else if let Some(st) = star {
-            pi = st + 1;
-            mark += 1;
-            si = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&c| c == b'*')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -551,51 +308,6 @@ mod tests {
             deny_domains: deny.iter().map(|s| s.to_string()).collect(),
             ..Default::default()
         }
-    }
-
-    #[test]
-    fn globs_match_hosts() {
-        assert!(glob_matches("*.example.com", "a.b.example.com"));
-        assert!(glob_matches("*.example.com", "example.com"));
-        assert!(!glob_matches("*.example.com", "badexample.com"));
-        assert!(glob_matches("EXAMPLE.com", "example.com"));
-        assert!(glob_matches("*", "anything.org"));
-        assert!(glob_matches("127.0.0.*", "127.0.0.1"));
-        assert!(!glob_matches("example.com", "example.com.evil.org"));
-    }
-
-    #[test]
-    fn hosts_are_read_as_the_browser_reads_them() {
-        let host = |u: &str| host_of(u).unwrap();
-        assert_eq!(
-            host("https://user:pw@Bank.Example.com:8443/x?y"),
-            "bank.example.com"
-        );
-        assert_eq!(host("http://[::1]:80/"), "::1");
-        assert_eq!(host("https://example.com./"), "example.com");
-        // The browser goes to evil.com: a backslash ends the authority.
-        assert_eq!(host("https://evil.com\\@allowed.com/"), "evil.com");
-        assert_eq!(host("http://127.1/"), "127.0.0.1");
-        assert_eq!(host("http://0x7f.0.0.1/"), "127.0.0.1");
-        assert_eq!(host("https://%65vil.com/"), "evil.com");
-        assert_eq!(
-            host("https://B\u{dc}CHER.example/"),
-            "xn--bcher-kva.example"
-        );
-        assert!(host_of("https://exa mple.com/").is_err());
-        assert!(host_of("https://example.com:99999/").is_err());
-    }
-
-    #[test]
-    fn globs_are_compared_in_the_browser_s_notation() {
-        assert!(glob_matches("b\u{fc}cher.example", "xn--bcher-kva.example"));
-        assert!(glob_matches(
-            "*.b\u{fc}cher.example",
-            "a.xn--bcher-kva.example"
-        ));
-        assert!(glob_matches("127.1", "127.0.0.1"));
-        assert!(glob_matches("::FFFF:127.0.0.1", "::ffff:7f00:1"));
-        assert!(glob_matches("0:0:0:0:0:0:0:1", "::1"));
     }
 
     #[test]
@@ -721,95 +433,5 @@ mod tests {
             .check_upload(&ok_dir.join("a.txt"))
             .unwrap_err()
             .contains("disabled"));
-    }
-
-    #[test]
-    fn flags_win_over_the_file() {
-        let tmp = tempfile::tempdir().unwrap();
-        let file = tmp.path().join("policy.toml");
-        std::fs::write(
-            &file,
-            "deny_domains = [\"a.com\"]\nallow_domains = [\"*.b.com\"]\nno_eval = true\n",
-        )
-        .unwrap();
-        let args = PolicyArgs {
-            deny_domains: vec!["c.com".into()],
-            policy_file: Some(file.clone()),
-            ..Default::default()
-        };
-        let p = Policy::load(&args).unwrap();
-        assert_eq!(p.deny_domains, vec!["c.com"]);
-        assert_eq!(p.allow_domains, vec!["*.b.com"]);
-        assert!(p.no_eval);
-        std::fs::write(&file, "deny_domain = [\"typo\"]").unwrap();
-        assert!(Policy::load(&args).unwrap_err().contains("invalid"));
-    }
-
-    #[test]
-    fn confirming_sites_comes_from_the_file_or_the_flag_and_reaches_the_extension() {
-        let tmp = tempfile::tempdir().unwrap();
-        let file = tmp.path().join("policy.toml");
-        std::fs::write(&file, "confirm_sites = true\n").unwrap();
-        let from_file = Policy::load(&PolicyArgs {
-            policy_file: Some(file.clone()),
-            ..Default::default()
-        })
-        .unwrap();
-        assert!(from_file.confirm_sites);
-        assert_eq!(from_file.for_extension()["confirmSites"], true);
-        assert!(from_file
-            .summary()
-            .contains("sites need the user's yes: on"));
-        std::fs::write(&file, "").unwrap();
-        let from_flag = Policy::load(&PolicyArgs {
-            policy_file: Some(file),
-            confirm_sites: true,
-            ..Default::default()
-        })
-        .unwrap();
-        assert!(from_flag.confirm_sites);
-        assert_eq!(Policy::default().for_extension()["confirmSites"], false);
-        assert!(!Policy::default().summary().contains("sites need"));
-    }
-
-    #[test]
-    fn credentials_are_per_host_never_for_denied_hosts_and_never_shown() {
-        let tmp = tempfile::tempdir().unwrap();
-        let file = tmp.path().join("policy.toml");
-        std::fs::write(
-            &file,
-            "deny_domains = [\"bad.example\"]\ncredentials = [\"intra.example=alice:pa:ss\", \"*.bad.example=eve:x\"]\n",
-        )
-        .unwrap();
-        let p = Policy::load(&PolicyArgs {
-            policy_file: Some(file),
-            ..Default::default()
-        })
-        .unwrap();
-        let c = p.credentials_for("http://intra.example:8080").unwrap();
-        assert_eq!(
-            (c.username.as_str(), c.password.as_str()),
-            ("alice", "pa:ss")
-        );
-        assert!(p
-            .credentials_for("https://other.example")
-            .unwrap_err()
-            .contains("no credentials"));
-        assert!(p
-            .credentials_for("https://bad.example")
-            .unwrap_err()
-            .contains("blocked"));
-        let shown = format!(
-            "{p:?} {} {}",
-            serde_json::to_string(&p).unwrap(),
-            p.summary()
-        );
-        assert!(
-            !shown.contains("pa:ss") && shown.contains("credentials for: intra.example"),
-            "{shown}"
-        );
-        for bad in ["nohost", "=a:b", "h=nopass", "h=:p", "h/x=a:b"] {
-            assert!(bad.parse::<Credential>().is_err(), "{bad}");
-        }
     }
 }
