@@ -5,15 +5,23 @@
 //! an ordered list of raw entries (other servers keep their exact text and
 //! order), and Codex's TOML gets one `[mcp_servers.tabwire]` table added,
 //! replaced or removed as text.
+//!
+//! This file holds the clients, their config paths, how tabwire is started
+//! and what to paste; the edits of each format are in `json_config.rs` and
+//! `codex_toml.rs`.
 
 use std::path::{Path, PathBuf};
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::browsers::join;
 use super::{Env, Os};
+
+mod codex_toml;
+mod json_config;
+
+use codex_toml::{codex_table, toml_add, toml_remove};
+use json_config::{emit_object, entry_text, json_add, json_remove, servers_key};
 
 /// The server's name in every client config.
 pub const SERVER_NAME: &str = "tabwire";
@@ -160,41 +168,6 @@ pub fn server_entry(c: &Client, launch: &Launch) -> Value {
     }
 }
 
-fn servers_key(c: &Client) -> &'static str {
-    match c.format {
-        Format::VsCodeServers => "servers",
-        _ => "mcpServers",
-    }
-}
-
-/// The server entry's text at nesting `depth`, keys in reading order
-/// (`serde_json` would sort them).
-fn entry_text(c: &Client, launch: &Launch, depth: usize) -> String {
-    let command = serde_json::to_string(&launch.command).expect("string serializes");
-    let mut entries = Vec::new();
-    if c.format == Format::VsCodeServers {
-        entries.push(("type".to_string(), "\"stdio\"".to_string()));
-    }
-    entries.push(("command".to_string(), command));
-    let pad = "  ".repeat(depth + 2);
-    let close = "  ".repeat(depth + 1);
-    let args: Vec<String> = launch
-        .args
-        .iter()
-        .map(|a| {
-            format!(
-                "{pad}{}",
-                serde_json::to_string(a).expect("string serializes")
-            )
-        })
-        .collect();
-    entries.push((
-        "args".to_string(),
-        format!("[\n{}\n{close}]", args.join(",\n")),
-    ));
-    emit_object(&entries, depth)
-}
-
 /// The part of the config file that names tabwire, to paste by hand.
 pub fn snippet(c: &Client, launch: &Launch) -> String {
     match c.format {
@@ -256,243 +229,6 @@ pub fn remove(c: &Client, existing: &str) -> Result<Option<String>, String> {
 /// True if `existing` configures a server named tabwire.
 pub fn has_tabwire(c: &Client, existing: &str) -> bool {
     matches!(remove(c, existing), Ok(Some(_)))
-}
-
-// ---- JSON configs -------------------------------------------------------
-
-/// A JSON object as its entries in file order, values kept as raw text.
-struct Entries(Vec<(String, Box<RawValue>)>);
-
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Entries;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
-                    out.push((k, v));
-                }
-                Ok(Entries(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-fn parse_entries(text: &str, what: &str) -> Result<Vec<(String, String)>, String> {
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let Entries(entries) = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{what} is not a plain JSON object ({e}). tabwire edits only plain JSON (no \
-                 comments or trailing commas): fix the file, or add the tabwire entry that \
-                 `tabwire install` prints by hand"
-        )
-    })?;
-    Ok(entries
-        .into_iter()
-        .map(|(k, v)| (k, v.get().to_string()))
-        .collect())
-}
-
-/// An object at nesting `depth` (0 = top level), two-space indented; values
-/// are emitted as given.
-fn emit_object(entries: &[(String, String)], depth: usize) -> String {
-    if entries.is_empty() {
-        return "{}".into();
-    }
-    let pad = "  ".repeat(depth + 1);
-    let body: Vec<String> = entries
-        .iter()
-        .map(|(k, v)| format!("{pad}{}: {v}", serde_json::to_string(k).expect("key")))
-        .collect();
-    format!("{{\n{}\n{}}}", body.join(",\n"), "  ".repeat(depth))
-}
-
-fn json_add(c: &Client, text: &str, launch: &Launch) -> Result<Edit, String> {
-    let key = servers_key(c);
-    let mut top = parse_entries(text, "the config file")?;
-    let ours = server_entry(c, launch);
-    let servers_at = top.iter().position(|(k, _)| k == key);
-    let mut servers = match servers_at {
-        Some(i) => parse_entries(&top[i].1, &format!("\"{key}\""))?,
-        None => Vec::new(),
-    };
-    match servers.iter().position(|(k, _)| k == SERVER_NAME) {
-        Some(i) => {
-            let current: Value = serde_json::from_str(&servers[i].1).unwrap_or(Value::Null);
-            if current == ours {
-                return Ok(Edit::Unchanged);
-            }
-            servers[i].1 = entry_text(c, launch, 2);
-        }
-        None => servers.push((SERVER_NAME.to_string(), entry_text(c, launch, 2))),
-    }
-    let servers_text = emit_object(&servers, 1);
-    match servers_at {
-        Some(i) => top[i].1 = servers_text,
-        None => top.push((key.to_string(), servers_text)),
-    }
-    Ok(Edit::Changed(format!("{}\n", emit_object(&top, 0))))
-}
-
-fn json_remove(c: &Client, text: &str) -> Result<Option<String>, String> {
-    let key = servers_key(c);
-    let mut top = parse_entries(text, "the config file")?;
-    let Some(i) = top.iter().position(|(k, _)| k == key) else {
-        return Ok(None);
-    };
-    let mut servers = parse_entries(&top[i].1, &format!("\"{key}\""))?;
-    let before = servers.len();
-    servers.retain(|(k, _)| k != SERVER_NAME);
-    if servers.len() == before {
-        return Ok(None);
-    }
-    top[i].1 = emit_object(&servers, 1);
-    Ok(Some(format!("{}\n", emit_object(&top, 0))))
-}
-
-// ---- Codex TOML ---------------------------------------------------------
-
-const TOML_HEADER: &str = "[mcp_servers.tabwire]";
-
-fn codex_table(launch: &Launch) -> String {
-    // A JSON string is a valid TOML basic string.
-    let quote = |s: &str| serde_json::to_string(s).expect("string serializes");
-    let command = quote(&launch.command);
-    let args: Vec<String> = launch.args.iter().map(|a| quote(a)).collect();
-    format!(
-        "{TOML_HEADER}\ncommand = {command}\nargs = [{}]\n",
-        args.join(", ")
-    )
-}
-
-/// Normalizes a table header line: `[ mcp_servers . "tabwire" ]` → `mcp_servers.tabwire`.
-fn header_name(line: &str) -> Option<String> {
-    let t = line.trim();
-    if t.starts_with("[[") {
-        return Some(String::new());
-    }
-    let inner = t.strip_prefix('[')?.split(']').next()?;
-    Some(
-        inner
-            .split('.')
-            .map(|p| p.trim().trim_matches('"').trim_matches('\''))
-            .collect::<Vec<_>>()
-            .join("."),
-    )
-}
-
-/// Line range (start, end) of the `[mcp_servers.tabwire]` table and its
-/// sub-tables; errors if tabwire is configured in a form we do not edit.
-fn toml_block(lines: &[&str]) -> Result<Option<(usize, usize)>, String> {
-    let mut start = None;
-    let mut end = lines.len();
-    let mut section = String::new();
-    for (i, line) in lines.iter().enumerate() {
-        if let Some(name) = header_name(line) {
-            let ours = name == "mcp_servers.tabwire" || name.starts_with("mcp_servers.tabwire.");
-            match (start, ours) {
-                (None, true) if name == "mcp_servers.tabwire" => start = Some(i),
-                (None, true) => {
-                    return Err(
-                        "the tabwire server is configured in sub-tables tabwire does not \
-                                edit; edit it by hand"
-                            .into(),
-                    )
-                }
-                (Some(_), false) if end == lines.len() => end = i,
-                (Some(_), true) if end != lines.len() => {
-                    return Err(
-                        "the file has more than one [mcp_servers.tabwire] table; keep one \
-                                and retry"
-                            .into(),
-                    )
-                }
-                _ => {}
-            }
-            section = name;
-            continue;
-        }
-        let key = line.split('=').next().unwrap_or("").trim();
-        let dotted_ours = (section.is_empty() && key.starts_with("mcp_servers.tabwire"))
-            || (section == "mcp_servers" && (key == "tabwire" || key.starts_with("tabwire.")));
-        if line.contains('=') && dotted_ours {
-            return Err(
-                "the tabwire server is configured with inline or dotted keys, which \
-                        tabwire does not edit; replace it with a [mcp_servers.tabwire] table or \
-                        edit it by hand"
-                    .into(),
-            );
-        }
-    }
-    Ok(start.map(|s| (s, end)))
-}
-
-fn toml_add(text: &str, launch: &Launch) -> Result<Edit, String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let table = codex_table(launch);
-    match toml_block(&lines)? {
-        Some((s, e)) => {
-            let current = lines[s..e].join("\n");
-            if current.trim_end() == table.trim_end() {
-                return Ok(Edit::Unchanged);
-            }
-            let mut out: Vec<String> = lines[..s].iter().map(|l| l.to_string()).collect();
-            out.extend(table.lines().map(str::to_string));
-            // Keep the blank line that separated the next table.
-            if e < lines.len() {
-                out.push(String::new());
-            }
-            out.extend(lines[e..].iter().map(|l| l.to_string()));
-            Ok(Edit::Changed(format!("{}\n", out.join("\n"))))
-        }
-        None => {
-            let mut out = text.to_string();
-            if !out.is_empty() {
-                if !out.ends_with('\n') {
-                    out.push('\n');
-                }
-                out.push('\n');
-            }
-            out.push_str(&table);
-            Ok(Edit::Changed(out))
-        }
-    }
-}
-
-fn toml_remove(text: &str) -> Result<Option<String>, String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let Some((s, mut e)) = toml_block(&lines)? else {
-        return Ok(None);
-    };
-    // Trailing blank lines of the block go with it…
-    while e > s && lines[e - 1].trim().is_empty() {
-        e -= 1;
-    }
-    let mut keep: Vec<&str> = lines[..s].to_vec();
-    // …and so does the blank line install put before it.
-    if e == lines.len() {
-        while keep.last().is_some_and(|l| l.trim().is_empty()) {
-            keep.pop();
-        }
-    } else {
-        let mut e2 = e;
-        while e2 < lines.len() && lines[e2].trim().is_empty() {
-            e2 += 1;
-        }
-        e = e2;
-    }
-    keep.extend(&lines[e..]);
-    if keep.is_empty() {
-        return Ok(Some(String::new()));
-    }
-    Ok(Some(format!("{}\n", keep.join("\n"))))
 }
 
 // ---- showing a change ---------------------------------------------------
