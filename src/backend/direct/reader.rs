@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::connection::{Inner, Waiter, CONNECTION_CLOSED};
 use super::*;
 
 /// One message from the browser: an answer (`id`) or an event. An answer's
