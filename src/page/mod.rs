@@ -24,6 +24,7 @@ pub mod load;
 pub mod locator;
 pub mod navigation;
 pub mod network_log;
+pub mod open_connections;
 pub mod page_tools;
 pub mod read;
 pub mod recording;

@@ -19,37 +19,19 @@
 //!   already keeps open), and requests to a path this tab already held
 //!   open that way ([`LongLived`]).
 //!
-//! Connections that stay open end the wait and are named (`Open: long
-//! poll GET /poll`), so the model can `browser_wait_for` what they bring:
-//! - an event stream (by type, or by its `text/event-stream` answer).
-//!   After an action it is waited for while it sends (Gradio delivers a
-//!   job's result over a stream it opens for that job and closes after
-//!   it) until quiet for [`STREAM_IDLE`]; while a page loads, never;
-//! - a response whose headers came [`STREAM_IDLE`] ago and whose body is
-//!   still coming (a streamed answer that does not end);
-//! - after a navigation: a fetch or XHR with no answer while nothing
-//!   else started or ended for [`OPEN_AFTER`], a long poll (a script or
-//!   stylesheet an app imports is waited for, up to the cap). (After an action
-//!   such a request is the action's own work, a slow API say, and is
-//!   waited for up to [`CAP`]; it is named as still loading after that.)
+//! Connections that stay open end the wait and are named; which count as
+//! open, and how, is in `open_connections.rs`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::open_connections::{path_of, route_of};
+pub use super::open_connections::{LongLived, Open, OpenKind, Report, OPEN_AFTER, STREAM_IDLE};
+
 /// The longest an answer waits for the requests it started.
 pub const CAP: Duration = Duration::from_secs(5);
-
-/// An event stream, or a streamed response, that has sent nothing for
-/// this long no longer holds the answer (it may stay open for good).
-pub const STREAM_IDLE: Duration = Duration::from_millis(1500);
-
-/// After a navigation, a request still without an answer when no other
-/// request has started or ended for this long is a connection the page
-/// holds open (a long poll); the answer no longer waits for it. Short: a
-/// loaded page whose network has gone quiet shows what it will show.
-pub const OPEN_AFTER: Duration = Duration::from_millis(250);
 
 /// How a recorded request takes part in the wait.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,36 +59,6 @@ struct Pending {
     /// see it), and a frame of another origin ends its request on its own
     /// session, which this tab's events never show.
     document: bool,
-}
-
-/// What kind of open connection a request turned out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OpenKind {
-    LongPoll,
-    EventStream,
-    StreamedResponse,
-    WebSocket,
-}
-
-impl OpenKind {
-    fn label(self) -> &'static str {
-        match self {
-            OpenKind::LongPoll => "long poll",
-            OpenKind::EventStream => "event stream",
-            OpenKind::StreamedResponse => "streamed response",
-            OpenKind::WebSocket => "WebSocket",
-        }
-    }
-}
-
-/// A connection the wait saw open and stopped waiting for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Open {
-    pub kind: OpenKind,
-    /// `GET /poll`.
-    pub what: String,
-    /// The request's id (empty when no later event can end it).
-    id: String,
 }
 
 /// Whether the wait is after a navigation (the page's own long polls and
@@ -165,13 +117,6 @@ fn started_by_the_browser(kind: &str, initiator: Option<&str>) -> bool {
 /// cap for it).
 fn for_a_worker(params: &Value) -> bool {
     params["loaderId"].as_str() == Some("")
-}
-
-/// `METHOD /path` without the query: what names a connection a page
-/// opens again and again (a long poll's cursor changes, its path not).
-fn route_of(method: &str, url: &str) -> String {
-    let path = path_of(url);
-    format!("{method} {}", path.split('?').next().unwrap_or(path))
 }
 
 impl StartedRequests {
@@ -404,94 +349,6 @@ impl StartedRequests {
             still_loading: still_loading.join(", "),
             open,
         }
-    }
-}
-
-/// How a wait for started requests ended.
-#[derive(Debug, Default)]
-pub struct Report {
-    /// `GET /api/slow (5.0 s)`, at most three and a count; empty when
-    /// nothing is.
-    pub still_loading: String,
-    /// Connections the page holds open (never waited for).
-    pub open: Vec<Open>,
-}
-
-impl Report {
-    /// The answer's line about open connections (`Open: long poll GET
-    /// /poll, event stream GET /events. …`), or None.
-    pub fn open_line(&self) -> Option<String> {
-        if self.open.is_empty() {
-            return None;
-        }
-        let mut items: Vec<String> = Vec::new();
-        for o in &self.open {
-            let item = format!("{} {}", o.kind.label(), o.what);
-            if !items.contains(&item) {
-                items.push(item);
-            }
-        }
-        let more = items.len().saturating_sub(4);
-        items.truncate(4);
-        if more > 0 {
-            items.push(format!("{more} more"));
-        }
-        Some(format!(
-            "Open: {}. What arrives over them later is not in this answer; browser_wait_for waits \
-             for text it brings.",
-            items.join(", ")
-        ))
-    }
-}
-
-/// The routes (`METHOD /path`) a tab held open in earlier waits (long
-/// polls, streams): an action that opens one again (a chat page renews
-/// its long poll after every message) does not wait for it. Bounded.
-#[derive(Debug, Default)]
-pub struct LongLived {
-    routes: VecDeque<String>,
-}
-
-impl LongLived {
-    const MAX: usize = 16;
-
-    pub fn routes(&self) -> Vec<String> {
-        self.routes.iter().cloned().collect()
-    }
-
-    /// Remembers the requests `report` found held open (not sockets,
-    /// which are never waited for anyway).
-    pub fn learn(&mut self, report: &Report) {
-        for o in &report.open {
-            if o.kind == OpenKind::WebSocket {
-                continue;
-            }
-            let (verb, path) = o.what.split_once(' ').unwrap_or(("GET", &o.what));
-            let route = route_of(verb, path);
-            if !self.routes.contains(&route) {
-                if self.routes.len() == Self::MAX {
-                    self.routes.pop_front();
-                }
-                self.routes.push_back(route);
-            }
-        }
-    }
-}
-
-/// The path and query of a URL (what names a request to the model);
-/// the whole URL when it has no path.
-fn path_of(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    match rest.find('/') {
-        Some(at) => {
-            let p = &rest[at..];
-            if p.len() > 120 {
-                &p[..p.char_indices().nth(120).map_or(p.len(), |(i, _)| i)]
-            } else {
-                p
-            }
-        }
-        None => url,
     }
 }
 
