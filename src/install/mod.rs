@@ -2,7 +2,9 @@
 //! the native-messaging host with every Chromium-family browser, placing the
 //! extension, wiring up MCP clients, and explaining what is wrong.
 //!
-//! - [`browsers`]  the browser table, detection, per-OS host locations (pure)
+//! - [`browsers`]  the browser table, detection (pure)
+//! - [`host_locations`] where each browser reads the host registration, per
+//!   OS (pure)
 //! - [`manifest`]  the host manifest: rendering from `nm-manifests/`, checking
 //! - [`extension_files`] the extension, embedded in the binary and placed in
 //!   tabwire's data directory
@@ -21,6 +23,7 @@ pub mod browsers;
 pub mod clients;
 pub mod doctor;
 pub mod extension_files;
+pub mod host_locations;
 pub mod manifest;
 pub mod record;
 pub mod registry;
