@@ -16,6 +16,7 @@ pub mod evaluate;
 pub mod events;
 pub mod fetch;
 pub mod fields;
+pub mod frames;
 pub mod har;
 pub mod input;
 pub mod interrupts;

@@ -5,6 +5,9 @@
 //! The engine itself is [`crate::engine`]. A world belongs to one document:
 //! when the page navigates, its world (and every handle it made) is gone,
 //! so a call that finds no world makes one in the frame's current document.
+//!
+//! The frames' worlds (numbering them, their sessions, rendering a frame,
+//! its place on the page) are in `frames.rs`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,15 +15,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::client::Client;
-use super::element::Element;
+use super::frames::FrameWorld;
 use super::tab::exception_text;
 use crate::backend::TabId;
 use crate::engine::{self, Ref};
 use crate::error::{ErrorKind, ToolError};
-
-/// Most frame worlds kept per tab (MAX_FRAMES per level of a snapshot,
-/// a few levels deep, fit).
-const MAX_FRAME_WORLDS: usize = 64;
 
 /// The engine worlds of one tab.
 #[derive(Default)]
@@ -30,9 +29,9 @@ pub struct TabWorlds {
     /// Worlds of frames rendered through their own context, by number
     /// (the `f2` of `f2e7`). Numbers are never reused within a tab, so a
     /// ref of a frame's old document cannot name an element of a new one.
-    frames: HashMap<u32, FrameWorld>,
+    pub(super) frames: HashMap<u32, FrameWorld>,
     /// The last frame number given (the first is 1; 0 is the top).
-    last_frame: u32,
+    pub(super) last_frame: u32,
     /// Target handles made per session (None: the tab's own), to put them
     /// in groups the browser can let go of (see `target_group`).
     targets: HashMap<Option<Arc<str>>, u64>,
@@ -50,19 +49,6 @@ struct World {
     context_id: i64,
     /// The engine's source ran in it.
     installed: bool,
-}
-
-#[derive(Debug, Clone)]
-struct FrameWorld {
-    frame_id: String,
-    context_id: i64,
-    installed: bool,
-    /// The child session of an out-of-process frame (None: the frame is
-    /// in the tab's own renderer and session).
-    session: Option<Arc<str>>,
-    /// The iframe element in its parent's world: (parent frame number,
-    /// handle), to place the frame's content on the page.
-    owner: (u32, Arc<str>),
 }
 
 impl TabWorlds {
@@ -89,60 +75,6 @@ impl TabWorlds {
             .then(|| format!("tabwire-targets-{}", group - 2));
         *made += 1;
         (format!("tabwire-targets-{group}"), release)
-    }
-
-    /// The number of the frame `frame_id` whose world is `context_id`:
-    /// the same number while it shows the same document, else a new one.
-    /// Also the handles of iframe elements it no longer needs (a frame's
-    /// owner is found anew by every snapshot), for the caller to release.
-    fn frame_number(&mut self, found: FrameWorld) -> (u32, Vec<(u32, Arc<str>)>) {
-        let frames = &mut self.frames;
-        if let Some((n, w)) = frames.iter_mut().find(|(_, w)| {
-            w.frame_id == found.frame_id
-                && w.context_id == found.context_id
-                && w.session == found.session
-        }) {
-            let old = std::mem::replace(&mut w.owner, found.owner);
-            let unused = if old.1 == w.owner.1 {
-                vec![]
-            } else {
-                vec![old]
-            };
-            return (*n, unused);
-        }
-        let mut dropped = Vec::new();
-        // The frame's earlier document is gone: its world with it.
-        frames.retain(|_, w| {
-            let keep = w.frame_id != found.frame_id || w.session != found.session;
-            if !keep {
-                dropped.push(w.owner.clone());
-            }
-            keep
-        });
-        // A page that keeps making frames: the oldest go (their refs are
-        // refused as not part of the latest snapshot).
-        while frames.len() >= MAX_FRAME_WORLDS {
-            let Some(oldest) = frames.keys().copied().min() else {
-                break;
-            };
-            if let Some(w) = frames.remove(&oldest) {
-                dropped.push(w.owner);
-            }
-        }
-        self.last_frame += 1;
-        let n = self.last_frame;
-        frames.insert(n, found);
-        (n, dropped)
-    }
-
-    /// The world of frame `frame` answered that its document is gone.
-    fn forget_frame(&mut self, frame: u32) {
-        self.frames.remove(&frame);
-    }
-
-    /// Frame worlds kept (for the debug counts of browser_status).
-    pub fn frame_count(&self) -> usize {
-        self.frames.len()
     }
 }
 
@@ -423,24 +355,6 @@ impl Client {
         Ok((context_id, installed))
     }
 
-    fn frame_world(
-        &self,
-        tab: TabId,
-        frame: u32,
-    ) -> Result<(i64, bool, Option<Arc<str>>), ToolError> {
-        self.tab_state(tab)
-            .worlds
-            .frames
-            .get(&frame)
-            .map(|w| (w.context_id, w.installed, w.session.clone()))
-            .ok_or_else(|| {
-                ToolError::other(format!(
-                    "frame f{frame} is not part of this tab's latest snapshot. Call browser_snapshot \
-                     and use a ref from it"
-                ))
-            })
-    }
-
     fn set_installed(&self, tab: TabId, frame: u32, installed: bool) {
         let mut state = self.tab_state(tab);
         let worlds = &mut state.worlds;
@@ -456,7 +370,7 @@ impl Client {
     /// Creates (or finds: the browser keeps one per document and name)
     /// the engine's isolated world in `frame_id` (through the child
     /// `session` of an out-of-process frame); its context id.
-    async fn make_world(
+    pub(super) async fn make_world(
         &self,
         tab: TabId,
         session: Option<&str>,
@@ -473,193 +387,6 @@ impl Client {
         r["executionContextId"].as_i64().ok_or_else(|| {
             ToolError::other("the browser made no isolated world for the page".into())
         })
-    }
-
-    /// Renders the document of the iframe behind `[frame=n]` of the last
-    /// rendering in `parent` (0: the top document) through that frame's
-    /// own world; the frame's number and its snapshot. None when the frame
-    /// has no document this tab's session can reach.
-    pub async fn frame_snapshot(
-        &self,
-        tab: TabId,
-        parent: u32,
-        n: usize,
-        budget: usize,
-        detail: engine::Detail,
-    ) -> Result<(u32, engine::Snapshot), ToolError> {
-        let owner = self
-            .engine_call(tab, parent, "frameOwner", &n.to_string(), false)
-            .await?;
-        let object_id: Arc<str> = owner["result"]["objectId"]
-            .as_str()
-            .ok_or_else(|| ToolError::other("the frame's element is gone".into()))?
-            .into();
-        let parent_session = self.frame_session(tab, parent);
-        let desc = self
-            .cdp_in(
-                tab,
-                parent_session.as_deref(),
-                "DOM.describeNode",
-                json!({"objectId": object_id.as_ref()}),
-            )
-            .await?;
-        let frame_id = desc["node"]["frameId"]
-            .as_str()
-            .ok_or_else(|| ToolError::other("the frame has no document yet".into()))?
-            .to_string();
-        // A frame in the same renderer answers through its parent's
-        // session; an out-of-process one through its own child session.
-        let (session, context_id) = self.frame_world_for(tab, parent_session, &frame_id).await?;
-        let (number, unused) = self.tab_state(tab).worlds.frame_number(FrameWorld {
-            frame_id,
-            context_id,
-            installed: false,
-            session,
-            owner: (parent, object_id),
-        });
-        // (Handles the browser would otherwise keep for the document's life.)
-        for (parent, handle) in unused {
-            let _ = self
-                .cdp_in(
-                    tab,
-                    self.frame_session(tab, parent).as_deref(),
-                    "Runtime.releaseObject",
-                    json!({ "objectId": handle.as_ref() }),
-                )
-                .await;
-        }
-        let snap = self
-            .engine_value::<engine::Snapshot>(
-                tab,
-                number,
-                "snapshot",
-                &engine::snapshot_args(budget, detail),
-            )
-            .await?
-            .ok_or_else(|| ToolError::other("the frame answered nothing".into()))?;
-        Ok((number, snap))
-    }
-
-    /// Makes the engine's world in `frame_id`, trying the sessions it may
-    /// answer through in turn: its parent's (same renderer), the tab's (a
-    /// frame of the top page's site inside an out-of-process one), its own
-    /// child session (out of process). The session that worked and the
-    /// world's context id.
-    async fn frame_world_for(
-        &self,
-        tab: TabId,
-        parent_session: Option<Arc<str>>,
-        frame_id: &str,
-    ) -> Result<(Option<Arc<str>>, i64), ToolError> {
-        if let Ok(c) = self
-            .make_world(tab, parent_session.as_deref(), frame_id)
-            .await
-        {
-            return Ok((parent_session, c));
-        }
-        if parent_session.is_some() {
-            if let Ok(c) = self.make_world(tab, None, frame_id).await {
-                return Ok((None, c));
-            }
-        }
-        // A frame inside an out-of-process frame attaches once its parent's
-        // session asked for it (just before): give it a moment.
-        let mut child = self.child_session(tab, frame_id);
-        for _ in 0..20 {
-            if child.is_some() || parent_session.is_none() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-            child = self.child_session(tab, frame_id);
-        }
-        let child: Arc<str> = child
-            .ok_or_else(|| {
-                ToolError::other(
-                    "its content is in another process that has not attached yet".into(),
-                )
-            })?
-            .into();
-        let c = self.make_world(tab, Some(&child), frame_id).await?;
-        // Its own out-of-process frames attach to it, not to the tab.
-        let _ = self
-            .cdp_in(
-                tab,
-                Some(&child),
-                "Target.setAutoAttach",
-                json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
-            )
-            .await;
-        Ok((Some(child), c))
-    }
-
-    /// The child session frame `frame` answers through (None: the tab's).
-    pub(super) fn frame_session(&self, tab: TabId, frame: u32) -> Option<Arc<str>> {
-        if frame == 0 {
-            return None;
-        }
-        self.tab_state(tab)
-            .worlds
-            .frames
-            .get(&frame)
-            .and_then(|w| w.session.clone())
-    }
-
-    /// Where frame `frame`'s viewport sits in the top page's viewport
-    /// (CSS px), to turn the browser's points for an element of that frame
-    /// into points for the tab's input events. The browser answers in the
-    /// points of the frame's local root (the nearest ancestor frame in
-    /// another renderer): only crossing a renderer boundary shifts.
-    pub async fn frame_offset(&self, tab: TabId, frame: u32) -> Result<(f64, f64), ToolError> {
-        let mut at = (0.0, 0.0);
-        let mut frame = frame;
-        while frame != 0 {
-            let Some((session, (parent, owner))) = self
-                .tab_state(tab)
-                .worlds
-                .frames
-                .get(&frame)
-                .map(|w| (w.session.clone(), w.owner.clone()))
-            else {
-                break;
-            };
-            if session == self.frame_session(tab, parent) {
-                // Same renderer as its parent: already in the parent's points.
-                frame = parent;
-                continue;
-            }
-            let owner_el = Element {
-                backend_node_id: None,
-                object_id: Some(owner),
-                frame: parent,
-                session: self.frame_session(tab, parent),
-            };
-            let r = self
-                .call_on(
-                    tab,
-                    owner_el,
-                    "function() { const r = this.getBoundingClientRect(), s = getComputedStyle(this); \
-                     return [r.left + this.clientLeft + parseFloat(s.paddingLeft), \
-                             r.top + this.clientTop + parseFloat(s.paddingTop)]; }",
-                    Value::Null,
-                )
-                .await?;
-            at.0 += r[0].as_f64().unwrap_or(0.0);
-            at.1 += r[1].as_f64().unwrap_or(0.0);
-            frame = parent;
-        }
-        Ok(at)
-    }
-
-    /// Frame worlds kept for `tab` (for the debug counts of browser_status).
-    pub fn frame_count(&self, tab: TabId) -> usize {
-        self.tab_state(tab).worlds.frame_count()
-    }
-
-    /// Frame numbers whose worlds this tab has (for change reports).
-    pub fn frame_numbers(&self, tab: TabId) -> Vec<u32> {
-        let mut v: Vec<u32> = self.tab_state(tab).worlds.frames.keys().copied().collect();
-        v.sort_unstable();
-        v
     }
 
     /// The checks a ref passes before the engine is asked for it.
