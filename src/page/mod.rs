@@ -27,6 +27,7 @@ pub mod navigation;
 pub mod network_log;
 pub mod open_connections;
 pub mod page_tools;
+pub mod playwright_code;
 pub mod read;
 pub mod recording;
 pub mod refs;
