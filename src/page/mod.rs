@@ -42,6 +42,7 @@ pub mod tab;
 pub mod tabs;
 pub mod trace;
 pub mod typing;
+pub mod url_globs;
 pub mod verify;
 pub mod video;
 pub mod worlds;
