@@ -1,5 +1,5 @@
 //! Assembling a server from its flags: the policy, the socket the native
-//! host connects to, the backends, the per-client session and the audit
+//! host connects to, the backends, the per-client state (Client) and the audit
 //! log. Shared by `tabwire serve` (an MCP client on stdio) and `tabwire
 //! call` (one tool from a shell).
 
@@ -15,9 +15,9 @@ use crate::backend::direct::launch::LaunchOptions;
 use crate::backend::extension::{ExtensionBackend, ExtensionOptions};
 use crate::backend::Backend;
 use crate::broker;
-use crate::frame;
 use crate::page::Client;
 use crate::policy::{Policy, PolicyArgs};
+use crate::wire;
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq)]
 pub enum BackendChoice {
@@ -44,7 +44,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 30.0)]
     pub call_timeout: f64,
     /// Largest message accepted on the local socket, in bytes.
-    #[arg(long, default_value_t = frame::DEFAULT_MAX_FRAME)]
+    #[arg(long, default_value_t = wire::DEFAULT_MAX_FRAME)]
     pub max_frame: usize,
     /// CDP fallback: attach to this browser (ws://… or http://host:port) instead of launching one.
     #[arg(long)]
@@ -64,7 +64,7 @@ pub struct ServeArgs {
 
 /// A running server's parts.
 pub struct App {
-    pub session: Client,
+    pub client: Client,
     pub backend: Arc<AutoBackend>,
     pub audit: Arc<AuditLog>,
     /// The socket the native host connects to (None with `--backend cdp`).
@@ -144,19 +144,19 @@ impl App {
             Duration::from_secs_f64(args.extension_grace.max(0.0)),
             call_timeout,
         ));
-        let session = Client::new(backend.clone(), policy);
+        let client = Client::new(backend.clone(), policy);
         if let Some(name) = &client_name {
-            session.set_client_name(name);
+            client.set_client_name(name);
         }
         // Scripts stop a little before the command times out, so the tab
         // stays usable.
-        session.set_script_timeout(
+        client.set_script_timeout(
             call_timeout
                 .saturating_sub(Duration::from_millis(500))
                 .max(Duration::from_millis(100)),
         );
         Ok(Self {
-            session,
+            client,
             backend,
             audit,
             socket,

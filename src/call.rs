@@ -62,7 +62,7 @@ pub async fn run(args: CallArgs) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let server = TabwireServer::new(app.session.clone(), app.audit.clone());
+    let server = TabwireServer::new(app.client.clone(), app.audit.clone());
     let code = match &args.tool {
         None => {
             let tools = server.tool_list_titled();

@@ -8,7 +8,7 @@ use rmcp::ServiceExt;
 
 use tabwire::app::{App, BackendChoice, ServeArgs};
 use tabwire::audit;
-use tabwire::{call, frame, host, install, server::TabwireServer};
+use tabwire::{call, host, install, server::TabwireServer, wire};
 
 #[derive(Parser)]
 #[command(
@@ -33,7 +33,7 @@ enum Command {
         /// The calling extension's origin (Chrome passes it).
         origin: String,
         /// Largest message accepted from Chrome or a server, in bytes.
-        #[arg(long, default_value_t = frame::DEFAULT_MAX_FRAME)]
+        #[arg(long, default_value_t = wire::DEFAULT_MAX_FRAME)]
         max_frame: usize,
         /// Milliseconds between scans for serves that did not wake the host.
         #[arg(long, hide = true, default_value_t = host::SCAN_INTERVAL.as_millis() as u64)]
@@ -125,7 +125,7 @@ async fn run() -> i32 {
         return host::run_as(
             "tabwire native-host",
             &origin,
-            frame::DEFAULT_MAX_FRAME,
+            wire::DEFAULT_MAX_FRAME,
             host::SCAN_INTERVAL,
         )
         .await;
@@ -239,7 +239,7 @@ async fn run_serve(args: ServeArgs) -> i32 {
             return 1;
         }
     };
-    let service = match TabwireServer::new(app.session.clone(), app.audit.clone())
+    let service = match TabwireServer::new(app.client.clone(), app.audit.clone())
         .serve(rmcp::transport::stdio())
         .await
     {

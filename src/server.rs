@@ -38,23 +38,23 @@ text."
 pub struct TabwireServer {
     /// Every tool, built once; the policy decides which are offered.
     tools: Arc<Vec<ToolDef>>,
-    session: Client,
+    client: Client,
     audit: Arc<AuditLog>,
 }
 
 impl TabwireServer {
-    pub fn new(session: Client, audit: Arc<AuditLog>) -> Self {
+    pub fn new(client: Client, audit: Arc<AuditLog>) -> Self {
         let runner = RunnerSlot::default();
         let server = Self {
             tools: Arc::new(all_tools_with(&runner)),
-            session,
+            client,
             audit,
         };
         // browser_batch runs its steps as calls of their own (a weak link:
         // the tools hold the runner).
         runner.set(Arc::new(StepRunner {
             tools: Arc::downgrade(&server.tools),
-            session: server.session.clone(),
+            client: server.client.clone(),
             audit: server.audit.clone(),
         }));
         server
@@ -64,7 +64,7 @@ impl TabwireServer {
 /// Runs browser_batch's steps through [`TabwireServer::run_tool`].
 struct StepRunner {
     tools: std::sync::Weak<Vec<ToolDef>>,
-    session: Client,
+    client: Client,
     audit: Arc<AuditLog>,
 }
 
@@ -72,7 +72,7 @@ impl StepRunner {
     fn server(&self) -> Option<TabwireServer> {
         Some(TabwireServer {
             tools: self.tools.upgrade()?,
-            session: self.session.clone(),
+            client: self.client.clone(),
             audit: self.audit.clone(),
         })
     }
@@ -85,7 +85,7 @@ impl Runner for StepRunner {
             return Err(format!("there is no tool {tool:?}"));
         };
         server
-            .session
+            .client
             .policy()
             .tool_allowed(t.name, t.kind, t.cap)
             .map_err(|why| format!("{tool} is not available: {why}"))
@@ -122,7 +122,7 @@ impl TabwireServer {
     /// The tools this client may see and call.
     fn offered(&self) -> impl Iterator<Item = &ToolDef> {
         self.tools.iter().filter(|t| {
-            self.session
+            self.client
                 .policy()
                 .tool_allowed(t.name, t.kind, t.cap)
                 .is_ok()
@@ -143,7 +143,7 @@ impl ServerHandler for TabwireServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, McpError> {
         let info = &request.client_info;
-        self.session
+        self.client
             .set_client_name(info.title.as_deref().unwrap_or(&info.name));
         tracing::info!(client = %info.name, version = %info.version, "MCP client connected");
         context.peer.set_peer_info(request.clone());
@@ -170,7 +170,7 @@ impl ServerHandler for TabwireServer {
             tokio::spawn(report_progress(
                 context.peer.clone(),
                 token,
-                self.session.clone(),
+                self.client.clone(),
             ))
         });
         let arguments = request.arguments.clone().unwrap_or_default();
@@ -226,7 +226,7 @@ impl TabwireServer {
             ));
         };
         if let Err(why) = self
-            .session
+            .client
             .policy()
             .tool_allowed(tool.name, tool.kind, tool.cap)
         {
@@ -234,19 +234,19 @@ impl TabwireServer {
         }
         let args = Value::Object(arguments.clone());
         let started = std::time::Instant::now();
-        let session = self.session.clone();
+        let client = self.client.clone();
         let needs_browser = tool.needs_browser;
         let stopped = stopped_by_user(
             needs_browser
-                .then(|| self.session.backend().user_stop())
+                .then(|| self.client.backend().user_stop())
                 .flatten(),
         );
         let run = async move {
             if needs_browser {
-                session.backend().prepare().await?;
+                client.backend().prepare().await?;
             }
-            session
-                .recorded(name, args, |a| tool.call(session.clone(), a))
+            client
+                .recorded(name, args, |a| tool.call(client.clone(), a))
                 .await
         };
         let outcome = tokio::select! {
@@ -254,20 +254,20 @@ impl TabwireServer {
             _ = cancelled => Err(ToolError::other("cancelled by the client".into())),
             why = stopped => Err(ToolError::new(crate::error::ErrorKind::StoppedByUser, why)),
         };
-        self.session.set_progress(None);
+        self.client.set_progress(None);
         let ms = started.elapsed().as_millis() as u64;
-        let url = self.session.last_url();
-        let client = self.session.client_name();
+        let url = self.client.last_url();
+        let client_name = self.client.client_name();
         let error = outcome.as_ref().err().map(|e| e.text().to_string());
         self.audit.record(&audit::Entry {
-            client: &client,
+            client: &client_name,
             tool: name,
             args: &Value::Object(arguments),
             url: url.as_deref(),
             error: error.as_deref(),
             ms,
         });
-        self.session.backend().note_call(name, error.is_none());
+        self.client.backend().note_call(name, error.is_none());
         outcome.map_err(|e| format!("{name} failed: {e}"))
     }
 }
@@ -312,11 +312,11 @@ fn progress_token(
 
 /// While a call runs past the first second, tells the client every second
 /// what it is waiting for (MCP progress notifications).
-async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, session: Client) {
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, client: Client) {
     let started = tokio::time::Instant::now();
     loop {
         tokio::time::sleep(PROGRESS_EVERY).await;
-        let message = session.progress_message();
+        let message = client.progress_message();
         let param = ProgressNotificationParam::new(token.clone(), started.elapsed().as_secs_f64())
             .with_message(message);
         if peer.notify_progress(param).await.is_err() {

@@ -4,7 +4,7 @@
 //! browser for as long as the extension runs, and a process mapped from the
 //! whole server binary keeps ~2.5 MiB more of its code pages resident.
 
-use tabwire::{frame, host};
+use tabwire::{host, wire};
 
 fn main() {
     tabwire::use_one_malloc_arena();
@@ -22,7 +22,7 @@ fn main() {
     let code = runtime.block_on(host::run_as(
         "tabwire-host",
         &origin,
-        frame::DEFAULT_MAX_FRAME,
+        wire::DEFAULT_MAX_FRAME,
         host::SCAN_INTERVAL,
     ));
     // Do not wait for the blocking stdin reader thread: exit now.

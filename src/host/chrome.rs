@@ -9,8 +9,8 @@ use std::sync::Mutex;
 use tokio::sync::mpsc;
 
 use super::Routes;
-use crate::frame::{self, Framing, NATIVE_TO_CHROME_MAX};
 use crate::protocol::FromExtension;
+use crate::wire::{self, Framing, NATIVE_TO_CHROME_MAX};
 
 /// Extension messages larger than this are streamed to their serve.
 const STREAM_FROM: usize = 256 * 1024;
@@ -23,22 +23,22 @@ pub(super) fn read_from_chrome(
     stdin: &mut impl Read,
     max: usize,
     routes: &Mutex<Routes>,
-) -> Result<(), frame::FrameError> {
+) -> Result<(), wire::FrameError> {
     loop {
         let mut header = [0u8; 4];
         match read_full(stdin, &mut header)? {
             0 => return Ok(()),
             4 => {}
-            got => return Err(frame::FrameError::Truncated { got, want: 4 }),
+            got => return Err(wire::FrameError::Truncated { got, want: 4 }),
         }
         let len = u32::from_ne_bytes(header) as usize;
         if len == 0 {
-            return Err(frame::FrameError::Empty);
+            return Err(wire::FrameError::Empty);
         }
         if len > max {
-            return Err(frame::FrameError::TooLarge { len, max });
+            return Err(wire::FrameError::TooLarge { len, max });
         }
-        let truncated = |got: usize| frame::FrameError::Truncated {
+        let truncated = |got: usize| wire::FrameError::Truncated {
             got: 4 + got,
             want: 4 + len,
         };
@@ -68,7 +68,7 @@ pub(super) fn read_from_chrome(
             continue;
         };
         stream_to_serve(stdin, routes, c, head, start, len)
-            .map_err(|got| got.map_or_else(frame::FrameError::Io, truncated))?;
+            .map_err(|got| got.map_or_else(wire::FrameError::Io, truncated))?;
     }
 }
 
@@ -210,7 +210,7 @@ pub(super) fn write_to_chrome(mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
     let stdout = std::io::stdout();
     let mut stdout = stdout.lock();
     while let Some(msg) = rx.blocking_recv() {
-        let bytes = match frame::encode(&msg, Framing::Native, NATIVE_TO_CHROME_MAX) {
+        let bytes = match wire::encode(&msg, Framing::Native, NATIVE_TO_CHROME_MAX) {
             Ok(b) => b,
             Err(e) => {
                 tracing::error!(error = %e, "message toward Chrome refused");
@@ -282,7 +282,7 @@ mod tests {
         let cut = &msg[..msg.len() - 10];
         assert!(matches!(
             read_from_chrome(&mut &cut[..], 64 << 20, &routes),
-            Err(frame::FrameError::Truncated { .. })
+            Err(wire::FrameError::Truncated { .. })
         ));
     }
 }

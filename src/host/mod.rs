@@ -29,8 +29,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
 use crate::broker;
-use crate::frame::{self, FrameReader, Framing, NATIVE_TO_CHROME_MAX};
 use crate::protocol::{self, HostHello};
+use crate::wire::{self, FrameReader, Framing, NATIVE_TO_CHROME_MAX};
 
 mod chrome;
 
@@ -54,7 +54,7 @@ pub enum HostError {
     #[error(transparent)]
     Dir(#[from] broker::dir::DirError),
     #[error("reading from Chrome failed: {0}")]
-    Stdin(frame::FrameError),
+    Stdin(wire::FrameError),
 }
 
 pub struct HostOptions {
@@ -272,7 +272,7 @@ async fn serve_connection(
     let stream = Arc::new(stream);
 
     let hello = serde_json::to_vec(&HostHello::new(origin)).expect("hello serializes");
-    if let Err(e) = frame::write_frame(&mut &*stream, &hello, Framing::Socket, max_frame).await {
+    if let Err(e) = wire::write_frame(&mut &*stream, &hello, Framing::Socket, max_frame).await {
         tracing::warn!(path = %path.display(), error = %e, "could not greet serve");
         return;
     }

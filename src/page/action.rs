@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::client::Client;
-use super::events::{ConsoleEntry, Dialog};
+use super::console_and_dialogs::{ConsoleEntry, Dialog};
 use super::load::{LoadEnd, LOAD_TIMEOUT};
 use super::started_requests::{self, After, StartedRequests};
 use crate::backend::{TabEvent, TabId};

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::events::TabEvents;
+use super::console_and_dialogs::TabEvents;
 use super::refs::SnapshotMark;
 use super::tab::TabState;
 use crate::backend::{Backend, TabEvent, TabId};
@@ -33,7 +33,7 @@ pub(super) struct State {
     /// The backend generation our handles belong to.
     pub(super) generation: u64,
     /// The session as a test (the testing group only).
-    pub(super) recording: super::recording::Recording,
+    pub(super) recording: super::recording::TestRecording,
 }
 
 struct Inner {

@@ -18,7 +18,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::action::next_event;
 use super::client::Client;
-use super::fetch::{first_that_works, Way};
+use super::resource::{first_that_works, Way};
 use super::save::{extension_for, sanitize_name, save, Saved};
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;

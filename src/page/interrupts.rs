@@ -79,7 +79,7 @@ impl Client {
     pub fn leaving(&self, tab: TabId) -> Leaving {
         self.tab_state(tab).interrupts.leaving += 1;
         Leaving {
-            session: self.clone(),
+            client: self.clone(),
             tab,
         }
     }
@@ -91,13 +91,13 @@ impl Client {
 
 /// While alive, the tab's `beforeunload` questions are accepted.
 pub struct Leaving {
-    session: Client,
+    client: Client,
     tab: TabId,
 }
 
 impl Drop for Leaving {
     fn drop(&mut self) {
-        self.session.if_tab_known(self.tab, |t| {
+        self.client.if_tab_known(self.tab, |t| {
             t.interrupts.leaving = t.interrupts.leaving.saturating_sub(1);
         });
     }

@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod client;
+pub mod console_and_dialogs;
 pub mod cookies;
 pub mod coordinates;
 pub mod current;
@@ -13,8 +14,6 @@ pub mod download;
 pub mod element;
 pub mod emulation;
 pub mod evaluate;
-pub mod events;
-pub mod fetch;
 pub mod fields;
 pub mod frames;
 pub mod har;
@@ -31,6 +30,7 @@ pub mod playwright_code;
 pub mod read;
 pub mod recording;
 pub mod refs;
+pub mod resource;
 pub mod routes;
 pub mod save;
 pub mod screenshot;

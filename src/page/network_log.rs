@@ -75,7 +75,7 @@ pub fn human_bytes(b: u64) -> String {
 }
 
 /// `text` cut to at most `max` bytes (on a character boundary), marked
-/// (also console entries, `events.rs`).
+/// (also console entries, `console_and_dialogs.rs`).
 pub(super) fn cut(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();

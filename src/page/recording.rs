@@ -65,12 +65,12 @@ pub enum Act {
 /// The steps recorded so far, with the tab each happened in and the
 /// snapshot frame of its element (0: the top document).
 #[derive(Debug, Default)]
-pub struct Recording {
+pub struct TestRecording {
     steps: Vec<(TabId, u32, Step)>,
     dropped: usize,
 }
 
-impl Recording {
+impl TestRecording {
     fn push(&mut self, tab: TabId, frame: u32, step: Step) {
         if self.steps.len() >= MAX_STEPS {
             self.steps.remove(0);
@@ -426,7 +426,7 @@ mod tests {
 
     #[test]
     fn the_record_is_bounded() {
-        let mut r = Recording::default();
+        let mut r = TestRecording::default();
         for i in 0..MAX_STEPS + 3 {
             r.push(1, 0, Step::Key(format!("k{i}")));
         }

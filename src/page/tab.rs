@@ -7,10 +7,10 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::client::Client;
+use super::console_and_dialogs::{ConsoleEntry, Dialog, TabEvents};
 use super::coordinates::ShotFrame;
 use super::element::Element;
 use super::emulation::Emulation;
-use super::events::{ConsoleEntry, Dialog, TabEvents};
 use super::interrupts::TabInterrupts;
 use super::worlds::TabWorlds;
 use crate::backend::{BackendError, TabId};
@@ -31,7 +31,7 @@ pub struct TabState {
     /// A performance trace is being recorded (see `trace.rs`).
     pub tracing: bool,
     /// A screen recording in progress (see `video.rs`).
-    pub video: Option<super::video::Recording>,
+    pub video: Option<super::video::ScreenRecording>,
     /// Routes, network conditions and extra headers (`network` group).
     pub net: super::routes::TabNet,
     /// What the tab emulates (kept over detaches: sent again on setup).
@@ -393,7 +393,7 @@ impl Client {
     }
 
     /// The top frame's document as the browser says it now.
-    async fn browser_doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
+    async fn browser_doc(&self, tab: TabId) -> Result<super::console_and_dialogs::Doc, ToolError> {
         let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
         Ok(doc_of_tree(&tree))
     }
@@ -403,7 +403,10 @@ impl Client {
     /// ordered stream, so the record is fresh once the event watcher has
     /// caught up (it can trail by the events still queued for it: the
     /// policy's check after a navigation uses [`Self::url_now`]).
-    pub(super) async fn doc(&self, tab: TabId) -> Result<super::events::Doc, ToolError> {
+    pub(super) async fn doc(
+        &self,
+        tab: TabId,
+    ) -> Result<super::console_and_dialogs::Doc, ToolError> {
         // Make sure events flow before trusting them.
         self.ready(tab, "Page.getFrameTree").await?;
         if let Some(doc) = self.tab_state(tab).events.doc() {
@@ -492,9 +495,9 @@ impl Client {
 }
 
 /// The top frame's document in a `Page.getFrameTree` answer.
-fn doc_of_tree(tree: &Value) -> super::events::Doc {
+fn doc_of_tree(tree: &Value) -> super::console_and_dialogs::Doc {
     let frame = &tree["frameTree"]["frame"];
-    super::events::Doc {
+    super::console_and_dialogs::Doc {
         frame_id: frame["id"].as_str().unwrap_or_default().to_string(),
         url: frame["unreachableUrl"]
             .as_str()

@@ -86,7 +86,7 @@ pub async fn stop(s: &Client, tab: TabId) -> Result<Vec<u8>, ToolError> {
         _ => None,
     }
     .ok_or_else(|| ToolError::other("the browser did not hand over the trace; try again".into()))?;
-    super::fetch::read_stream(s, tab, &stream, |_| Ok::<_, ToolError>(())).await
+    super::resource::read_stream(s, tab, &stream, |_| Ok::<_, ToolError>(())).await
 }
 
 /// What a trace says, in milliseconds.

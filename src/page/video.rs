@@ -53,7 +53,7 @@ pub struct Shot {
 
 /// A recording in progress in one tab.
 #[derive(Debug, Default)]
-pub struct Recording {
+pub struct ScreenRecording {
     shots: Vec<Shot>,
     bytes: usize,
     /// Frames that came after a limit was reached.
@@ -64,9 +64,9 @@ pub struct Recording {
     pub interrupted: bool,
 }
 
-impl Recording {
+impl ScreenRecording {
     fn new(now: f64) -> Self {
-        Recording {
+        ScreenRecording {
             started: now,
             ..Default::default()
         }
@@ -118,7 +118,7 @@ pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
             "this tab is already being recorded; browser_stop_video ends the recording".into(),
         ));
     }
-    s.tab_state(tab).video = Some(Recording::new(now_secs()));
+    s.tab_state(tab).video = Some(ScreenRecording::new(now_secs()));
     let (method, params) = start_command();
     if let Err(e) = s.cdp(tab, method, params).await {
         s.tab_state(tab).video = None;
@@ -491,7 +491,7 @@ mod tests {
 
     #[test]
     fn frames_are_kept_in_the_order_they_were_painted() {
-        let mut rec = Recording::new(0.0);
+        let mut rec = ScreenRecording::new(0.0);
         for (at, tag) in [(1.0, 1), (3.0, 3), (2.0, 2), (4.0, 4), (0.5, 0)] {
             rec.keep(Shot {
                 jpeg: vec![tag; 4],
@@ -504,7 +504,7 @@ mod tests {
 
     #[test]
     fn a_recording_stops_keeping_frames_at_its_limits() {
-        let mut rec = Recording::new(0.0);
+        let mut rec = ScreenRecording::new(0.0);
         for i in 0..MAX_FRAMES + 5 {
             rec.keep(Shot {
                 jpeg: vec![0; 10],
@@ -513,7 +513,7 @@ mod tests {
         }
         assert_eq!(rec.frames(), MAX_FRAMES);
         assert_eq!(rec.dropped, 5);
-        let mut big = Recording::new(0.0);
+        let mut big = ScreenRecording::new(0.0);
         big.keep(Shot {
             jpeg: vec![0; MAX_BYTES],
             at: 0.0,

@@ -58,7 +58,7 @@ impl ToolDef {
             needs_browser: true,
             cap: None,
             schema: Arc::new(schema_for::<A>()),
-            handler: Arc::new(move |session, args| {
+            handler: Arc::new(move |client, args| {
                 let handler = handler.clone();
                 Box::pin(async move {
                     let args: A = serde_json::from_value(args).map_err(|e| {
@@ -66,7 +66,7 @@ impl ToolDef {
                             "invalid arguments for {name}: {e}. Check the tool's input schema"
                         ))
                     })?;
-                    handler(session, args).await
+                    handler(client, args).await
                 })
             }),
         }
@@ -126,8 +126,8 @@ impl ToolDef {
         }
     }
 
-    pub async fn call(&self, session: Client, args: Value) -> Result<Response, ToolError> {
-        (self.handler)(session, args).await
+    pub async fn call(&self, client: Client, args: Value) -> Result<Response, ToolError> {
+        (self.handler)(client, args).await
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::download::store;
-use crate::page::fetch::{first_that_works, Fetched, Way};
+use crate::page::resource::{first_that_works, Fetched, Way};
 use crate::page::save::{print_pdf, sanitize_name, save};
 use crate::page::{Client, Tab};
 

@@ -7,24 +7,23 @@
 //! results so the model can read them and recover.
 
 mod batch;
-mod data;
 mod def;
 mod devtools;
 mod dialog;
 mod emulation;
 mod evaluate;
 mod files;
-mod forms;
 mod input;
 mod markdown;
 mod navigate;
 mod network;
-mod network_group;
+mod network_control;
 mod page_tools;
 mod read;
 mod screenshot;
 pub mod snapshot;
 mod status;
+mod storage;
 mod tabs;
 mod testing;
 mod viewport;
@@ -56,14 +55,14 @@ pub fn all_tools_with(runner: &RunnerSlot) -> Vec<ToolDef> {
     tools.extend(dialog::tools());
     tools.extend(screenshot::tools());
     tools.extend(files::tools());
-    tools.extend(data::tools());
+    tools.extend(storage::tools());
     tools.extend(page_tools::tools());
     tools.extend(viewport::tools());
     tools.extend(evaluate::tools());
     tools.extend(batch::tools(runner));
     tools.extend(status::tools());
     tools.extend(vision::tools());
-    tools.extend(network_group::tools());
+    tools.extend(network_control::tools());
     tools.extend(devtools::tools());
     tools.extend(testing::tools());
     tools.extend(emulation::tools());

@@ -15,8 +15,8 @@ use super::hello::{HelloTabs, Ident};
 use super::Inner;
 use crate::backend::TabEvent;
 use crate::broker::{self, ServeSocket};
-use crate::frame::{self, FrameReader, Framing};
 use crate::protocol::{self, method, FirstFrame, HostHello, Incoming, RemoteError, StatusQuery};
+use crate::wire::{self, FrameReader, Framing};
 
 type Pending = Mutex<HashMap<u64, oneshot::Sender<Result<Box<RawValue>, RemoteError>>>>;
 
@@ -100,7 +100,7 @@ async fn run_link(
         serde_json::from_slice(&first).map_err(|e| format!("bad first frame: {e}"))?;
     if kind.kind == StatusQuery::KIND {
         let reply = serde_json::to_vec(&inner.serve_status().await).expect("status serializes");
-        frame::write_frame(&mut &*stream, &reply, Framing::Socket, max)
+        wire::write_frame(&mut &*stream, &reply, Framing::Socket, max)
             .await
             .map_err(|e| format!("could not answer a status query: {e}"))?;
         return Ok(());
@@ -132,7 +132,7 @@ async fn run_link(
     let write_side = stream.clone();
     let writer = tokio::spawn(async move {
         while let Some(body) = rx.recv().await {
-            if let Err(e) = frame::write_frame(&mut &*write_side, &body, Framing::Socket, max).await
+            if let Err(e) = wire::write_frame(&mut &*write_side, &body, Framing::Socket, max).await
             {
                 tracing::info!(error = %e, "write to native host failed");
                 break;

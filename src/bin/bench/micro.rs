@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tabwire::frame::{self, Decoded, Framing};
+use tabwire::wire::{self, Decoded, Framing};
 
 use crate::procs::EXTENSION_ORIGIN;
 use crate::stats::{median, ms, percentile};
@@ -21,21 +21,21 @@ pub const BIG: usize = 8 << 20;
 /// Encode and decode throughput of one body size, in MB/s.
 pub fn codec(size: usize) -> Value {
     let body = vec![b'x'; size];
-    let max = frame::DEFAULT_MAX_FRAME;
+    let max = wire::DEFAULT_MAX_FRAME;
     let budget = Duration::from_millis(300);
 
     let (mut n, t0) = (0usize, Instant::now());
     while t0.elapsed() < budget {
-        let out = frame::encode(&body, Framing::Socket, max).expect("encode");
+        let out = wire::encode(&body, Framing::Socket, max).expect("encode");
         std::hint::black_box(&out);
         n += 1;
     }
     let encode_mbs = (n * size) as f64 / t0.elapsed().as_secs_f64() / 1e6;
 
-    let encoded = frame::encode(&body, Framing::Socket, max).expect("encode");
+    let encoded = wire::encode(&body, Framing::Socket, max).expect("encode");
     let (mut n, t0) = (0usize, Instant::now());
     while t0.elapsed() < budget {
-        match frame::decode(std::hint::black_box(&encoded), Framing::Socket, max) {
+        match wire::decode(std::hint::black_box(&encoded), Framing::Socket, max) {
             Ok(Decoded::Frame { body, .. }) => {
                 std::hint::black_box(body);
             }
@@ -55,7 +55,7 @@ pub fn codec(size: usize) -> Value {
     let (mut n, t0) = (0usize, Instant::now());
     while t0.elapsed() < budget {
         rt.block_on(async {
-            let mut r = frame::FrameReader::new(&stream[..], Framing::Socket, max);
+            let mut r = wire::FrameReader::new(&stream[..], Framing::Socket, max);
             while let Some(f) = r.read_frame().await.expect("read") {
                 std::hint::black_box(f);
                 n += 1;

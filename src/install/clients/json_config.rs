@@ -7,9 +7,9 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{server_entry, Client, Edit, Format, Launch, SERVER_NAME};
+use super::{server_entry, Edit, Format, Launch, McpClient, SERVER_NAME};
 
-pub(super) fn servers_key(c: &Client) -> &'static str {
+pub(super) fn servers_key(c: &McpClient) -> &'static str {
     match c.format {
         Format::VsCodeServers => "servers",
         _ => "mcpServers",
@@ -18,7 +18,7 @@ pub(super) fn servers_key(c: &Client) -> &'static str {
 
 /// The server entry's text at nesting `depth`, keys in reading order
 /// (`serde_json` would sort them).
-pub(super) fn entry_text(c: &Client, launch: &Launch, depth: usize) -> String {
+pub(super) fn entry_text(c: &McpClient, launch: &Launch, depth: usize) -> String {
     let command = serde_json::to_string(&launch.command).expect("string serializes");
     let mut entries = Vec::new();
     if c.format == Format::VsCodeServers {
@@ -98,7 +98,7 @@ pub(super) fn emit_object(entries: &[(String, String)], depth: usize) -> String 
     format!("{{\n{}\n{}}}", body.join(",\n"), "  ".repeat(depth))
 }
 
-pub(super) fn json_add(c: &Client, text: &str, launch: &Launch) -> Result<Edit, String> {
+pub(super) fn json_add(c: &McpClient, text: &str, launch: &Launch) -> Result<Edit, String> {
     let key = servers_key(c);
     let mut top = parse_entries(text, "the config file")?;
     let ours = server_entry(c, launch);
@@ -125,7 +125,7 @@ pub(super) fn json_add(c: &Client, text: &str, launch: &Launch) -> Result<Edit, 
     Ok(Edit::Changed(format!("{}\n", emit_object(&top, 0))))
 }
 
-pub(super) fn json_remove(c: &Client, text: &str) -> Result<Option<String>, String> {
+pub(super) fn json_remove(c: &McpClient, text: &str) -> Result<Option<String>, String> {
     let key = servers_key(c);
     let mut top = parse_entries(text, "the config file")?;
     let Some(i) = top.iter().position(|(k, _)| k == key) else {

@@ -37,45 +37,45 @@ pub enum Format {
 }
 
 #[derive(Debug)]
-pub struct Client {
+pub struct McpClient {
     pub id: &'static str,
     pub aliases: &'static [&'static str],
     pub name: &'static str,
     pub format: Format,
 }
 
-pub const CLIENTS: &[Client] = &[
-    Client {
+pub const CLIENTS: &[McpClient] = &[
+    McpClient {
         id: "claude-code",
         aliases: &["claude"],
         name: "Claude Code",
         format: Format::McpServers,
     },
-    Client {
+    McpClient {
         id: "claude-desktop",
         aliases: &[],
         name: "Claude Desktop",
         format: Format::McpServers,
     },
-    Client {
+    McpClient {
         id: "cursor",
         aliases: &[],
         name: "Cursor",
         format: Format::McpServers,
     },
-    Client {
+    McpClient {
         id: "vscode",
         aliases: &["vs-code", "code"],
         name: "VS Code",
         format: Format::VsCodeServers,
     },
-    Client {
+    McpClient {
         id: "codex",
         aliases: &["codex-cli"],
         name: "Codex CLI",
         format: Format::CodexToml,
     },
-    Client {
+    McpClient {
         id: "windsurf",
         aliases: &[],
         name: "Windsurf",
@@ -83,7 +83,7 @@ pub const CLIENTS: &[Client] = &[
     },
 ];
 
-pub fn by_name(name: &str) -> Option<&'static Client> {
+pub fn by_name(name: &str) -> Option<&'static McpClient> {
     let name = name.trim().to_ascii_lowercase();
     CLIENTS
         .iter()
@@ -95,7 +95,7 @@ pub fn known_names() -> String {
 }
 
 /// The user-level config file tabwire edits for `c` on `env.os`.
-pub fn config_path(c: &Client, env: &Env) -> PathBuf {
+pub fn config_path(c: &McpClient, env: &Env) -> PathBuf {
     let os = env.os;
     match c.id {
         "claude-code" => join(os, &env.home, ".claude.json"),
@@ -159,7 +159,7 @@ impl Launch {
 }
 
 /// The server entry for `c`, as JSON.
-pub fn server_entry(c: &Client, launch: &Launch) -> Value {
+pub fn server_entry(c: &McpClient, launch: &Launch) -> Value {
     match c.format {
         Format::VsCodeServers => {
             json!({"type": "stdio", "command": launch.command, "args": launch.args})
@@ -169,7 +169,7 @@ pub fn server_entry(c: &Client, launch: &Launch) -> Value {
 }
 
 /// The part of the config file that names tabwire, to paste by hand.
-pub fn snippet(c: &Client, launch: &Launch) -> String {
+pub fn snippet(c: &McpClient, launch: &Launch) -> String {
     match c.format {
         Format::CodexToml => codex_table(launch),
         _ => {
@@ -180,7 +180,7 @@ pub fn snippet(c: &Client, launch: &Launch) -> String {
 }
 
 /// A one-line command of the client's own CLI that adds tabwire, if it has one.
-pub fn cli_command(c: &Client, launch: &Launch) -> Option<String> {
+pub fn cli_command(c: &McpClient, launch: &Launch) -> Option<String> {
     let line = launch.shell_line();
     match c.id {
         "claude-code" => Some(format!(
@@ -211,7 +211,7 @@ pub enum Edit {
 }
 
 /// Adds (or updates) tabwire in `existing` (None: the file does not exist).
-pub fn add(c: &Client, existing: Option<&str>, launch: &Launch) -> Result<Edit, String> {
+pub fn add(c: &McpClient, existing: Option<&str>, launch: &Launch) -> Result<Edit, String> {
     match c.format {
         Format::CodexToml => toml_add(existing.unwrap_or(""), launch),
         _ => json_add(c, existing.unwrap_or(""), launch),
@@ -219,7 +219,7 @@ pub fn add(c: &Client, existing: Option<&str>, launch: &Launch) -> Result<Edit, 
 }
 
 /// Removes tabwire from `existing`; None if it has no tabwire entry.
-pub fn remove(c: &Client, existing: &str) -> Result<Option<String>, String> {
+pub fn remove(c: &McpClient, existing: &str) -> Result<Option<String>, String> {
     match c.format {
         Format::CodexToml => toml_remove(existing),
         _ => json_remove(c, existing),
@@ -227,7 +227,7 @@ pub fn remove(c: &Client, existing: &str) -> Result<Option<String>, String> {
 }
 
 /// True if `existing` configures a server named tabwire.
-pub fn has_tabwire(c: &Client, existing: &str) -> bool {
+pub fn has_tabwire(c: &McpClient, existing: &str) -> bool {
     matches!(remove(c, existing), Ok(Some(_)))
 }
 
@@ -270,7 +270,7 @@ mod tests {
         Launch::binary(Path::new(BIN))
     }
 
-    fn client(id: &str) -> &'static Client {
+    fn client(id: &str) -> &'static McpClient {
         by_name(id).unwrap()
     }
 

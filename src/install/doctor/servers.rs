@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use super::report::{Check, Status};
 use crate::broker;
-use crate::frame::{self, FrameReader, Framing};
 use crate::install::extension_files;
 use crate::protocol::{ServeStatus, StatusQuery};
+use crate::wire::{self, FrameReader, Framing};
 
 pub(super) fn runtime_dir_check() -> (Check, Option<PathBuf>) {
     let dir = broker::dir::runtime_dir_path();
@@ -54,7 +54,7 @@ pub async fn query_serve(path: &Path) -> Result<ServeStatus, String> {
         let stream = broker::connect(path).await.map_err(|e| e.to_string())?;
         broker::check_peer(&stream).map_err(|e| e.to_string())?;
         let query = serde_json::to_vec(&StatusQuery::new()).expect("query serializes");
-        frame::write_frame(&mut &stream, &query, Framing::Socket, 1 << 16)
+        wire::write_frame(&mut &stream, &query, Framing::Socket, 1 << 16)
             .await
             .map_err(|e| e.to_string())?;
         let mut reader = FrameReader::new(&stream, Framing::Socket, 1 << 20);

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::writer::Writer;
-use crate::install::clients::{self, Client, Edit, Launch};
+use crate::install::clients::{self, Edit, Launch, McpClient};
 use crate::install::record::{self, ClientRecord};
 use crate::install::{Env, InstallError};
 
@@ -18,7 +18,7 @@ fn backup_path(config: &Path) -> PathBuf {
 /// Adds tabwire to one client's config: shows the change, keeps a backup of
 /// the original, never touches other servers.
 pub(super) fn configure_client(
-    c: &Client,
+    c: &McpClient,
     env: &Env,
     launch: &Launch,
     w: &mut Writer,

@@ -11,7 +11,7 @@ use super::next_steps::next_steps;
 use super::writer::{verb, Change, Writer};
 use super::InstallOptions;
 use crate::install::browsers::{self, Browser, HostLocation};
-use crate::install::clients::{self, Client, Launch};
+use crate::install::clients::{self, Launch, McpClient};
 use crate::install::record::{self, Record};
 use crate::install::source::{self, Source};
 use crate::install::{extension_files, manifest, registry, this_binary, Env, InstallError, Os};
@@ -26,7 +26,7 @@ fn named_browsers(names: &[String]) -> Result<Vec<&'static Browser>, InstallErro
         .collect()
 }
 
-fn named_clients(names: &[String]) -> Result<Vec<&'static Client>, InstallError> {
+fn named_clients(names: &[String]) -> Result<Vec<&'static McpClient>, InstallError> {
     names
         .iter()
         .flat_map(|n| n.split(','))
@@ -165,7 +165,7 @@ fn install_steps(
     launch: &Launch,
     (host_from, host): (&Path, &Path),
     targets: &[(&'static Browser, String)],
-    clients: &[&'static Client],
+    clients: &[&'static McpClient],
     out: &mut dyn Write,
 ) -> Result<PathBuf, InstallError> {
     let dry = w.dry_run;

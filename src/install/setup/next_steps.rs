@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::install::browsers::Browser;
-use crate::install::clients::{self, Client, Launch};
+use crate::install::clients::{self, Launch, McpClient};
 use crate::install::source::Source;
 use crate::install::Env;
 use crate::protocol::EXTENSION_ID;
@@ -17,7 +17,7 @@ pub(super) fn next_steps(
     launch: &Launch,
     ext_dir: &Path,
     browsers: &[&Browser],
-    configured: &[&Client],
+    configured: &[&McpClient],
     out: &mut dyn Write,
 ) {
     say!(out);
@@ -76,7 +76,7 @@ pub(super) fn next_steps(
         }
     }
     // Clients that take the same text share one listing.
-    let mut groups: Vec<(String, Vec<&Client>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<&McpClient>)> = Vec::new();
     for c in clients::CLIENTS.iter().filter(|c| c.id != "claude-code") {
         let text = clients::snippet(c, launch);
         match groups.iter_mut().find(|(t, _)| *t == text) {

@@ -1,13 +1,12 @@
 //! The handlers of the tools that set form controls: choose options,
 //! fill a form's fields (text, boxes, radios, combos, sliders), put files
-//! on a file input. Declared with the other input tools in `input.rs`.
+//! on a file input. Declared with the other input tools in `input/mod.rs`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::def::{done, Response, ToolError};
-use super::input::describe;
+use super::describe;
 use crate::backend::TabId;
 use crate::page::fields::{
     checked_from, select_options, set_input_files, typed_back, value_again, SELECTED_NOW,
@@ -15,6 +14,7 @@ use crate::page::fields::{
 use crate::page::input::click;
 use crate::page::typing::fill_text;
 use crate::page::{Client, Element, Tab};
+use crate::tools::def::{done, Response, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SelectArgs {

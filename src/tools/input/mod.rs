@@ -1,12 +1,13 @@
 //! Acting on elements with trusted input (CDP `Input.*`): click, hover,
 //! type, press a key, choose options, fill a form. The form controls'
-//! handlers are in `forms.rs`.
+//! handlers are in `input/forms.rs`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+mod forms;
+
 use super::def::{done, Kind, Response, ToolDef, ToolError};
-use super::forms;
 use crate::page::fields::typed_back;
 use crate::page::input::{aim, aim_at, center, click_at, drag, hold_at};
 use crate::page::keys;
@@ -378,7 +379,7 @@ async fn scroll(t: Tab, a: ScrollArgs) -> Result<Response, ToolError> {
     done(&s, tab, said.trim_end_matches('.').to_string(), &outcome).await
 }
 
-pub(super) fn describe(target: &str, element: &Option<String>) -> String {
+fn describe(target: &str, element: &Option<String>) -> String {
     match element {
         Some(e) if !e.trim().is_empty() => format!("{e} ({target})"),
         _ => target.to_string(),
