@@ -344,7 +344,7 @@ fn fd_count(pid: u32) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_thousand_relayed_frames_leave_memory_and_fds_flat() {
     use std::process::Stdio;
-    use tabwire::frame::{self, FrameReader, Framing};
+    use tabwire::wire::{self, FrameReader, Framing};
     use tokio::io::AsyncWriteExt;
 
     let sb = Sandbox::new();
@@ -367,7 +367,7 @@ async fn a_hundred_thousand_relayed_frames_leave_memory_and_fds_flat() {
             let msg: Value = serde_json::from_slice(&bytes).unwrap();
             if msg.get("m").is_some() {
                 let back = serde_json::to_vec(&json!({"c": msg["c"], "m": msg["m"]})).unwrap();
-                let framed = frame::encode(&back, Framing::Native, 64 << 20).unwrap();
+                let framed = wire::encode(&back, Framing::Native, 64 << 20).unwrap();
                 if to_host.write_all(&framed).await.is_err() {
                     break;
                 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
-use tabwire::frame::{self, FrameReader, Framing};
+use tabwire::wire::{self, FrameReader, Framing};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
@@ -55,7 +55,7 @@ impl FakeChrome {
             let mut servers = std::collections::HashMap::new();
             while let Ok(Some(bytes)) = reader.read_frame().await {
                 assert!(
-                    bytes.len() <= frame::NATIVE_TO_CHROME_MAX,
+                    bytes.len() <= wire::NATIVE_TO_CHROME_MAX,
                     "host sent {} bytes",
                     bytes.len()
                 );
@@ -76,7 +76,7 @@ impl FakeChrome {
                 if let Some(result) = reply {
                     let out = json!({"c": c, "m": {"id": m["id"], "result": result}});
                     let body = serde_json::to_vec(&out).unwrap();
-                    let _ = answer.send(frame::encode(&body, Framing::Native, 1 << 20).unwrap());
+                    let _ = answer.send(wire::encode(&body, Framing::Native, 1 << 20).unwrap());
                 }
                 let _ = seen_tx.send(msg);
             }
@@ -281,8 +281,8 @@ async fn messages_over_chromes_1_mib_cap_are_chunked() {
 
     let big = json!({"id": 5, "method": "cdp.send", "params": {"blob": "x\"y\\".repeat(700_000)}});
     let body = serde_json::to_vec(&big).unwrap();
-    assert!(body.len() > 2 * frame::NATIVE_TO_CHROME_MAX);
-    conn.write_all(&frame::encode(&body, Framing::Socket, 64 << 20).unwrap())
+    assert!(body.len() > 2 * wire::NATIVE_TO_CHROME_MAX);
+    conn.write_all(&wire::encode(&body, Framing::Socket, 64 << 20).unwrap())
         .unwrap();
 
     let first = chrome.expect("a chunk", |m| m.get("chunk").is_some()).await;
