@@ -52,5 +52,6 @@ pub mod paths;
 pub mod policy;
 pub mod protocol;
 pub mod server;
+pub mod text;
 pub mod tools;
 pub mod wire;

@@ -369,12 +369,9 @@ pub fn chunk_for_extension(c: u64, chunk_id: u64, raw: &RawValue, limit: usize) 
     let mut slices = Vec::new();
     let mut start = 0;
     while start < text.len() {
-        let mut end = (start + slice_max).min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        slices.push(&text[start..end]);
-        start = end;
+        let slice = crate::text::head(&text[start..], slice_max);
+        slices.push(slice);
+        start += slice.len();
     }
     let n = slices.len();
     slices

@@ -181,11 +181,7 @@ impl Started {
 
     fn short_url(&self) -> String {
         if self.url.len() > 80 {
-            let cut = (0..=77)
-                .rev()
-                .find(|&i| self.url.is_char_boundary(i))
-                .unwrap_or(0);
-            format!("{}...", &self.url[..cut])
+            format!("{}...", crate::text::head(&self.url, 77))
         } else {
             self.url.clone()
         }

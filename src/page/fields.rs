@@ -3,6 +3,7 @@
 //! reading back what a field holds after an action (the page may have
 //! changed what was typed or chosen).
 
+use crate::text::cut_chars;
 use serde_json::{json, Value};
 
 use super::client::Client;
@@ -130,13 +131,6 @@ const SELECT_OPTIONS: &str = "function(wanted) {
   this.dispatchEvent(new Event('change', {bubbles: true}));
   return {selected: picked.map(o => o.label)};
 }";
-
-pub fn cut_chars(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
-    }
-}
 
 #[cfg(test)]
 mod tests {

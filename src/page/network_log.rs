@@ -77,18 +77,9 @@ pub fn human_bytes(b: u64) -> String {
 /// `text` cut to at most `max` bytes (on a character boundary), marked
 /// (also console entries, `console_and_dialogs.rs`).
 pub(super) fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}… ({} more bytes not kept)",
-        &text[..end],
-        text.len() - end
-    )
+    crate::text::cut_bytes(text, max, |rest| {
+        format!("… ({} more bytes not kept)", rest.len())
+    })
 }
 
 /// Headers with at most [`HEADERS_MAX`] entries of values cut to

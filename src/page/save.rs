@@ -88,11 +88,7 @@ pub fn sanitize_name(raw: &str, fallback: &str) -> String {
     if name.len() > MAX_NAME {
         let (stem, ext) = split_ext(&name);
         let keep = MAX_NAME.saturating_sub(ext.len());
-        let mut cut = keep.min(stem.len());
-        while !stem.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        name = format!("{}{}", &stem[..cut], ext);
+        name = format!("{}{}", crate::text::head(stem, keep), ext);
     }
     let stem_upper = split_ext(&name).0.to_ascii_uppercase();
     let reserved = matches!(stem_upper.as_str(), "CON" | "PRN" | "AUX" | "NUL")

@@ -336,18 +336,9 @@ impl Response {
 /// Cuts `text` at `max` bytes with a marker that says how much is left
 /// out, followed by `hint`.
 pub(super) fn cut_with(text: &str, max: usize, hint: &str) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}\n[… cut: {} more characters{hint}]",
-        &text[..end],
-        text[end..].chars().count()
-    )
+    crate::text::cut_bytes(text, max, |rest| {
+        format!("\n[… cut: {} more characters{hint}]", rest.chars().count())
+    })
 }
 
 /// The result of an action: what was done, what changed, where we are.

@@ -285,12 +285,6 @@ fn flags(c: &Value) -> String {
 /// A value on one line, cut to `max` bytes.
 fn one_line(v: &str, max: usize) -> String {
     let flat = v.replace(['\n', '\r'], " ");
-    if flat.len() <= max {
-        return flat;
-    }
-    let mut end = max;
-    while !flat.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes; use get)", &flat[..end], flat.len())
+    let total = flat.len();
+    crate::text::cut_bytes(&flat, max, |_| format!("… ({total} bytes; use get)"))
 }
