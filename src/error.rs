@@ -28,8 +28,52 @@ pub enum ErrorKind {
     StoppedByUser,
     /// The browser did not answer in time (a dialog or a busy tab).
     Timeout,
+    /// A ref from an older snapshot, or from none: take a new snapshot.
+    StaleRef,
+    /// The target is disabled: nothing was done.
+    Disabled,
+    /// The target cannot be reached by a person's pointer (not rendered,
+    /// no box, outside the visible area).
+    NotReachable,
+    /// The call's arguments do not fit the tool's schema or its limits.
+    BadArguments,
+    /// No such tool is offered to this client.
+    UnknownTool,
+    /// The policy refuses it (a domain, a read-only server, a group that
+    /// is off).
+    PolicyRefused,
+    /// No browser is connected (the extension is gone, the launch failed).
+    BackendGone,
+    /// The client cancelled the call.
+    Cancelled,
     /// Anything else: the sentence says what.
     Other,
+}
+
+impl ErrorKind {
+    /// The kind's stable name, for programs (the `tabwire/errorKind` of an
+    /// error result's `_meta`).
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::ContextGone => "context_gone",
+            ErrorKind::TabClosed => "tab_closed",
+            ErrorKind::Dialog => "dialog",
+            ErrorKind::Crashed => "crashed",
+            ErrorKind::Refused => "refused",
+            ErrorKind::StoppedByUser => "stopped_by_user",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::StaleRef => "stale_ref",
+            ErrorKind::Disabled => "disabled",
+            ErrorKind::NotReachable => "not_reachable",
+            ErrorKind::BadArguments => "bad_arguments",
+            ErrorKind::UnknownTool => "unknown_tool",
+            ErrorKind::PolicyRefused => "policy_refused",
+            ErrorKind::BackendGone => "backend_gone",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Other => "other",
+        }
+    }
 }
 
 /// A tool failure the model should read: what went wrong and what to do.
@@ -77,6 +121,7 @@ impl From<BackendError> for ToolError {
             BackendError::StoppedByUser(_) => ErrorKind::StoppedByUser,
             BackendError::Refused(_) => ErrorKind::Refused,
             BackendError::Timeout { .. } => ErrorKind::Timeout,
+            BackendError::NotConnected(_) | BackendError::Stale(_) => ErrorKind::BackendGone,
             // The protocol's own words for an execution context that is
             // gone (the one place its message is read: CDP has no code
             // for it).

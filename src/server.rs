@@ -17,6 +17,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::audit::{self, AuditLog};
+use crate::error::ErrorKind;
 use crate::page::Client;
 use crate::tools::{all_tools_with, Response, Runner, RunnerSlot, ToolDef, ToolError};
 
@@ -96,13 +97,16 @@ impl Runner for StepRunner {
         tool: String,
         arguments: JsonObject,
     ) -> std::pin::Pin<
-        Box<dyn std::future::Future<Output = Result<Response, String>> + Send + 'static>,
+        Box<dyn std::future::Future<Output = Result<Response, ToolError>> + Send + 'static>,
     > {
         let server = self.server();
         Box::pin(async move {
             match server {
                 Some(s) => s.answer(&tool, arguments, std::future::pending()).await,
-                None => Err("the server is shutting down".into()),
+                None => Err(ToolError::new(
+                    ErrorKind::BackendGone,
+                    "the server is shutting down".into(),
+                )),
             }
         })
     }
@@ -197,7 +201,7 @@ impl TabwireServer {
         let started = std::time::Instant::now();
         let result = without_invisible(match self.answer(name, arguments, cancelled).await {
             Ok(r) => r.into_result(),
-            Err(text) => error_result(text),
+            Err(e) => error_result_of(&e),
         });
         tracing::info!(
             tool = name,
@@ -211,18 +215,21 @@ impl TabwireServer {
 
     /// Runs one tool call from start to audit: lookup, policy, browser
     /// choice, the tool itself (abandoned when `cancelled` resolves).
-    /// Err: the text of the error, for the model.
+    /// Err: its kind, and its text for the model.
     async fn answer(
         &self,
         name: &str,
         arguments: JsonObject,
         cancelled: impl std::future::Future<Output = ()>,
-    ) -> Result<Response, String> {
+    ) -> Result<Response, ToolError> {
         let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
             let known: Vec<_> = self.offered().map(|t| t.name).collect();
-            return Err(format!(
-                "unknown tool {name:?}. Available tools: {}",
-                known.join(", ")
+            return Err(ToolError::new(
+                ErrorKind::UnknownTool,
+                format!(
+                    "unknown tool {name:?}. Available tools: {}",
+                    known.join(", ")
+                ),
             ));
         };
         if let Err(why) = self
@@ -230,7 +237,10 @@ impl TabwireServer {
             .policy()
             .tool_allowed(tool.name, tool.kind, tool.cap)
         {
-            return Err(format!("{name} is not available: {why}"));
+            return Err(ToolError::new(
+                ErrorKind::PolicyRefused,
+                format!("{name} is not available: {why}"),
+            ));
         }
         let args = Value::Object(arguments.clone());
         let started = std::time::Instant::now();
@@ -251,8 +261,8 @@ impl TabwireServer {
         };
         let outcome = tokio::select! {
             r = run => r,
-            _ = cancelled => Err(ToolError::other("cancelled by the client".into())),
-            why = stopped => Err(ToolError::new(crate::error::ErrorKind::StoppedByUser, why)),
+            _ = cancelled => Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client".into())),
+            why = stopped => Err(ToolError::new(ErrorKind::StoppedByUser, why)),
         };
         self.client.set_progress(None);
         let ms = started.elapsed().as_millis() as u64;
@@ -268,7 +278,10 @@ impl TabwireServer {
             ms,
         });
         self.client.backend().note_call(name, error.is_none());
-        outcome.map_err(|e| format!("{name} failed: {e}"))
+        outcome.map_err(|e| {
+            let text = format!("{name} failed: {e}");
+            e.retold(text)
+        })
     }
 }
 
@@ -355,9 +368,19 @@ fn without_invisible(mut result: CallToolResult) -> CallToolResult {
     result
 }
 
-fn error_result(text: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text)])
+/// An `isError` result: the sentence for the model, and the error's kind
+/// for programs in `_meta` (`tabwire/errorKind`, see
+/// [`ErrorKind::code`]); models read only the text.
+fn error_result_of(e: &ToolError) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(e.text().to_string())]);
+    let mut meta = JsonObject::new();
+    meta.insert(ERROR_KIND_META.into(), e.kind().code().into());
+    result.meta = Some(rmcp::model::MetaObject(meta));
+    result
 }
+
+/// Where an error result names its kind.
+pub const ERROR_KIND_META: &str = "tabwire/errorKind";
 
 #[cfg(test)]
 mod tests {

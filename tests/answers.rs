@@ -3,7 +3,8 @@
 //! tests/golden/*.txt. What varies between runs (fence ids, the site's
 //! port) is replaced before comparing. A deliberate change of wording is
 //! taken in with `TABWIRE_BLESS=1 cargo test --test answers`, which
-//! rewrites the files; review the diff like any other change.
+//! rewrites the files; review the diff like any other change. Error
+//! results also name their kind for programs (`_meta`), checked here.
 
 #[macro_use]
 mod common;
@@ -105,4 +106,34 @@ async fn answers_keep_their_shape(w: World) {
         "stale_ref",
         &call("browser_click", json!({"target": "e999"})).await,
     );
+
+    // What went wrong, for programs: the error's kind in `_meta`.
+    for (tool, args, kind) in [
+        ("browser_click", json!({"target": archive}), "disabled"),
+        ("browser_click", json!({"target": "e999"}), "stale_ref"),
+        (
+            "browser_click",
+            json!({"target": "#nothing-here"}),
+            "not_found",
+        ),
+        ("browser_click", json!({"target": 5}), "bad_arguments"),
+        ("browser_fly", json!({}), "unknown_tool"),
+        (
+            "browser_batch",
+            json!({"actions": [{"tool": "browser_click", "arguments": {"target": "e999"}}]}),
+            "stale_ref",
+        ),
+    ] {
+        let r = mcp.call(tool, args.clone()).await;
+        assert_eq!(r.is_error, Some(true), "{tool} {args}");
+        let got = r
+            .meta
+            .as_ref()
+            .and_then(|m| m.0.get("tabwire/errorKind"))
+            .and_then(|k| k.as_str());
+        assert_eq!(got, Some(kind), "{tool} {args}: {}", text_of(&r));
+    }
+    // A success carries no error kind.
+    let ok = mcp.call("browser_snapshot", json!({})).await;
+    assert!(ok.meta.is_none(), "{:?}", ok.meta);
 }

@@ -27,10 +27,13 @@ impl Client {
         let tab = self.tab_or_notice().await?;
         let url = self.url(tab).await?;
         self.policy().check_url(&url).map_err(|why| {
-            ToolError::other(format!(
-                "the current tab's page is off limits: {why}. Navigate elsewhere with \
+            ToolError::new(
+                crate::error::ErrorKind::PolicyRefused,
+                format!(
+                    "the current tab's page is off limits: {why}. Navigate elsewhere with \
                  browser_navigate or pick another tab with browser_tabs"
-            ))
+                ),
+            )
         })?;
         Ok(tab)
     }

@@ -11,7 +11,7 @@ use super::client::Client;
 use super::element::Element;
 use super::keys;
 use crate::backend::TabId;
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::protocol::EARLIER_HANDLE;
 
 /// Center of the element's first box in viewport coordinates.
@@ -38,7 +38,7 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
             .cdp_in(tab, session, "DOM.getContentQuads", target)
             .await
             .map_err(|_| {
-                ToolError::other("the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
+                ToolError::new(ErrorKind::NotReachable, "the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
             })?,
     };
     // Points inside an out-of-process frame are the frame's own.
@@ -48,7 +48,7 @@ pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), T
         (0.0, 0.0)
     };
     let (x, y) = quad_middle(&quads).ok_or_else(|| {
-        ToolError::other("the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
+        ToolError::new(ErrorKind::NotReachable, "the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
     })?;
     Ok((x + dx, y + dy))
 }
@@ -242,11 +242,14 @@ impl Aim {
     /// The error for pressing a disabled target: nothing was done.
     pub fn refuse_disabled(&self, s: &Client) -> Result<(), ToolError> {
         match &self.disabled {
-            Some(what) => Err(ToolError::other(format!(
-                "{} is disabled: nothing was clicked (a person's click does nothing there). \
+            Some(what) => Err(ToolError::new(
+                ErrorKind::Disabled,
+                format!(
+                    "{} is disabled: nothing was clicked (a person's click does nothing there). \
                  Look in the snapshot for what enables it (a field to fill, a box to check)",
-                s.fence().quote(what)
-            ))),
+                    s.fence().quote(what)
+                ),
+            )),
             None => Ok(()),
         }
     }
@@ -326,7 +329,7 @@ async fn aim_from(
         point = (x + dx, y + dy);
     }
     if hit["outside"].as_bool() == Some(true) {
-        return Err(ToolError::other(format!(
+        return Err(ToolError::new(ErrorKind::NotReachable, format!(
             "the element is outside the visible area even after scrolling (its middle is at x={}, y={} \
              in a {}x{} viewport): it is probably in a closed menu, drawer or carousel. Open that first \
              (look in browser_snapshot for a menu or navigation button), then try again",

@@ -415,17 +415,20 @@ impl Client {
             )));
         }
         if !mark.has(r) {
-            return Err(ToolError::other(if mark.had_before(r) {
-                format!(
-                    "ref {target} is stale: it belongs to the page before the last \
+            return Err(ToolError::new(
+                ErrorKind::StaleRef,
+                if mark.had_before(r) {
+                    format!(
+                        "ref {target} is stale: it belongs to the page before the last \
                      navigation. Use refs from the latest snapshot"
-                )
-            } else {
-                format!(
-                    "ref {target} is not in any snapshot of this page. Call \
+                    )
+                } else {
+                    format!(
+                        "ref {target} is not in any snapshot of this page. Call \
                      browser_snapshot and use a ref from it"
-                )
-            }));
+                    )
+                },
+            ));
         }
         Ok(())
     }

@@ -37,7 +37,7 @@ pub trait Runner: Send + Sync {
         &self,
         tool: String,
         arguments: JsonObject,
-    ) -> Pin<Box<dyn Future<Output = Result<Response, String>> + Send + 'static>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Response, ToolError>> + Send + 'static>>;
 }
 
 /// Where the server puts its [`Runner`] once it exists (the tools are made
@@ -137,7 +137,8 @@ async fn batch(slot: RunnerSlot, a: BatchArgs) -> Result<Response, ToolError> {
                     text.push_str(&format!("\n{}", render(&done)));
                 }
                 text.push_str(&format!("\n{}. {}: {error}", i + 1, step.tool));
-                return Err(ToolError::other(text));
+                // The batch failed the way its step did.
+                return Err(error.retold(text));
             }
         };
         done.push(Answer {

@@ -62,9 +62,12 @@ impl ToolDef {
                 let handler = handler.clone();
                 Box::pin(async move {
                     let args: A = serde_json::from_value(args).map_err(|e| {
-                        ToolError::other(format!(
-                            "invalid arguments for {name}: {e}. Check the tool's input schema"
-                        ))
+                        ToolError::new(
+                            crate::error::ErrorKind::BadArguments,
+                            format!(
+                                "invalid arguments for {name}: {e}. Check the tool's input schema"
+                            ),
+                        )
                     })?;
                     handler(client, args).await
                 })
