@@ -8,6 +8,8 @@
 pub mod auto;
 pub mod direct;
 pub mod extension;
+#[cfg(test)]
+pub mod fake;
 
 use async_trait::async_trait;
 use serde::Deserialize;

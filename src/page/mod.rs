@@ -47,6 +47,9 @@ pub mod verify;
 pub mod video;
 pub mod worlds;
 
+#[cfg(test)]
+mod fake_browser_tests;
+
 pub use crate::error::ToolError;
 pub use action::Outcome;
 pub use client::Client;

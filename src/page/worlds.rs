@@ -397,22 +397,31 @@ impl Client {
         r: &Ref,
     ) -> Result<(), ToolError> {
         let Some(mark) = self.last_snapshot() else {
-            return Err(ToolError::other(format!(
+            return Err(ToolError::new(
+                ErrorKind::StaleRef,
+                format!(
                 "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
                  and use a ref from it"
-            )));
+            ),
+            ));
         };
         if mark.tab != tab {
-            return Err(ToolError::other(format!(
-                "ref {target} comes from a snapshot of another tab. Call browser_snapshot on \
+            return Err(ToolError::new(
+                ErrorKind::StaleRef,
+                format!(
+                    "ref {target} comes from a snapshot of another tab. Call browser_snapshot on \
                  the current tab and use a ref from it"
-            )));
+                ),
+            ));
         }
         if self.loader_id(tab).await? != mark.loader_id {
-            return Err(ToolError::other(format!(
-                "ref {target} is stale: the page navigated since the snapshot. Call \
+            return Err(ToolError::new(
+                ErrorKind::StaleRef,
+                format!(
+                    "ref {target} is stale: the page navigated since the snapshot. Call \
                  browser_snapshot again and use the new refs"
-            )));
+                ),
+            ));
         }
         if !mark.has(r) {
             return Err(ToolError::new(
