@@ -58,6 +58,10 @@ pub struct ServeArgs {
     /// CDP fallback: run the launched browser headless even when a display exists.
     #[arg(long)]
     pub headless: bool,
+    /// CDP fallback: launch the browser without WebMCP (pages' own tool
+    /// registry, on by default); page tools then come from tabwire's shim.
+    #[arg(long)]
+    pub no_webmcp: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -135,6 +139,7 @@ impl App {
                 extra_args: args.browser_args.clone(),
                 headless: args.headless,
                 profile_dir: None,
+                webmcp: !args.no_webmcp,
             }),
         };
         let backend = Arc::new(AutoBackend::new(

@@ -46,6 +46,9 @@ pub enum ErrorKind {
     BackendGone,
     /// The client cancelled the call.
     Cancelled,
+    /// A tool the page declares failed (it threw, or answered an error):
+    /// the sentence carries the page's message.
+    PageToolFailed,
     /// Anything else: the sentence says what.
     Other,
 }
@@ -71,6 +74,7 @@ impl ErrorKind {
             ErrorKind::PolicyRefused => "policy_refused",
             ErrorKind::BackendGone => "backend_gone",
             ErrorKind::Cancelled => "cancelled",
+            ErrorKind::PageToolFailed => "page_tool_failed",
             ErrorKind::Other => "other",
         }
     }

@@ -216,11 +216,9 @@ impl Client {
                         method,
                         params,
                     } => {
-                        st.tabs
-                            .entry(tab)
-                            .or_default()
-                            .events
-                            .record(&method, &params);
+                        let t = st.tabs.entry(tab).or_default();
+                        t.events.record(&method, &params);
+                        t.webmcp.record(&method, &params);
                     }
                 }
             }

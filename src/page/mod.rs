@@ -25,7 +25,6 @@ pub mod locator;
 pub mod navigation;
 pub mod network_log;
 pub mod open_connections;
-pub mod page_tools;
 pub mod playwright_code;
 pub mod read;
 pub mod recording;
@@ -45,6 +44,7 @@ pub mod typing;
 pub mod url_globs;
 pub mod verify;
 pub mod video;
+pub mod webmcp;
 pub mod worlds;
 
 #[cfg(test)]

@@ -45,6 +45,8 @@ pub struct TabState {
     /// The action under way clicked a download link: its answer waits a
     /// moment for the download to be announced.
     pub expect_download: bool,
+    /// The tools the browser's WebMCP registry announced (see `webmcp/`).
+    pub webmcp: super::webmcp::NativeTools,
 }
 
 impl TabState {
@@ -56,6 +58,7 @@ impl TabState {
         self.worlds = TabWorlds::default();
         self.interrupts = TabInterrupts::default();
         self.tracing = false;
+        self.webmcp.detached();
         if let Some(rec) = self.video.as_mut() {
             rec.interrupted = true;
         }
@@ -90,10 +93,10 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
             json!({"enabled": true}),
         ),
         // Pages that declare tools for agents find a registry even where
-        // the browser has none (from the next document on).
+        // the browser has none (from the next document on; see webmcp/).
         (
             "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": super::page_tools::REGISTRY_SHIM}),
+            json!({"source": super::webmcp::shim::REGISTRY_SHIM}),
         ),
         // A revoked blob: URL stays readable long enough to save what an
         // export button downloads (see `download::BLOB_GRACE`).
@@ -198,6 +201,8 @@ impl Client {
                         .adopt_top(doc.loader_id, context_id, done.before);
                 }
             }
+            drop(state);
+            self.enable_registry_soon(tab);
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {

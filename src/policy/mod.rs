@@ -29,6 +29,10 @@ pub enum Kind {
     ReadOnly,
     /// Changes page or browser state (navigate, click, type, evaluate).
     Action,
+    /// Runs what the page declares (its WebMCP tools): read-only or not as
+    /// the page marks each one, so a read-only server offers it and lets
+    /// it run only tools the page marks read-only.
+    PageDeclared,
 }
 
 /// The opt-in groups of tools (`serve --caps`): each adds its tools to

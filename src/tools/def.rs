@@ -351,7 +351,17 @@ pub(super) async fn done(
     what: String,
     outcome: &Outcome,
 ) -> Result<Response, ToolError> {
-    let lead = format!("{what}.{}", outcome.report(s.fence()));
+    done_with(s, tab, format!("{what}."), outcome).await
+}
+
+/// [`done`] with the lead already worded (`lead` ends as it should).
+pub(super) async fn done_with(
+    s: &Client,
+    tab: TabId,
+    lead: String,
+    outcome: &Outcome,
+) -> Result<Response, ToolError> {
+    let lead = format!("{lead}{}", outcome.report(s.fence()));
     // While a dialog blocks the page, its title and URL cannot be read.
     if outcome.dialog.is_some() {
         return Ok(Response::text(lead));

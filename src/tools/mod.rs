@@ -18,7 +18,6 @@ mod markdown;
 mod navigate;
 mod network;
 mod network_control;
-mod page_tools;
 mod read;
 mod screenshot;
 pub mod snapshot;
@@ -29,6 +28,7 @@ mod testing;
 mod viewport;
 mod vision;
 mod wait;
+mod webmcp;
 
 pub use crate::page::Client;
 pub use batch::{Runner, RunnerSlot};
@@ -56,7 +56,7 @@ pub fn all_tools_with(runner: &RunnerSlot) -> Vec<ToolDef> {
     tools.extend(screenshot::tools());
     tools.extend(files::tools());
     tools.extend(storage::tools());
-    tools.extend(page_tools::tools());
+    tools.extend(webmcp::tools());
     tools.extend(viewport::tools());
     tools.extend(evaluate::tools());
     tools.extend(batch::tools(runner));

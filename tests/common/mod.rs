@@ -375,11 +375,17 @@ pub struct Chromium {
 impl Chromium {
     /// Chromium with the extension loaded and the host registered.
     pub fn launch(sb: &Sandbox) -> Self {
-        let ext = [
+        Self::launch_with_extension(sb, &[])
+    }
+
+    /// [`Self::launch`] with more browser flags.
+    pub fn launch_with_extension(sb: &Sandbox, extra: &[&str]) -> Self {
+        let mut flags = vec![
             format!("--load-extension={EXTENSION_DIR}"),
             format!("--disable-extensions-except={EXTENSION_DIR}"),
         ];
-        Self::launch_with(sb, &ext)
+        flags.extend(extra.iter().map(|f| f.to_string()));
+        Self::launch_with(sb, &flags)
     }
 
     /// Chromium with arbitrary extra flags (and the host registered).

@@ -17,6 +17,9 @@ pub struct LaunchOptions {
     pub headless: bool,
     /// Profile directory; defaults to `<data dir>/profiles/default`.
     pub profile_dir: Option<PathBuf>,
+    /// Turn on the browser's WebMCP (pages' own tool registry, reached
+    /// over the DevTools protocol); see `page/webmcp/`.
+    pub webmcp: bool,
 }
 
 /// Standard install locations, most specific first.
@@ -127,8 +130,27 @@ pub fn browser_args(opts: &LaunchOptions, profile: &Path) -> Vec<String> {
         args.push("--no-sandbox".into());
     }
     args.extend(opts.extra_args.iter().cloned());
+    if opts.webmcp {
+        with_feature(&mut args, "WebMCP");
+    }
     args.push("about:blank".into());
     args
+}
+
+/// Adds `feature` to the command line's `--enable-features` (Chromium
+/// reads only one such flag, so a list the user gave is extended, not
+/// shadowed).
+fn with_feature(args: &mut Vec<String>, feature: &str) {
+    const FLAG: &str = "--enable-features=";
+    match args.iter_mut().rev().find(|a| a.starts_with(FLAG)) {
+        Some(flag) if flag[FLAG.len()..].split(',').any(|f| f == feature) => {}
+        Some(flag) if flag.len() == FLAG.len() => flag.push_str(feature),
+        Some(flag) => {
+            flag.push(',');
+            flag.push_str(feature);
+        }
+        None => args.push(format!("{FLAG}{feature}")),
+    }
 }
 
 /// What a profile's `SingletonLock` says about who holds it.
@@ -246,6 +268,31 @@ mod tests {
             .iter()
             .any(|a| a.starts_with("--remote-debugging-port")));
         assert_eq!(args.last().unwrap(), "about:blank");
+    }
+
+    #[test]
+    fn webmcp_joins_the_features_the_user_gave() {
+        let args = |extra: &[&str], webmcp| {
+            let opts = LaunchOptions {
+                extra_args: extra.iter().map(|s| s.to_string()).collect(),
+                webmcp,
+                ..Default::default()
+            };
+            browser_args(&opts, Path::new("/p"))
+                .into_iter()
+                .filter(|a| a.starts_with("--enable-features"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(args(&[], true), ["--enable-features=WebMCP"]);
+        assert!(args(&[], false).is_empty());
+        assert_eq!(
+            args(&["--enable-features=Foo"], true),
+            ["--enable-features=Foo,WebMCP"]
+        );
+        assert_eq!(
+            args(&["--enable-features=WebMCP,Foo"], true),
+            ["--enable-features=WebMCP,Foo"]
+        );
     }
 
     #[cfg(unix)]

@@ -345,6 +345,7 @@ async fn on_launched_tab(
             .collect(),
         headless: true,
         profile_dir: Some(profile.to_path_buf()),
+        webmcp: false,
     };
     let d = DirectBackend::launch(&opts, Duration::from_secs(30), None).await?;
     let result = match d.new_tab("about:blank", "bench").await {

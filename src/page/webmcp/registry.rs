@@ -1,0 +1,194 @@
+//! The tools a page declares, as tabwire keeps them: a tool and the hints
+//! the page gives, and the list the browser's registry announced for one
+//! tab, kept current from its events.
+
+use serde_json::Value;
+
+/// What a page says of a tool (the browser's names for its hints).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// Only reads: a read-only server may call it.
+    pub read_only: bool,
+    /// Has effects a person would want to confirm.
+    pub consequential: bool,
+    /// Its output comes from others (reviews, messages).
+    pub untrusted_content: bool,
+    /// A form tool that submits itself (otherwise a person submits).
+    pub autosubmit: bool,
+}
+
+impl Annotations {
+    fn from_json(a: &Value) -> Self {
+        let on = |k: &str| a[k].as_bool() == Some(true);
+        Annotations {
+            read_only: on("readOnly"),
+            consequential: on("consequential"),
+            untrusted_content: on("untrustedContent"),
+            autosubmit: on("autosubmit"),
+        }
+    }
+
+    /// The hints that are on, as words for a listing.
+    pub fn words(&self) -> Vec<&'static str> {
+        [
+            (self.read_only, "read-only"),
+            (self.consequential, "consequential"),
+            (self.untrusted_content, "untrusted content"),
+            (self.autosubmit, "submits itself"),
+        ]
+        .into_iter()
+        .filter_map(|(on, w)| on.then_some(w))
+        .collect()
+    }
+}
+
+/// One tool a page declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageTool {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Option<Value>,
+    pub annotations: Annotations,
+    /// The frame of the browser's registry it lives in; None: the shim's.
+    pub frame_id: Option<String>,
+    /// Declared by a `<form>` (the browser fills it in; a person submits
+    /// it unless the form submits itself).
+    pub form: bool,
+}
+
+impl PageTool {
+    fn from_cdp(t: &Value) -> Option<Self> {
+        Some(PageTool {
+            name: t["name"].as_str()?.to_string(),
+            description: t["description"].as_str().unwrap_or("").to_string(),
+            input_schema: t.get("inputSchema").filter(|s| s.is_object()).cloned(),
+            annotations: Annotations::from_json(&t["annotations"]),
+            frame_id: Some(t["frameId"].as_str()?.to_string()),
+            form: t.get("backendNodeId").is_some(),
+        })
+    }
+
+    pub(super) fn from_shim(t: &Value) -> Option<Self> {
+        Some(PageTool {
+            name: t["name"].as_str()?.to_string(),
+            description: t["description"].as_str().unwrap_or("").to_string(),
+            input_schema: t.get("inputSchema").filter(|s| s.is_object()).cloned(),
+            annotations: Annotations::from_json(&t["annotations"]),
+            frame_id: None,
+            form: false,
+        })
+    }
+}
+
+/// The tools the browser's registry announced for one tab, kept current
+/// from its events.
+#[derive(Debug, Default)]
+pub struct NativeTools {
+    /// `WebMCP.enable` was sent in this debugger session.
+    pub enabled: bool,
+    pub(super) tools: Vec<PageTool>,
+}
+
+impl NativeTools {
+    /// Folds one of the tab's events in.
+    pub fn record(&mut self, method: &str, params: &Value) {
+        match method {
+            "WebMCP.toolsAdded" => {
+                for t in params["tools"].as_array().into_iter().flatten() {
+                    if let Some(tool) = PageTool::from_cdp(t) {
+                        self.tools
+                            .retain(|k| !(k.name == tool.name && k.frame_id == tool.frame_id));
+                        self.tools.push(tool);
+                    }
+                }
+            }
+            "WebMCP.toolsRemoved" => {
+                for t in params["tools"].as_array().into_iter().flatten() {
+                    let (name, frame) = (t["name"].as_str(), t["frameId"].as_str());
+                    self.tools.retain(|k| {
+                        !(Some(k.name.as_str()) == name && k.frame_id.as_deref() == frame)
+                    });
+                }
+            }
+            // A new document has none of the old one's tools (the browser
+            // does not say so). A page restored from the back/forward
+            // cache announces its tools before this event: keep them.
+            "Page.frameNavigated" if params["type"] != "BackForwardCacheRestore" => {
+                if params["frame"].get("parentId").is_none() {
+                    self.tools.clear();
+                } else if let Some(id) = params["frame"]["id"].as_str() {
+                    self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
+                }
+            }
+            "Page.frameDetached" => {
+                if let Some(id) = params["frameId"].as_str() {
+                    self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The debugger let go: events were missed, and the registry must be
+    /// enabled again.
+    pub fn detached(&mut self) {
+        *self = NativeTools::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn added(name: &str, frame: &str) -> Value {
+        json!({"tools": [{"name": name, "description": "d", "frameId": frame,
+            "annotations": {"readOnly": true, "consequential": false}}]})
+    }
+
+    #[test]
+    fn the_registry_follows_the_browser_s_events() {
+        let mut n = NativeTools::default();
+        n.record("WebMCP.toolsAdded", &added("a", "F1"));
+        n.record("WebMCP.toolsAdded", &added("b", "F2"));
+        n.record("WebMCP.toolsAdded", &added("a", "F1"));
+        assert_eq!(n.tools.len(), 2);
+        assert!(n.tools[0].annotations.read_only);
+        n.record(
+            "WebMCP.toolsRemoved",
+            &json!({"tools": [{"name": "a", "frameId": "F1"}]}),
+        );
+        assert_eq!(
+            n.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["b"]
+        );
+        // The child frame navigates: its tools go.
+        n.record(
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "F2", "parentId": "F1"}, "type": "Navigation"}),
+        );
+        assert!(n.tools.is_empty());
+        // A page back from the cache announces its tools first: they stay.
+        n.record("WebMCP.toolsAdded", &added("c", "F1"));
+        n.record(
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "F1"}, "type": "BackForwardCacheRestore"}),
+        );
+        assert_eq!(n.tools.len(), 1);
+        n.record(
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "F1"}, "type": "Navigation"}),
+        );
+        assert!(n.tools.is_empty());
+    }
+
+    #[test]
+    fn form_tools_and_hints_are_read() {
+        let t = PageTool::from_cdp(&json!({"name": "search", "description": "d", "frameId": "F1",
+            "backendNodeId": 9, "annotations": {"autosubmit": true}, "inputSchema": {"type": "object"}}))
+        .unwrap();
+        assert!(t.form && t.annotations.autosubmit);
+        assert_eq!(t.annotations.words(), ["submits itself"]);
+        assert!(t.input_schema.is_some());
+    }
+}

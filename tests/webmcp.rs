@@ -1,0 +1,313 @@
+//! Tools pages declare for agents (WebMCP), on both backends: the
+//! browser's own registry (Chromium with `--enable-features=WebMCP`,
+//! reached through `chrome.debugger` and directly over CDP), and tabwire's
+//! shim where the browser has none (the CDP fallback with `--no-webmcp`).
+//! The fixture pages are tests/pages/webmcp/.
+
+#[macro_use]
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::world::*;
+use common::*;
+use serde_json::{json, Value};
+
+/// The world of a WebMCP scenario: the extension's browser has WebMCP on
+/// (the CDP fallback turns it on itself).
+fn webmcp_world(via: Via) -> World {
+    let sb = Sandbox::new();
+    let browser = (via == Via::Extension)
+        .then(|| Chromium::launch_with_extension(&sb, &["--enable-features=WebMCP"]));
+    World {
+        sb,
+        _browser: browser,
+        site: site::Site::start(),
+        via,
+    }
+}
+
+macro_rules! on_both_backends_with_webmcp {
+    ($($scenario:ident),* $(,)?) => {
+        mod extension {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let _serial = $crate::common::BROWSER_LOCK.lock().await;
+                    super::$scenario(super::webmcp_world($crate::common::world::Via::Extension)).await
+                }
+            )*
+        }
+        mod cdp {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let _serial = $crate::common::BROWSER_LOCK.lock().await;
+                    super::$scenario(super::webmcp_world($crate::common::world::Via::Cdp)).await
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends_with_webmcp!(
+    the_browser_s_page_tools_are_listed_checked_and_called,
+    form_and_frame_tools_come_from_the_browser_s_registry,
+);
+
+/// The error kind an error result names.
+fn kind(r: &rmcp::model::CallToolResult) -> Option<String> {
+    r.meta
+        .as_ref()
+        .and_then(|m| m.0.get("tabwire/errorKind"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Calls page tool `name` and returns the whole result.
+async fn call(mcp: &Mcp, name: &str, arguments: Value) -> rmcp::model::CallToolResult {
+    mcp.call(
+        "browser_page_tool_call",
+        json!({"name": name, "arguments": arguments}),
+    )
+    .await
+}
+
+async fn open(mcp: &Mcp, w: &World, page: &str, support: &str) {
+    let url = w.site.url(&format!("/pages/webmcp/{page}"));
+    mcp.ok("browser_navigate", json!({"url": url})).await;
+    mcp.ok("browser_wait_for", json!({"text": support})).await;
+}
+
+/// The calls every registry must get right, the browser's or the shim's.
+async fn the_imperative_tools_work(mcp: &Arc<Mcp>, w: &World, registry: &str) {
+    open(mcp, w, "imperative.html", "WebMCP: available").await;
+    let listed = mcp.ok("browser_page_tools", json!({})).await;
+    assert!(listed.contains(registry), "{listed}");
+    let tools = fenced(&listed);
+    for name in [
+        "add_item",
+        "list_items",
+        "delete_all",
+        "boom",
+        "withdrawn",
+        "slow",
+    ] {
+        assert!(
+            tools.contains(&format!("- {name}")),
+            "{name} missing:\n{listed}"
+        );
+    }
+    assert!(tools.contains("- list_items [read-only]"), "{listed}");
+    assert!(tools.contains("- delete_all [consequential]"), "{listed}");
+    assert!(
+        tools.contains("\"count\":{\"description\":\"How many to buy\",\"type\":\"integer\"}")
+            || tools.contains("How many to buy"),
+        "{listed}"
+    );
+
+    // A call: its result in the fence, what it changed on the page.
+    let added = call(mcp, "add_item", json!({"title": "Milk", "count": 2})).await;
+    let text = text_of(&added);
+    assert_ne!(added.is_error, Some(true), "{text}");
+    assert!(fenced(&text).contains("Added 2 × \"Milk\""), "{text}");
+    assert!(
+        text.contains("2 × Milk"),
+        "the change report misses the new item:\n{text}"
+    );
+
+    // Arguments that break the schema never reach the page.
+    let bad = call(mcp, "add_item", json!({"title": "Eggs", "count": "many"})).await;
+    assert_eq!(
+        kind(&bad).as_deref(),
+        Some("bad_arguments"),
+        "{}",
+        text_of(&bad)
+    );
+    assert!(
+        text_of(&bad).contains("`count` must be integer"),
+        "{}",
+        text_of(&bad)
+    );
+    let missing = call(mcp, "add_item", json!({"title": "Eggs"})).await;
+    assert_eq!(kind(&missing).as_deref(), Some("bad_arguments"));
+    let page = mcp.ok("browser_get_text", json!({})).await;
+    assert!(
+        !page.contains("Eggs"),
+        "a refused call reached the page:\n{page}"
+    );
+
+    // The page's own failure, with its message.
+    let boom = call(mcp, "boom", json!({})).await;
+    assert_eq!(
+        kind(&boom).as_deref(),
+        Some("page_tool_failed"),
+        "{}",
+        text_of(&boom)
+    );
+    assert!(
+        text_of(&boom).contains("boom-message"),
+        "{}",
+        text_of(&boom)
+    );
+
+    // A structured answer comes back as JSON.
+    let items = text_of(&call(mcp, "list_items", json!({})).await);
+    assert!(fenced(&items).contains("\"title\":\"Milk\""), "{items}");
+
+    // The page says a tool is consequential: the answer says so too.
+    let deleted = text_of(&call(mcp, "delete_all", json!({})).await);
+    assert!(deleted.contains("Deleted 1 items"), "{deleted}");
+    assert!(
+        deleted.contains("marks this tool consequential"),
+        "{deleted}"
+    );
+
+    // A tool the page withdraws is gone; an unknown name lists the others.
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&snap, "button", "Withdraw")}),
+    )
+    .await;
+    let listed = mcp.ok("browser_page_tools", json!({})).await;
+    assert!(!fenced(&listed).contains("- withdrawn"), "{listed}");
+    let gone = call(mcp, "withdrawn", json!({})).await;
+    assert_eq!(
+        kind(&gone).as_deref(),
+        Some("not_found"),
+        "{}",
+        text_of(&gone)
+    );
+    assert!(text_of(&gone).contains("add_item"), "{}", text_of(&gone));
+
+    // A tool added after a click is there.
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&snap, "button", "Add late tool")}),
+    )
+    .await;
+    let late = text_of(&call(mcp, "late_tool", json!({})).await);
+    assert!(fenced(&late).contains("late-result"), "{late}");
+
+    // A call that never answers is cancelled at the call's time limit
+    // (this client's calls time out after 6 s), and the page hears it.
+    let slow = call(mcp, "slow", json!({})).await;
+    assert_eq!(
+        kind(&slow).as_deref(),
+        Some("timeout"),
+        "{}",
+        text_of(&slow)
+    );
+    assert!(
+        text_of(&slow).contains("was cancelled"),
+        "{}",
+        text_of(&slow)
+    );
+    mcp.ok("browser_wait_for", json!({"text": "slow: cancelled"}))
+        .await;
+
+    // A call the client gives up on is cancelled in the page too.
+    open(mcp, w, "imperative.html", "WebMCP: available").await;
+    cancel_a_slow_call(mcp).await;
+    mcp.ok("browser_wait_for", json!({"text": "slow: cancelled"}))
+        .await;
+}
+
+/// Starts page tool `slow`, waits until the page runs it, and cancels the
+/// MCP request.
+async fn cancel_a_slow_call(mcp: &Arc<Mcp>) {
+    use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
+    let mut args = serde_json::Map::new();
+    args.insert("name".into(), json!("slow"));
+    args.insert("arguments".into(), json!({}));
+    let params = CallToolRequestParams::new("browser_page_tool_call").with_arguments(args);
+    let handle = mcp
+        .client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(params)),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let shown = mcp.ok("browser_get_text", json!({})).await;
+        if shown.contains("slow: running") {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "slow never started:\n{shown}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    handle
+        .cancel(Some("the user gave up".into()))
+        .await
+        .unwrap();
+}
+
+async fn the_browser_s_page_tools_are_listed_checked_and_called(w: World) {
+    let mcp = Arc::new(client_with(&w, "WebMCP", &["--call-timeout".into(), "6".into()]).await);
+    the_imperative_tools_work(&mcp, &w, "the browser's WebMCP registry").await;
+}
+
+async fn form_and_frame_tools_come_from_the_browser_s_registry(w: World) {
+    let mcp = client(&w, "Forms").await;
+    open(&mcp, &w, "form.html", "Flights").await;
+    let listed = mcp.ok("browser_page_tools", json!({})).await;
+    assert!(
+        fenced(&listed).contains("- search_flights [form, submits itself]"),
+        "{listed}"
+    );
+    let found = text_of(
+        &call(
+            &mcp,
+            "search_flights",
+            json!({"origin": "SFO", "destination": "JFK"}),
+        )
+        .await,
+    );
+    assert!(
+        fenced(&found).contains("3 flights from SFO to JFK"),
+        "{found}"
+    );
+    // The browser checks a form's fields too; tabwire's check comes first.
+    let bad = call(&mcp, "search_flights", json!({"origin": "SFO"})).await;
+    assert_eq!(
+        kind(&bad).as_deref(),
+        Some("bad_arguments"),
+        "{}",
+        text_of(&bad)
+    );
+
+    // A tool an iframe declares is listed and runs in its frame.
+    open(&mcp, &w, "frame_host.html", "WebMCP: available").await;
+    let listed = mcp.ok("browser_page_tools", json!({})).await;
+    assert!(fenced(&listed).contains("- frame_tool"), "{listed}");
+    assert!(fenced(&listed).contains("- host_tool"), "{listed}");
+    let r = text_of(&call(&mcp, "frame_tool", json!({"note": "hi"})).await);
+    assert!(
+        fenced(&r).contains("frame_tool in /pages/webmcp/frame_tool.html: hi"),
+        "{r}"
+    );
+}
+
+/// Where the browser has no WebMCP, tabwire's shim offers today's API (and
+/// the old one), with the same checks and the same cancelling.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_browser_s_webmcp_the_shim_serves_the_same_page() {
+    let _serial = BROWSER_LOCK.lock().await;
+    let w = world(Via::Cdp);
+    let mcp = Arc::new(
+        client_with(
+            &w,
+            "Shim",
+            &["--no-webmcp".into(), "--call-timeout".into(), "6".into()],
+        )
+        .await,
+    );
+    the_imperative_tools_work(&mcp, &w, "tabwire's registry").await;
+}
