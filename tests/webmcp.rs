@@ -254,6 +254,37 @@ async fn the_browser_s_page_tools_are_listed_checked_and_called(w: World) {
     the_imperative_tools_work(&mcp, &w, "the browser's WebMCP registry").await;
 }
 
+/// A page with hundreds of tools is listed in bounded pieces, and a long
+/// description is cut inside the fence.
+async fn many_tools_are_listed_in_bounded_pages(mcp: &Mcp, w: &World) {
+    open(mcp, w, "many.html", "Tools declared").await;
+    let first = mcp.ok("browser_page_tools", json!({})).await;
+    assert!(first.contains("251 tools declared by the page"), "{first}");
+    assert!(first.contains("Listing 1 of 13"), "{first}");
+    assert!(first.len() < 12_000, "a listing of {} bytes", first.len());
+    let last = mcp.ok("browser_page_tools", json!({"page": 13})).await;
+    assert!(fenced(&last).contains("- tool_249"), "{last}");
+    let all: String = {
+        let mut all = String::new();
+        for page in 1..=13 {
+            all.push_str(&mcp.ok("browser_page_tools", json!({"page": page})).await);
+        }
+        all
+    };
+    let long = all
+        .lines()
+        .find(|l| l.starts_with("- long_winded"))
+        .expect("long_winded is listed");
+    assert!(long.len() < 600, "{long}");
+    assert!(!all.contains("END-OF-DESCRIPTION"), "the description was not cut");
+    assert!(!outside_fences(&all).contains("blah blah"), "{all}");
+    let past = mcp.call("browser_page_tools", json!({"page": 14})).await;
+    assert_eq!(kind(&past).as_deref(), Some("bad_arguments"));
+    // Calling one of them by name works however far down it is listed.
+    let r = text_of(&call(mcp, "tool_249", json!({})).await);
+    assert!(fenced(&r).contains("tool_249"), "{r}");
+}
+
 async fn form_and_frame_tools_come_from_the_browser_s_registry(w: World) {
     let mcp = client(&w, "Forms").await;
     open(&mcp, &w, "form.html", "Flights").await;
@@ -293,6 +324,8 @@ async fn form_and_frame_tools_come_from_the_browser_s_registry(w: World) {
         fenced(&r).contains("frame_tool in /pages/webmcp/frame_tool.html: hi"),
         "{r}"
     );
+
+    many_tools_are_listed_in_bounded_pages(&mcp, &w).await;
 }
 
 /// Where the browser has no WebMCP, tabwire's shim offers today's API (and
