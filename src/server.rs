@@ -19,7 +19,9 @@ use serde_json::Value;
 use crate::audit::{self, AuditLog};
 use crate::error::ErrorKind;
 use crate::page::Client;
-use crate::tools::{all_tools_with, Response, Runner, RunnerSlot, ToolDef, ToolError};
+use crate::tools::{
+    all_tools_with, Cap, Response, Runner, RunnerSlot, ToolDef, ToolError, PAGE_TOOL_PREFIX,
+};
 
 /// How often a long call reports progress (when the client asked for it).
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
@@ -123,6 +125,12 @@ impl TabwireServer {
         self.offered().map(ToolDef::to_mcp_titled).collect()
     }
 
+    /// Whether the current page's own tools are offered as MCP tools
+    /// (`serve --caps page-tools`).
+    fn offers_page_tools(&self) -> bool {
+        self.client.policy().caps_on().contains(&Cap::PageTools)
+    }
+
     /// The tools this client may see and call.
     fn offered(&self) -> impl Iterator<Item = &ToolDef> {
         self.tools.iter().filter(|t| {
@@ -136,7 +144,15 @@ impl TabwireServer {
 
 impl ServerHandler for TabwireServer {
     fn get_info(&self) -> ServerConfig {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = if self.offers_page_tools() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("tabwire", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -151,6 +167,12 @@ impl ServerHandler for TabwireServer {
             .set_client_name(info.title.as_deref().unwrap_or(&info.name));
         tracing::info!(client = %info.name, version = %info.version, "MCP client connected");
         context.peer.set_peer_info(request.clone());
+        if self.offers_page_tools() {
+            tokio::spawn(announce_page_tool_changes(
+                context.peer.clone(),
+                self.client.clone(),
+            ));
+        }
         self.negotiate_initialize(&request)
     }
 
@@ -159,9 +181,11 @@ impl ServerHandler for TabwireServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(
-            self.offered().map(ToolDef::to_mcp).collect(),
-        ))
+        let mut tools: Vec<_> = self.offered().map(ToolDef::to_mcp).collect();
+        if self.offers_page_tools() {
+            tools.extend(crate::tools::page_tools_as_mcp(&self.client).await);
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -222,6 +246,19 @@ impl TabwireServer {
         arguments: JsonObject,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<Response, ToolError> {
+        // A page's own tool offered as an MCP tool runs as
+        // browser_page_tool_call would run it.
+        let (name, arguments) = match name.strip_prefix(PAGE_TOOL_PREFIX) {
+            Some(page_tool)
+                if self.offers_page_tools() && !self.tools.iter().any(|t| t.name == name) =>
+            {
+                let mut wrapped = JsonObject::new();
+                wrapped.insert("name".into(), page_tool.into());
+                wrapped.insert("arguments".into(), Value::Object(arguments));
+                ("browser_page_tool_call", wrapped)
+            }
+            _ => (name, arguments),
+        };
         let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
             let known: Vec<_> = self.offered().map(|t| t.name).collect();
             return Err(ToolError::new(
@@ -282,6 +319,20 @@ impl TabwireServer {
             let text = format!("{name} failed: {e}");
             e.retold(text)
         })
+    }
+}
+
+/// Tells the client (`notifications/tools/list_changed`) whenever the
+/// current page's tools may have changed: its registry, a new page, another
+/// tab. Changes that come together are told once.
+async fn announce_page_tool_changes(peer: Peer<RoleServer>, client: Client) {
+    let mut changes = client.page_tools_changes();
+    while changes.changed().await.is_ok() {
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        changes.borrow_and_update();
+        if peer.notify_tool_list_changed().await.is_err() {
+            return;
+        }
     }
 }
 

@@ -54,6 +54,7 @@ macro_rules! on_both_backends_with_webmcp {
 on_both_backends_with_webmcp!(
     the_browser_s_page_tools_are_listed_checked_and_called,
     form_and_frame_tools_come_from_the_browser_s_registry,
+    page_tools_can_be_mcp_tools_of_their_own,
 );
 
 /// The error kind an error result names.
@@ -276,7 +277,10 @@ async fn many_tools_are_listed_in_bounded_pages(mcp: &Mcp, w: &World) {
         .find(|l| l.starts_with("- long_winded"))
         .expect("long_winded is listed");
     assert!(long.len() < 600, "{long}");
-    assert!(!all.contains("END-OF-DESCRIPTION"), "the description was not cut");
+    assert!(
+        !all.contains("END-OF-DESCRIPTION"),
+        "the description was not cut"
+    );
     assert!(!outside_fences(&all).contains("blah blah"), "{all}");
     let past = mcp.call("browser_page_tools", json!({"page": 14})).await;
     assert_eq!(kind(&past).as_deref(), Some("bad_arguments"));
@@ -343,4 +347,106 @@ async fn without_the_browser_s_webmcp_the_shim_serves_the_same_page() {
         .await,
     );
     the_imperative_tools_work(&mcp, &w, "tabwire's registry").await;
+}
+
+/// How many `list_changed` notifications `mcp` got so far.
+fn changes(mcp: &Mcp) -> usize {
+    mcp.tools_changed.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Waits until `mcp` got more than `seen` `list_changed` notifications.
+async fn told_of_a_change(mcp: &Mcp, seen: usize) {
+    eventually(10, "a tools/list_changed notification", || {
+        (changes(mcp) > seen).then_some(())
+    })
+    .await;
+}
+
+/// The MCP names `tools/list` offers now.
+async fn listed_names(mcp: &Mcp) -> Vec<String> {
+    mcp.client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
+/// With `--caps page-tools`, each tool of the current page is an MCP tool
+/// of its own (`page_<name>`), its description fenced, and the client is
+/// told when the page's tools change.
+async fn page_tools_can_be_mcp_tools_of_their_own(w: World) {
+    let mcp = client_with(&w, "Native", &["--caps".into(), "page-tools".into()]).await;
+    let before = changes(&mcp);
+    open(&mcp, &w, "imperative.html", "WebMCP: available").await;
+    told_of_a_change(&mcp, before).await;
+    let tools = mcp.client.list_all_tools().await.unwrap();
+    let add = tools
+        .iter()
+        .find(|t| t.name == "page_add_item")
+        .unwrap_or_else(|| {
+            panic!(
+                "no page_add_item in {:?}",
+                tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+            )
+        });
+    let description = add.description.as_deref().unwrap_or("");
+    assert!(
+        description.contains("<<page-content ") && fenced(description).contains("Add an item"),
+        "{description}"
+    );
+    let schema = serde_json::to_string(&*add.input_schema).unwrap();
+    assert!(
+        schema.contains("<<page-content "),
+        "descriptions in the schema are fenced: {schema}"
+    );
+    let list = tools.iter().find(|t| t.name == "page_list_items").unwrap();
+    assert_eq!(
+        list.annotations.as_ref().and_then(|a| a.read_only_hint),
+        Some(true)
+    );
+    // tabwire's own tools are still there.
+    assert!(tools.iter().any(|t| t.name == "browser_click"));
+
+    // Called by its MCP name, checked and run like browser_page_tool_call.
+    let r = mcp
+        .call("page_add_item", json!({"title": "Tea", "count": 3}))
+        .await;
+    assert!(
+        fenced(&text_of(&r)).contains("Added 3 × \"Tea\""),
+        "{}",
+        text_of(&r)
+    );
+    let bad = mcp.call("page_add_item", json!({"title": "Tea"})).await;
+    assert_eq!(
+        kind(&bad).as_deref(),
+        Some("bad_arguments"),
+        "{}",
+        text_of(&bad)
+    );
+
+    // A tool the page adds: the client is told, and it is listed.
+    let seen = changes(&mcp);
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    mcp.ok(
+        "browser_click",
+        json!({"target": find_ref(&snap, "button", "Add late tool")}),
+    )
+    .await;
+    told_of_a_change(&mcp, seen).await;
+    assert!(listed_names(&mcp)
+        .await
+        .contains(&"page_late_tool".to_string()));
+
+    // Another page: its tools replace these.
+    let seen = changes(&mcp);
+    open(&mcp, &w, "form.html", "Flights").await;
+    told_of_a_change(&mcp, seen).await;
+    let names = listed_names(&mcp).await;
+    assert!(
+        names.contains(&"page_search_flights".to_string()),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"page_add_item".to_string()), "{names:?}");
 }

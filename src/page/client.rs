@@ -48,6 +48,9 @@ struct Inner {
     state: Mutex<State>,
     /// Marks page content in this client's answers (see `crate::fence`).
     fence: Fence,
+    /// Counts the changes of the current tab's page tools (its page, its
+    /// registry, which tab is current), for `tools/list_changed`.
+    page_tools_changed: tokio::sync::watch::Sender<u64>,
 }
 
 /// One MCP client's view of the browser: its tabs, the current one, its
@@ -91,6 +94,7 @@ impl Client {
                 progress: Mutex::new(None),
                 state: Mutex::new(State::default()),
                 fence: Fence::new(),
+                page_tools_changed: tokio::sync::watch::Sender::new(0),
             }),
         };
         session.watch_events();
@@ -216,13 +220,29 @@ impl Client {
                         method,
                         params,
                     } => {
+                        let current = st.current == Some(tab);
                         let t = st.tabs.entry(tab).or_default();
                         t.events.record(&method, &params);
-                        t.webmcp.record(&method, &params);
+                        let tools_changed = t.webmcp.record(&method, &params)
+                            || (method == "Page.frameNavigated"
+                                && params["frame"].get("parentId").is_none());
+                        if current && tools_changed {
+                            session.page_tools_changed();
+                        }
                     }
                 }
             }
         });
+    }
+
+    /// The page tools of the current tab may have changed.
+    pub(super) fn page_tools_changed(&self) {
+        self.inner.page_tools_changed.send_modify(|n| *n += 1);
+    }
+
+    /// Wakes whenever the current tab's page tools may have changed.
+    pub fn page_tools_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.page_tools_changed.subscribe()
     }
 
     /// The current tab's last known URL (from navigation events), for the

@@ -17,8 +17,13 @@ impl Client {
     pub fn set_current(&self, tab: Option<TabId>) {
         self.forget_void_handles();
         let mut st = self.state();
+        let changed = st.current != tab;
         st.current = tab;
         st.closed_notice = None;
+        drop(st);
+        if changed {
+            self.page_tools_changed();
+        }
     }
 
     /// The tab page tools read or act on, after checking that the policy

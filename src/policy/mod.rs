@@ -63,6 +63,10 @@ pub enum Cap {
     Devtools,
     /// Assertions and test export.
     Testing,
+    /// The current page's own tools (WebMCP), each offered as an MCP tool
+    /// of its own (`page_<name>`), kept current with `list_changed`.
+    #[serde(rename = "page-tools")]
+    PageTools,
 }
 
 impl Cap {
@@ -73,6 +77,7 @@ impl Cap {
             Cap::Vision => "vision",
             Cap::Devtools => "devtools",
             Cap::Testing => "testing",
+            Cap::PageTools => "page-tools",
         }
     }
 }

@@ -33,6 +33,7 @@ mod webmcp;
 pub use crate::page::Client;
 pub use batch::{Runner, RunnerSlot};
 pub use def::{Cap, Kind, Response, ToolDef, ToolError};
+pub use webmcp::{as_mcp_tools as page_tools_as_mcp, MCP_PREFIX as PAGE_TOOL_PREFIX};
 
 /// Every tool, in the order `tools/list` shows them (browser_batch runs
 /// nothing: no runner is lent to it).

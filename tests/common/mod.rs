@@ -130,6 +130,8 @@ pub fn processes_matching(pred: impl Fn(&str, &str) -> bool) -> Vec<i32> {
 pub struct Recorder {
     info: ClientConfig,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// How many `notifications/tools/list_changed` arrived.
+    pub tools_changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl ClientHandler for Recorder {
@@ -141,6 +143,11 @@ impl ClientHandler for Recorder {
         self.progress.lock().unwrap().push(params);
     }
 
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
     }
@@ -150,6 +157,8 @@ impl ClientHandler for Recorder {
 pub struct Mcp {
     pub client: RunningService<RoleClient, Recorder>,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// How many `notifications/tools/list_changed` arrived.
+    pub tools_changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Mcp {
@@ -184,12 +193,18 @@ impl Mcp {
             Implementation::new(client_name, "1.0"),
         );
         let progress = Arc::new(Mutex::new(Vec::new()));
+        let tools_changed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let recorder = Recorder {
             info,
             progress: progress.clone(),
+            tools_changed: tools_changed.clone(),
         };
         let client = recorder.serve(transport).await.expect("MCP initialize");
-        Self { client, progress }
+        Self {
+            client,
+            progress,
+            tools_changed,
+        }
     }
 
     /// Calls a tool with a progress token, so the server may report progress.

@@ -107,7 +107,7 @@ impl Client {
                     method,
                     params,
                 }) if t == tab && method.starts_with("WebMCP.") => {
-                    state.webmcp.record(&method, &params)
+                    state.webmcp.record(&method, &params);
                 }
                 Ok(_) | Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {}
                 Err(_) => break,

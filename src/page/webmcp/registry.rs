@@ -90,8 +90,10 @@ pub struct NativeTools {
 }
 
 impl NativeTools {
-    /// Folds one of the tab's events in.
-    pub fn record(&mut self, method: &str, params: &Value) {
+    /// Folds one of the tab's events in; true when the list changed.
+    pub fn record(&mut self, method: &str, params: &Value) -> bool {
+        let before = self.tools.len();
+        let mut added = false;
         match method {
             "WebMCP.toolsAdded" => {
                 for t in params["tools"].as_array().into_iter().flatten() {
@@ -99,6 +101,7 @@ impl NativeTools {
                         self.tools
                             .retain(|k| !(k.name == tool.name && k.frame_id == tool.frame_id));
                         self.tools.push(tool);
+                        added = true;
                     }
                 }
             }
@@ -127,6 +130,7 @@ impl NativeTools {
             }
             _ => {}
         }
+        added || self.tools.len() != before
     }
 
     /// The debugger let go: events were missed, and the registry must be
