@@ -117,7 +117,8 @@ impl Runner for StepRunner {
 impl TabwireServer {
     /// The MCP descriptions of the tools this client may call.
     pub fn tool_list(&self) -> Vec<rmcp::model::Tool> {
-        self.offered().map(ToolDef::to_mcp).collect()
+        let policy = self.client.policy();
+        self.offered().map(|t| t.to_mcp_under(policy)).collect()
     }
 
     /// [`Self::tool_list`] with each tool's human title.
@@ -181,7 +182,8 @@ impl ServerHandler for TabwireServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut tools: Vec<_> = self.offered().map(ToolDef::to_mcp).collect();
+        let policy = self.client.policy();
+        let mut tools: Vec<_> = self.offered().map(|t| t.to_mcp_under(policy)).collect();
         if self.offers_page_tools() {
             tools.extend(crate::tools::page_tools_as_mcp(&self.client).await);
         }

@@ -36,6 +36,9 @@ async fn read_only_no_eval_and_tools_flags_shape_what_is_offered() {
     assert!(!tools
         .iter()
         .any(|t| t.name == "browser_click" || t.name == "browser_navigate"));
+    // Calling a page's own tools stays: a read-only server runs only those
+    // the page marks read-only (tests/webmcp.rs, tools::webmcp tests).
+    assert!(tools.iter().any(|t| t.name == "browser_page_tool_call"));
     let refused = ro
         .text("browser_click", json!({"target": "e1"}))
         .await

@@ -74,7 +74,7 @@ pub fn tools(slot: &RunnerSlot) -> Vec<ToolDef> {
         NAME,
         "Run tools in a row",
         Kind::Action,
-        "Run up to 10 tools in order in one call (e.g. type, click, wait_for): `actions` [{tool, arguments}]; stops at a failure.",
+        "Run up to 10 tools in order (type, click, wait_for …): `actions` [{tool, arguments}]; stops at a failure.",
         move |_s: Client, a: BatchArgs| {
             let slot = slot.clone();
             async move { batch(slot, a).await }

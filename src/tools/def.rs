@@ -129,6 +129,17 @@ impl ToolDef {
         }
     }
 
+    /// [`Self::to_mcp`] as a server offers it under its policy: on a
+    /// read-only server a tool that runs what the page declares can run
+    /// only what the page marks read-only, so it is read-only there.
+    pub fn to_mcp_under(&self, policy: &crate::policy::Policy) -> Tool {
+        let tool = self.to_mcp();
+        if self.kind == Kind::PageDeclared && policy.read_only {
+            return tool.with_annotations(ToolAnnotations::new().read_only(true));
+        }
+        tool
+    }
+
     pub async fn call(&self, client: Client, args: Value) -> Result<Response, ToolError> {
         (self.handler)(client, args).await
     }

@@ -51,7 +51,7 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_download",
             "Download a file",
             Kind::Action,
-            "Save `url` or the file `target` links to or shows (with the page's cookies) in the download dir; returns path, size, type.",
+            "Save `url` or the file `target` links to or shows (page's cookies) in the download dir; returns path, size, type.",
             download_tool,
         ),
         ToolDef::on_tab(

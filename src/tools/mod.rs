@@ -234,6 +234,8 @@ mod tests {
         "endY",
         // browser_start_tracing: described with the field.
         "reload",
+        // browser_page_tools: its description says what a `page` is.
+        "page",
     ];
 
     #[test]

@@ -31,7 +31,7 @@ const NAMES_SHOWN: usize = 40;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
-    /// Which listing of 20 tools (1: the first), for pages that declare more.
+    // Which listing of 20 (the description says so; tools/list stays small).
     pub page: Option<usize>,
 }
 
@@ -48,14 +48,14 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_page_tools",
             "Page tools",
             Kind::ReadOnly,
-            "Tools the page declares for agents (WebMCP): name, hints, description, input schema. Run one with browser_page_tool_call.",
+            "Page-declared tools (WebMCP), 20 per `page`; run via browser_page_tool_call.",
             list,
         ),
         ToolDef::on_tab(
             "browser_page_tool_call",
             "Call a page tool",
             Kind::PageDeclared,
-            "Run a tool the page declares, by `name` with `arguments` (checked against its input schema first); returns its result.",
+            "Run a page's tool by `name` with `arguments`.",
             call,
         ),
     ]
@@ -157,6 +157,8 @@ pub async fn as_mcp_tools(s: &Client) -> Vec<rmcp::model::Tool> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
                 && t.name.len() + MCP_PREFIX.len() <= 128
+                // A read-only server offers only what the page marks so.
+                && (t.annotations.read_only || !s.policy().read_only)
         })
         .map(|t| {
             let mut schema = t
