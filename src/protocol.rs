@@ -387,6 +387,15 @@ pub fn chunk_for_extension(c: u64, chunk_id: u64, raw: &RawValue, limit: usize) 
         .collect()
 }
 
+/// Whether an event from an out-of-process frame's session goes to the
+/// tab's events: frames attaching and detaching (frames inside frames), and
+/// the frame's page tools (WebMCP events carry the frame's id). Its other
+/// events (navigation, dialogs, console) are the top frame's business and
+/// are not.
+pub fn child_event_kept(method: &str) -> bool {
+    method.starts_with("Target.") || method.starts_with("WebMCP.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

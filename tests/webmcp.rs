@@ -329,6 +329,24 @@ async fn form_and_frame_tools_come_from_the_browser_s_registry(w: World) {
         "{r}"
     );
 
+    // A tool a cross-site frame declares lives in the frame's own process
+    // and DevTools session: listed and called there.
+    open(&mcp, &w, "xframe_host.html", "Frame loaded").await;
+    let mut listed = String::new();
+    for _ in 0..20 {
+        listed = mcp.ok("browser_page_tools", json!({})).await;
+        if fenced(&listed).contains("- frame_tool") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(fenced(&listed).contains("- frame_tool"), "{listed}");
+    let r = text_of(&call(&mcp, "frame_tool", json!({"note": "far"})).await);
+    assert!(
+        fenced(&r).contains("frame_tool in /pages/webmcp/frame_tool.html: far"),
+        "{r}"
+    );
+
     many_tools_are_listed_in_bounded_pages(&mcp, &w).await;
 }
 

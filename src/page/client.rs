@@ -229,6 +229,15 @@ impl Client {
                         if current && tools_changed {
                             session.page_tools_changed();
                         }
+                        // An out-of-process frame's page tools are in its
+                        // own session's registry.
+                        if method == "Target.attachedToTarget"
+                            && params["targetInfo"]["type"] == "iframe"
+                        {
+                            if let Some(child) = params["sessionId"].as_str() {
+                                session.enable_frame_registry_soon(tab, child.to_string());
+                            }
+                        }
                     }
                 }
             }

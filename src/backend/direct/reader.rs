@@ -95,7 +95,7 @@ pub(super) async fn read_loop(
                 }
                 match (tab, child_tab) {
                     (Some(tab), _) => Some(tab),
-                    (None, Some(tab)) if method.starts_with("Target.") => Some(tab),
+                    (None, Some(tab)) if crate::protocol::child_event_kept(&method) => Some(tab),
                     _ => None,
                 }
             };

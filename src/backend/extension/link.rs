@@ -249,13 +249,11 @@ fn dispatch(msg: &[u8], link: &Link, inner: &Inner) {
     // A child session's events (an out-of-process frame) are not the
     // tab's page events: navigation and dialogs are the top frame's.
     // Frames attaching inside a frame are let through (for frames inside
-    // frames).
+    // frames), and so are the frame's page tools (WebMCP: each carries its
+    // frame's id).
     if kind == "cdp"
         && inc.session_id.is_some()
-        && !matches!(
-            inc.method.as_deref(),
-            Some("Target.attachedToTarget" | "Target.detachedFromTarget")
-        )
+        && !crate::protocol::child_event_kept(inc.method.as_deref().unwrap_or(""))
     {
         return;
     }

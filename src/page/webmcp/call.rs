@@ -42,9 +42,12 @@ impl Client {
         // Listen before asking: the answer may come right behind the
         // command's own.
         let mut events = self.backend().subscribe();
+        // A tool of an out-of-process frame is called in its session.
+        let session = self.child_session(tab, frame);
         let started = self
-            .cdp(
+            .cdp_in(
                 tab,
+                session.as_deref(),
                 "WebMCP.invokeTool",
                 json!({"frameId": frame, "toolName": tool.name, "input": args}),
             )
@@ -55,7 +58,7 @@ impl Client {
                 tool.name
             )));
         };
-        let mut pending = Pending::new(self, tab, Running::Native(id.clone()));
+        let mut pending = Pending::new(self, tab, Running::Native(id.clone(), session));
         let mut deadline = tokio::time::Instant::now() + limit;
         let mut navigated = false;
         loop {
@@ -204,7 +207,8 @@ struct Pending {
 }
 
 enum Running {
-    Native(String),
+    /// The invocation id, and the frame's session when it is not the tab's.
+    Native(String, Option<String>),
     Shim(String),
 }
 
@@ -233,8 +237,13 @@ impl Drop for Pending {
         };
         runtime.spawn(async move {
             let sent = match running {
-                Running::Native(id) => client
-                    .cdp(tab, "WebMCP.cancelInvocation", json!({"invocationId": id}))
+                Running::Native(id, session) => client
+                    .cdp_in(
+                        tab,
+                        session.as_deref(),
+                        "WebMCP.cancelInvocation",
+                        json!({"invocationId": id}),
+                    )
                     .await
                     .map(|_| ()),
                 Running::Shim(id) => client

@@ -88,6 +88,22 @@ impl Client {
         });
     }
 
+    /// [`Self::enable_registry_soon`] for an out-of-process frame's session,
+    /// as it attaches: its tools are announced on the tab's events with the
+    /// frame's id.
+    pub(crate) fn enable_frame_registry_soon(&self, tab: TabId, session: String) {
+        let client = self.clone();
+        tokio::spawn(async move {
+            let sent = client
+                .backend()
+                .cdp_raw_in(tab, &session, "WebMCP.enable", json!({}))
+                .await;
+            if let Err(e) = sent {
+                tracing::debug!(error = %e, "enabling WebMCP in a frame's session");
+            }
+        });
+    }
+
     /// Sends `WebMCP.enable` once per debugger session, and takes in the
     /// tools it announces: they arrive before its answer, so they are in
     /// this receiver once the answer is in, whether or not the event

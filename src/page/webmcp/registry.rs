@@ -128,6 +128,13 @@ impl NativeTools {
                     self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
                 }
             }
+            // An out-of-process frame went (or navigated to another site):
+            // its target id is its frame's id.
+            "Target.detachedFromTarget" => {
+                if let Some(id) = params["targetId"].as_str() {
+                    self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
+                }
+            }
             _ => {}
         }
         added || self.tools.len() != before
@@ -183,6 +190,13 @@ mod tests {
             "Page.frameNavigated",
             &json!({"frame": {"id": "F1"}, "type": "Navigation"}),
         );
+        assert!(n.tools.is_empty());
+        // An out-of-process frame's session goes: its tools go.
+        n.record("WebMCP.toolsAdded", &added("far", "X1"));
+        assert!(n.record(
+            "Target.detachedFromTarget",
+            &json!({"sessionId": "S", "targetId": "X1"})
+        ));
         assert!(n.tools.is_empty());
     }
 
