@@ -182,8 +182,7 @@ impl ServerHandler for TabwireServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let policy = self.client.policy();
-        let mut tools: Vec<_> = self.offered().map(|t| t.to_mcp_under(policy)).collect();
+        let mut tools = self.tool_list();
         if self.offers_page_tools() {
             tools.extend(crate::tools::page_tools_as_mcp(&self.client).await);
         }

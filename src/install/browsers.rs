@@ -437,17 +437,19 @@ pub fn windows_policy_key(b: &Browser) -> Option<&'static str> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::collections::HashSet;
 
-    fn linux() -> Env {
+    // One user's machine on each system (host_locations.rs's tests use
+    // them too).
+    pub(in crate::install) fn linux() -> Env {
         Env::for_tests(Os::Linux, "/home/ada")
     }
-    fn mac() -> Env {
+    pub(in crate::install) fn mac() -> Env {
         Env::for_tests(Os::MacOs, "/Users/ada")
     }
-    fn windows() -> Env {
+    pub(in crate::install) fn windows() -> Env {
         Env::for_tests(Os::Windows, r"C:\Users\ada")
     }
 

@@ -85,18 +85,9 @@ pub fn host_location(b: &Browser, env: &Env) -> Option<HostLocation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::browsers::tests::{linux, mac, windows};
     use crate::install::browsers::BROWSERS;
     use std::collections::HashSet;
-
-    fn linux() -> Env {
-        Env::for_tests(Os::Linux, "/home/ada")
-    }
-    fn mac() -> Env {
-        Env::for_tests(Os::MacOs, "/Users/ada")
-    }
-    fn windows() -> Env {
-        Env::for_tests(Os::Windows, r"C:\Users\ada")
-    }
 
     fn file(env: &Env, id: &str) -> String {
         match host_location(by_name(id).unwrap(), env).unwrap() {

@@ -235,7 +235,7 @@ impl Client {
                             && params["targetInfo"]["type"] == "iframe"
                         {
                             if let Some(child) = params["sessionId"].as_str() {
-                                session.enable_frame_registry_soon(tab, child.to_string());
+                                session.enable_registry_soon(tab, Some(child.to_string()));
                             }
                         }
                     }

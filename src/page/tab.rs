@@ -202,7 +202,7 @@ impl Client {
                 }
             }
             drop(state);
-            self.enable_registry_soon(tab);
+            self.enable_registry_soon(tab, None);
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {

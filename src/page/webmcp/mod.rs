@@ -73,33 +73,30 @@ impl Client {
     /// come (enabling later lists only the top frame's). Not waited for:
     /// a dialog open at that moment would hold the command, and no tool
     /// should wait on it; a browser without the domain just says no.
-    pub(crate) fn enable_registry_soon(&self, tab: TabId) {
+    ///
+    /// `frame_session`: an out-of-process frame's own session, as it
+    /// attaches (its tools are announced on the tab's events with the
+    /// frame's id); None: the tab's.
+    pub(crate) fn enable_registry_soon(&self, tab: TabId, frame_session: Option<String>) {
         let client = self.clone();
         tokio::spawn(async move {
             // Straight to the backend: a tab closed meanwhile must not be
             // set up again, nor its closing notice spent, by this.
-            let sent = client
-                .backend()
-                .cdp_raw(tab, "WebMCP.enable", json!({}))
-                .await;
-            if sent.is_ok() {
-                client.if_tab_known(tab, |t| t.webmcp.enabled = true);
-            }
-        });
-    }
-
-    /// [`Self::enable_registry_soon`] for an out-of-process frame's session,
-    /// as it attaches: its tools are announced on the tab's events with the
-    /// frame's id.
-    pub(crate) fn enable_frame_registry_soon(&self, tab: TabId, session: String) {
-        let client = self.clone();
-        tokio::spawn(async move {
-            let sent = client
-                .backend()
-                .cdp_raw_in(tab, &session, "WebMCP.enable", json!({}))
-                .await;
-            if let Err(e) = sent {
-                tracing::debug!(error = %e, "enabling WebMCP in a frame's session");
+            let backend = client.backend();
+            let sent = match &frame_session {
+                Some(session) => {
+                    backend
+                        .cdp_raw_in(tab, session, "WebMCP.enable", json!({}))
+                        .await
+                }
+                None => backend.cdp_raw(tab, "WebMCP.enable", json!({})).await,
+            };
+            match sent {
+                Ok(_) if frame_session.is_none() => {
+                    client.if_tab_known(tab, |t| t.webmcp.enabled = true)
+                }
+                Ok(_) => {}
+                Err(e) => tracing::debug!(error = %e, "enabling the browser's WebMCP registry"),
             }
         });
     }

@@ -57,25 +57,30 @@ pub struct PageTool {
 }
 
 impl PageTool {
-    fn from_cdp(t: &Value) -> Option<Self> {
+    /// A tool as the browser's registry or the shim's listing describes it
+    /// (the browser's carry their frame's id, a form's its node).
+    fn from_json(t: &Value) -> Option<Self> {
         Some(PageTool {
             name: t["name"].as_str()?.to_string(),
             description: t["description"].as_str().unwrap_or("").to_string(),
             input_schema: t.get("inputSchema").filter(|s| s.is_object()).cloned(),
             annotations: Annotations::from_json(&t["annotations"]),
-            frame_id: Some(t["frameId"].as_str()?.to_string()),
+            frame_id: t["frameId"].as_str().map(str::to_string),
             form: t.get("backendNodeId").is_some(),
         })
     }
 
+    /// A tool of the browser's registry (it must name its frame).
+    fn from_cdp(t: &Value) -> Option<Self> {
+        Self::from_json(t).filter(|tool| tool.frame_id.is_some())
+    }
+
+    /// A tool of the shim's (it lives in the page's top frame).
     pub(super) fn from_shim(t: &Value) -> Option<Self> {
-        Some(PageTool {
-            name: t["name"].as_str()?.to_string(),
-            description: t["description"].as_str().unwrap_or("").to_string(),
-            input_schema: t.get("inputSchema").filter(|s| s.is_object()).cloned(),
-            annotations: Annotations::from_json(&t["annotations"]),
+        Self::from_json(t).map(|tool| PageTool {
             frame_id: None,
             form: false,
+            ..tool
         })
     }
 }
