@@ -149,7 +149,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Press a mouse button where the mouse is (after browser_mouse_move_xy) and keep it \
              down: browser_mouse_move_xy then drags, browser_mouse_up releases. To press and hold \
              an element with a ref, browser_click with holdMs is simpler.",
-            mouse_down,
+            |t: Tab, a: ButtonArgs| press_button(t, a, true),
         )
         .in_group(Cap::Vision),
         ToolDef::on_tab(
@@ -157,7 +157,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Release the mouse button",
             Kind::Action,
             "Release a mouse button where the mouse is (after browser_mouse_down).",
-            mouse_up,
+            |t: Tab, a: ButtonArgs| press_button(t, a, false),
         )
         .in_group(Cap::Vision),
         ToolDef::on_tab(
@@ -324,40 +324,22 @@ async fn type_xy(t: Tab, a: TypeXyArgs) -> Result<Response, ToolError> {
     done(&s, tab, what, &outcome).await
 }
 
-/// browser_mouse_down.
-async fn mouse_down(t: Tab, a: ButtonArgs) -> Result<Response, ToolError> {
+/// `browser_mouse_down` (`down`) and `browser_mouse_up`: the button goes
+/// down where the mouse is and stays down, or comes up.
+async fn press_button(t: Tab, a: ButtonArgs, down: bool) -> Result<Response, ToolError> {
     let (s, tab) = t.into_parts();
     let button = button_name(a.button);
     let outcome = s
         .settle(tab, || {
-            crate::page::input::mouse_button(&s, tab, true, button)
+            crate::page::input::mouse_button(&s, tab, down, button)
         })
         .await?;
-    done(
-        &s,
-        tab,
-        format!("Pressed the {button} mouse button (held down)"),
-        &outcome,
-    )
-    .await
-}
-
-/// browser_mouse_up.
-async fn mouse_up(t: Tab, a: ButtonArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let button = button_name(a.button);
-    let outcome = s
-        .settle(tab, || {
-            crate::page::input::mouse_button(&s, tab, false, button)
-        })
-        .await?;
-    done(
-        &s,
-        tab,
-        format!("Released the {button} mouse button"),
-        &outcome,
-    )
-    .await
+    let what = if down {
+        format!("Pressed the {button} mouse button (held down)")
+    } else {
+        format!("Released the {button} mouse button")
+    };
+    done(&s, tab, what, &outcome).await
 }
 
 /// browser_mouse_wheel.
