@@ -404,9 +404,13 @@ fn run_playwright(code: &str) -> Result<(), String> {
         .tempdir_in(&dir)
         .unwrap();
     std::fs::write(run.path().join("exported.spec.ts"), code).unwrap();
+    // An expect waits up to 15 s, not Playwright's 5: on this 2-core
+    // machine, under the rest of the suite, Material for MkDocs once took
+    // longer than 5 s to show the page a click opened (the exported code is
+    // the same either way).
     let config = format!(
-        "module.exports = {{ testDir: '.', timeout: 30000, reporter: 'line', workers: 1, \
-         use: {{ headless: true, launchOptions: {{ executablePath: {:?}, args: ['--no-sandbox'] }} }} }};\n",
+        "module.exports = {{ testDir: '.', timeout: 30000, expect: {{ timeout: 15000 }}, \
+         reporter: 'line', workers: 1, use: {{ headless: true, launchOptions: {{ executablePath: {:?}, args: ['--no-sandbox'] }} }} }};\n",
         chromium_path().display().to_string()
     );
     std::fs::write(run.path().join("playwright.config.js"), config).unwrap();
