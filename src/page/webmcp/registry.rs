@@ -92,6 +92,9 @@ pub struct NativeTools {
     /// `WebMCP.enable` was sent in this debugger session.
     pub enabled: bool,
     pub(super) tools: Vec<PageTool>,
+    /// Frames in a process of their own (their target id is the frame's
+    /// id): their tools come and go with their own session.
+    remote_frames: Vec<String>,
 }
 
 impl NativeTools {
@@ -124,13 +127,26 @@ impl NativeTools {
             "Page.frameNavigated" if params["type"] != "BackForwardCacheRestore" => {
                 if params["frame"].get("parentId").is_none() {
                     self.tools.clear();
+                    self.remote_frames.clear();
                 } else if let Some(id) = params["frame"]["id"].as_str() {
+                    // What the tab's session says of a frame in another
+                    // process can come after that frame's own session
+                    // announced its new tools: its session says when they go.
+                    if !self.remote_frames.iter().any(|f| f == id) {
+                        self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
+                    }
+                }
+            }
+            // (A frame moving to a process of its own is detached with
+            // reason "swap": it lives on there.)
+            "Page.frameDetached" if params["reason"] != "swap" => {
+                if let Some(id) = params["frameId"].as_str() {
                     self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
                 }
             }
-            "Page.frameDetached" => {
-                if let Some(id) = params["frameId"].as_str() {
-                    self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
+            "Target.attachedToTarget" if params["targetInfo"]["type"] == "iframe" => {
+                if let Some(id) = params["targetInfo"]["targetId"].as_str() {
+                    self.remote_frames.push(id.to_string());
                 }
             }
             // An out-of-process frame went (or navigated to another site):
@@ -138,6 +154,7 @@ impl NativeTools {
             "Target.detachedFromTarget" => {
                 if let Some(id) = params["targetId"].as_str() {
                     self.tools.retain(|k| k.frame_id.as_deref() != Some(id));
+                    self.remote_frames.retain(|f| f != id);
                 }
             }
             _ => {}
@@ -196,8 +213,22 @@ mod tests {
             &json!({"frame": {"id": "F1"}, "type": "Navigation"}),
         );
         assert!(n.tools.is_empty());
-        // An out-of-process frame's session goes: its tools go.
+        // An out-of-process frame's tools stay when the tab's session
+        // reports its navigation or its swap late, and go with its session.
+        n.record(
+            "Target.attachedToTarget",
+            &json!({"sessionId": "S", "targetInfo": {"type": "iframe", "targetId": "X1"}}),
+        );
         n.record("WebMCP.toolsAdded", &added("far", "X1"));
+        n.record(
+            "Page.frameNavigated",
+            &json!({"frame": {"id": "X1", "parentId": "F1"}, "type": "Navigation"}),
+        );
+        n.record(
+            "Page.frameDetached",
+            &json!({"frameId": "X1", "reason": "swap"}),
+        );
+        assert_eq!(n.tools.len(), 1);
         assert!(n.record(
             "Target.detachedFromTarget",
             &json!({"sessionId": "S", "targetId": "X1"})
