@@ -12,6 +12,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::client::Client;
 use super::console_and_dialogs::{ConsoleEntry, Dialog};
 use super::load::{LoadEnd, LOAD_TIMEOUT};
+use super::socket_replies::SocketReplies;
 use super::started_requests::{self, After, StartedRequests};
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
@@ -50,7 +51,24 @@ pub(super) const AFTER_QUEUED_TASKS: &str = "new Promise(r => { const c = new Me
       new Promise(t => setTimeout(t, 400))]).then(() => r(0)); }; \
   c.port2.postMessage(0); })";
 
+/// How long an action that changed nothing yet waits for a change a
+/// timer or animation frame it scheduled makes (see the engine's
+/// `lookAhead`).
+const LOOK_AHEAD: Duration = Duration::from_millis(400);
+
 impl Client {
+    /// After an activating action that changed nothing and started
+    /// nothing the browser reports: waits (at most [`LOOK_AHEAD`], then at
+    /// most 300 ms for the DOM to settle) for a change the page's own
+    /// timers or animation frames make.
+    async fn look_ahead(&self, tab: TabId) {
+        let args = json!({"ms": LOOK_AHEAD.as_millis() as u64}).to_string();
+        let began = std::time::Instant::now();
+        let look = self.engine_awaited::<bool>(tab, "lookAhead", &args);
+        let changed = tokio::time::timeout(LOOK_AHEAD + Duration::from_millis(500), look).await;
+        tracing::debug!(target: "tabwire::wait", ?changed, ms = began.elapsed().as_millis() as u64, "look-ahead");
+    }
+
     /// Lets the page run what it queued and the finite animations running
     /// then come to rest (at most 400 ms; a layout that changes with the
     /// viewport's size transitions its parts), so what is read next is
@@ -281,10 +299,16 @@ impl Client {
         if !started {
             // The page has run the tasks the action queued: the requests
             // they started are announced by now.
-            let (notes, _) = self
+            let (notes, waited) = self
                 .wait_for_started_requests(tab, &mut network, After::Action)
                 .await;
             outcome.notes.extend(notes);
+            // Nothing to wait for that the browser can see: a timer or
+            // animation frame the action scheduled may still change the
+            // page (only when nothing changed yet).
+            if !waited && !late_start.is_zero() && self.dialog(tab).is_none() {
+                self.look_ahead(tab).await;
+            }
         }
         let mut new_document = false;
         if started {
@@ -417,7 +441,15 @@ impl Client {
     ) -> (Vec<String>, bool) {
         let known = self.tab_state(tab).long_lived.routes();
         let mut requests = StartedRequests::new(after, known);
-        let observe = |event: TabEvent, requests: &mut StartedRequests| {
+        // An action's messages on the page's sockets are questions whose
+        // answers come back on them (see `socket_replies`).
+        let addresses = self.with_events(tab, |e| e.network.socket_addresses());
+        let mut sockets = SocketReplies::new(addresses);
+        let watch_sockets = after == After::Action;
+        let observe = |event: TabEvent,
+                       requests: &mut StartedRequests,
+                       sockets: &mut SocketReplies,
+                       acting: bool| {
             if let TabEvent::Cdp {
                 tab: t,
                 method,
@@ -425,20 +457,26 @@ impl Client {
             } = event
             {
                 if t == tab && method.starts_with("Network.") {
+                    if watch_sockets && method.starts_with("Network.webSocket") {
+                        sockets.observe(&method, &params, acting);
+                    }
                     requests.observe(&method, &params);
                 }
             }
         };
         let drain = |network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
-                     requests: &mut StartedRequests| loop {
+                     requests: &mut StartedRequests,
+                     sockets: &mut SocketReplies,
+                     acting: bool| loop {
             match network.try_recv() {
-                Ok(event) => observe(event, requests),
+                Ok(event) => observe(event, requests, sockets, acting),
                 Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => continue,
                 Err(_) => break,
             }
         };
-        drain(network, &mut requests);
-        if requests.started == 0 {
+        // What arrived while the action and the tasks it queued ran.
+        drain(network, &mut requests, &mut sockets, true);
+        if requests.started == 0 && !sockets.any() {
             let report = requests.report();
             return (report.open_line().into_iter().collect(), false);
         }
@@ -452,30 +490,41 @@ impl Client {
             let report = requests.report();
             return (report.open_line().into_iter().collect(), false);
         }
-        tracing::debug!(target: "tabwire::wait", started = requests.started, fetched = requests.fetched, done = requests.is_done(), "waiting for what was started");
+        tracing::debug!(target: "tabwire::wait", started = requests.started, fetched = requests.fetched, sockets = sockets.any(), done = requests.is_done(), "waiting for what was started");
         let started_at = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + started_requests::CAP;
         let mut said = false;
+        let done = |requests: &StartedRequests, sockets: &SocketReplies| {
+            requests.is_done() && sockets.is_done()
+        };
         // A response's handler may start the next request (fetch, then
         // fetch the details): after the DOM settles, look again.
         loop {
-            while !requests.is_done() && self.dialog(tab).is_none() {
+            while !done(&requests, &sockets) && self.dialog(tab).is_none() {
                 if !said && started_at.elapsed() > Duration::from_secs(1) {
                     said = true;
+                    let loading = requests.report().still_loading;
                     self.set_progress(Some(format!(
                         "waiting for what the action started: {}",
-                        requests.report().still_loading
+                        if loading.is_empty() {
+                            "replies on the page's WebSocket".to_string()
+                        } else {
+                            loading
+                        }
                     )));
                 }
                 // Woken by the next event, or when a stream may have gone
                 // quiet or a request become a long poll.
                 let mut wake = tokio::time::Instant::now() + Duration::from_millis(250);
-                if let Some(at) = requests.next_change() {
+                for at in [requests.next_change(), sockets.next_change()]
+                    .into_iter()
+                    .flatten()
+                {
                     wake = wake.min(tokio::time::Instant::from_std(at));
                 }
                 tokio::select! {
                     r = network.recv() => match r {
-                        Ok(event) => observe(event, &mut requests),
+                        Ok(event) => observe(event, &mut requests, &mut sockets, false),
                         Err(RecvError::Lagged(_)) => {}
                         Err(RecvError::Closed) => break,
                     },
@@ -493,11 +542,11 @@ impl Client {
             }
             let quiet = self.eval(tab, DOM_QUIET);
             let _ = tokio::time::timeout(Duration::from_millis(1500), quiet).await;
-            if !requests.is_done() || tokio::time::Instant::now() >= deadline {
+            if !done(&requests, &sockets) || tokio::time::Instant::now() >= deadline {
                 break;
             }
-            drain(network, &mut requests);
-            if requests.is_done() {
+            drain(network, &mut requests, &mut sockets, false);
+            if done(&requests, &sockets) {
                 break;
             }
         }
@@ -515,7 +564,9 @@ impl Client {
                 report.still_loading
             ));
         }
+        notes.extend(sockets.notes());
         notes.extend(report.open_line());
+        tracing::debug!(target: "tabwire::wait", socket_frames = sockets.frames, ms = started_at.elapsed().as_millis() as u64, "waited");
         (notes, true)
     }
 

@@ -6,7 +6,6 @@
 
 use serde_json::{json, Value};
 
-use super::action::next_event;
 use super::client::Client;
 use super::element::Element;
 use super::keys;
@@ -142,75 +141,22 @@ pub fn mouse_event(
     ("Input.dispatchMouseEvent", ev)
 }
 
-/// Whether a press on the element may start an HTML5 drag (then the
-/// browser's drag is intercepted and replayed as drag events: synthetic
-/// mouse input alone never finishes a native drag).
-const NATIVELY_DRAGGABLE: &str = "function() { \
-    return !!this.closest('[draggable=true], a[href], img') && this.closest('[draggable=false]') === null; }";
-
-/// How long a native drag may take to announce itself after the move.
-const DRAG_START_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
-pub async fn drag(s: &Client, tab: TabId, from: Element, to: Element) -> Result<(), ToolError> {
-    let native = s
-        .call_on(tab, from.clone(), NATIVELY_DRAGGABLE, Value::Null)
-        .await?
-        .as_bool()
-        .unwrap_or(false);
-    let (x0, y0) = center(s, tab, from).await?;
-    let mut events = s.backend().subscribe();
-    if native {
-        s.cdp(tab, "Input.setInterceptDrags", json!({"enabled": true}))
-            .await?;
-    }
-    let result = async {
-        let left = Some(("left", 1));
-        s.cdp_batch(
-            tab,
-            vec![
-                mouse_event("mouseMoved", x0, y0, None, 0),
-                mouse_event("mousePressed", x0, y0, left, 0),
-                // A few pixels first: pages start dragging past a small threshold.
-                mouse_event("mouseMoved", x0 + 6.0, y0 + 6.0, left, 0),
-            ],
-        )
-        .await?;
-        let data = if native {
-            let wait = next_event(&mut events, tab, |m, _| m == "Input.dragIntercepted");
-            tokio::time::timeout(DRAG_START_WAIT, wait)
-                .await
-                .ok()
-                .flatten()
-                .map(|p| p["data"].clone())
-        } else {
-            None
-        };
-        let (x1, y1) = center(s, tab, to).await?;
-        let mut finish: Vec<_> = match data {
-            Some(data) => ["dragEnter", "dragOver", "drop"]
-                .into_iter()
-                .map(|kind| {
-                    (
-                        "Input.dispatchDragEvent",
-                        json!({"type": kind, "x": x1, "y": y1, "data": data}),
-                    )
-                })
-                .collect(),
-            None => vec![
-                mouse_event("mouseMoved", (x0 + x1) / 2.0, (y0 + y1) / 2.0, left, 0),
-                mouse_event("mouseMoved", x1, y1, left, 0),
-            ],
-        };
-        finish.push(mouse_event("mouseReleased", x1, y1, left, 0));
-        s.cdp_batch(tab, finish).await.map(|_| ())
-    }
-    .await;
-    if native {
-        let _ = s
-            .cdp(tab, "Input.setInterceptDrags", json!({"enabled": false}))
-            .await;
-    }
-    result
+/// Drags `from` onto `to` as a person's hand does ([`super::drag`]):
+/// both ends are measured before the press (the target last, so both are
+/// in view), and the answer's facts come back (native or not, whether a
+/// native drop was accepted).
+pub async fn drag(
+    s: &Client,
+    tab: TabId,
+    from: Element,
+    to: Element,
+) -> Result<super::drag::DragResult, ToolError> {
+    // The target first, then the start (which must be in view to be
+    // pressed), then the target again where it is now.
+    center(s, tab, to.clone()).await?;
+    let start = center(s, tab, from.clone()).await?;
+    let end = center(s, tab, to).await?;
+    super::drag::drag_points(s, tab, start, end, Some(from)).await
 }
 
 pub async fn click(

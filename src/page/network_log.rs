@@ -109,9 +109,17 @@ pub struct NetworkLog {
     requests: VecDeque<Request>,
     /// CDP requestId → our id (a redirect reuses the CDP id: the newest wins).
     by_cdp: HashMap<String, u64>,
+    /// Open WebSockets: CDP requestId → address without the scheme (an
+    /// action's answer names the sockets it waited on).
+    sockets: HashMap<String, String>,
 }
 
 impl NetworkLog {
+    /// The open WebSockets: CDP requestId → address without the scheme.
+    pub fn socket_addresses(&self) -> HashMap<String, String> {
+        self.sockets.clone()
+    }
+
     /// Folds one CDP event (non-Network ones are ignored). `main_frame` is
     /// the tab's top frame id, when known: only its documents start a page.
     pub fn record(&mut self, method: &str, p: &Value, main_frame: Option<&str>) {
@@ -121,6 +129,17 @@ impl NetworkLog {
         let log = self;
         let cdp_id = p["requestId"].as_str().unwrap_or_default();
         match method {
+            "Network.webSocketCreated" => {
+                let url = p["url"].as_str().unwrap_or_default();
+                let what = url.split_once("://").map_or(url, |(_, rest)| rest);
+                // (A page that opens sockets in a loop keeps a bounded map.)
+                if log.sockets.len() < KEEP {
+                    log.sockets.insert(cdp_id.to_string(), cut(what, URL_MAX));
+                }
+            }
+            "Network.webSocketClosed" => {
+                log.sockets.remove(cdp_id);
+            }
             "Network.requestWillBeSent" => {
                 let req = &p["request"];
                 let kind = p["type"].as_str().unwrap_or("Other").to_string();

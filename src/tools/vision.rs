@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::coordinates::{viewport_point, what_is_at};
-use crate::page::input::{click_at, mouse_event};
+use crate::page::input::click_at;
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -89,10 +89,6 @@ fn button_name(b: Option<Button>) -> &'static str {
         Some(Button::Middle) => "middle",
     }
 }
-
-/// Steps of the pointer's way in a drag (pages that track the move need
-/// more than its two ends).
-const DRAG_STEPS: u32 = 8;
 
 /// A description, followed by what every tool of the group says about its
 /// coordinates.
@@ -255,29 +251,20 @@ async fn mouse_drag_xy(t: Tab, a: DragXyArgs) -> Result<Response, ToolError> {
     let to = viewport_point(&s, tab, (a.end_x, a.end_y)).await?;
     let hit_from = what_is_at(&s, tab, from).await;
     let hit_to = what_is_at(&s, tab, to).await;
+    let mut result = None;
     let outcome = s
         .settle(tab, || async {
-            let mut events = vec![
-                mouse_event("mouseMoved", from.0, from.1, None, 0),
-                mouse_event("mousePressed", from.0, from.1, Some(("left", 1)), 0),
-            ];
-            for i in 1..=DRAG_STEPS {
-                let t = f64::from(i) / f64::from(DRAG_STEPS);
-                let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
-                events.push(mouse_event("mouseMoved", x, y, Some(("left", 1)), 0));
-            }
-            events.push(mouse_event(
-                "mouseReleased",
-                to.0,
-                to.1,
-                Some(("left", 1)),
-                0,
-            ));
-            s.cdp_batch(tab, events).await.map(|_| ())
+            result = Some(crate::page::drag::drag_points(&s, tab, from, to, None).await?);
+            Ok(())
         })
         .await?;
+    let native = if result.is_some_and(|r| r.native) {
+        " (the page started a native drag; it was dropped there)"
+    } else {
+        ""
+    };
     let what = format!(
-        "Dragged {} to ({}, {}){}",
+        "Dragged {} to ({}, {}){}{native}",
         at(&a.element, (a.start_x, a.start_y), &hit_from),
         a.end_x,
         a.end_y,

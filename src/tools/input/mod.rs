@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 mod forms;
 
-use super::def::{done, Kind, Response, ToolDef, ToolError};
+use super::def::{done, done_with, Kind, Response, ToolDef, ToolError};
 use crate::page::fields::typed_back;
 use crate::page::input::{aim, aim_at, center, click_at, drag, hold_at};
 use crate::page::keys;
@@ -259,13 +259,30 @@ async fn drag_tool(t: Tab, a: DragArgs) -> Result<Response, ToolError> {
     // Both ends must be where a person could reach them.
     aim(&s, tab, to.clone()).await?;
     aim(&s, tab, from.clone()).await?;
-    let outcome = s.settle(tab, || drag(&s, tab, from, to)).await?;
+    let before = crate::page::drag::place(&s, tab, from.clone()).await;
+    let mut result = None;
+    let outcome = s
+        .settle(tab, || async {
+            result = Some(drag(&s, tab, from.clone(), to).await?);
+            Ok(())
+        })
+        .await?;
+    let after = crate::page::drag::place(&s, tab, from).await;
+    let moved = match (before, after, result) {
+        (Some(b), Some(a), Some(r)) => {
+            format!(
+                " {}",
+                crate::page::drag::what_moved(&b, &a, &r, |t| s.fence().quote(t))
+            )
+        }
+        _ => String::new(),
+    };
     let what = format!(
-        "Dragged {} onto {}",
+        "Dragged {} onto {}.{moved}",
         describe(&a.start_target, &a.start_element),
         describe(&a.end_target, &a.end_element)
     );
-    done(&s, tab, what, &outcome).await
+    done_with(&s, tab, what, &outcome).await
 }
 
 /// browser_hover.
