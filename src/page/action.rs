@@ -299,14 +299,18 @@ impl Client {
         if !started {
             // The page has run the tasks the action queued: the requests
             // they started are announced by now.
+            // Only an action that activates something asks its sockets a
+            // question: text typed into a field may be sent to the server
+            // with no reply to wait for.
+            let activates = !late_start.is_zero();
             let (notes, waited) = self
-                .wait_for_started_requests(tab, &mut network, After::Action)
+                .wait_for_started_requests(tab, &mut network, After::Action, activates)
                 .await;
             outcome.notes.extend(notes);
             // Nothing to wait for that the browser can see: a timer or
             // animation frame the action scheduled may still change the
             // page (only when nothing changed yet).
-            if !waited && !late_start.is_zero() && self.dialog(tab).is_none() {
+            if !waited && activates && self.dialog(tab).is_none() {
                 self.look_ahead(tab).await;
             }
         }
@@ -431,13 +435,16 @@ impl Client {
     /// cause to settle; what is still loading then, and the connections
     /// the page holds open, are named in the notes returned (see
     /// [`started_requests`] for what is waited for). `network` was
-    /// subscribed before the action (or navigation) began. The bool:
-    /// whether it waited at all (the page may have changed meanwhile).
+    /// subscribed before the action (or navigation) began. With
+    /// `watch_sockets`, replies to the messages the action sent on the
+    /// page's WebSockets are waited for too (see [`SocketReplies`]). The
+    /// bool: whether it waited at all (the page may have changed meanwhile).
     pub(super) async fn wait_for_started_requests(
         &self,
         tab: TabId,
         network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
         after: After,
+        watch_sockets: bool,
     ) -> (Vec<String>, bool) {
         let known = self.tab_state(tab).long_lived.routes();
         let mut requests = StartedRequests::new(after, known);
@@ -445,7 +452,6 @@ impl Client {
         // answers come back on them (see `socket_replies`).
         let addresses = self.with_events(tab, |e| e.network.socket_addresses());
         let mut sockets = SocketReplies::new(addresses);
-        let watch_sockets = after == After::Action;
         let observe = |event: TabEvent,
                        requests: &mut StartedRequests,
                        sockets: &mut SocketReplies,

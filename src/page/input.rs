@@ -182,6 +182,15 @@ pub struct Aim {
     pub covered_by: Option<String>,
     /// The target is (in) a link that downloads from a server.
     pub download_link: bool,
+    /// The target was moving when first aimed at (see [`HOLDS_STILL`]).
+    pub motion: Option<Motion>,
+}
+
+/// How long aiming waited for a moving target, and whether it stopped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Motion {
+    pub ms: u64,
+    pub stopped: bool,
 }
 
 impl Aim {
@@ -200,15 +209,25 @@ impl Aim {
         }
     }
 
-    /// The clause an action's answer adds when input went elsewhere.
+    /// The clause an action's answer adds when input went elsewhere, or
+    /// the target had to be waited for.
     pub fn landed(&self, s: &Client) -> String {
-        match &self.covered_by {
-            Some(hit) => format!(
-                " (the pointer landed on {}, which covers it there: that element received the input)",
-                s.fence().quote(hit)
+        let mut out = match self.motion {
+            Some(Motion { ms, stopped: true }) => {
+                format!(" (it was moving: waited {ms} ms for it to hold still)")
+            }
+            Some(Motion { ms, stopped: false }) => format!(
+                " (it was still moving after {ms} ms: pressed where it was then; check the result)"
             ),
             None => String::new(),
+        };
+        if let Some(hit) = &self.covered_by {
+            out.push_str(&format!(
+                " (the pointer landed on {}, which covers it there: that element received the input)",
+                s.fence().quote(hit)
+            ));
         }
+        out
     }
 }
 
@@ -253,6 +272,21 @@ async fn aim_from(
             .await;
         (point, hit) = center_and_hit(s, tab, el.clone(), true).await?;
     }
+    let mut motion = None;
+    if hit["unsteady"].as_bool() == Some(true) {
+        // Something on the page is animating and may carry the target
+        // (a branch above it opening): wait until its box holds still.
+        let still = s.call_on(tab, el.clone(), HOLDS_STILL, Value::Null);
+        if let Ok(Ok(v)) = tokio::time::timeout(STILL_WAIT, still).await {
+            if v["moved"].as_bool() == Some(true) {
+                motion = Some(Motion {
+                    ms: v["ms"].as_u64().unwrap_or(0),
+                    stopped: v["still"].as_bool() == Some(true),
+                });
+            }
+        }
+        (point, hit) = center_and_hit(s, tab, el.clone(), true).await?;
+    }
     if hit["outside"].as_bool() == Some(true) {
         // A scroll still running (a key's smooth scroll) can carry it out
         // again after it was scrolled into view: once it comes to rest, aim
@@ -287,6 +321,7 @@ async fn aim_from(
         disabled: hit["disabled"].as_str().map(str::to_string),
         covered_by: hit["hit"].as_str().map(str::to_string),
         download_link: hit["download"] == true,
+        motion,
     })
 }
 
@@ -311,9 +346,13 @@ const HIT_TEST: &str = "function(settled) {
   const r = this.getClientRects()[0] || this.getBoundingClientRect();
   if (!r || !(r.width > 0 && r.height > 0)) return {};
   // Animations (CSS transitions too) running on it or an ancestor.
-  const moving = document.getAnimations().some(a => a.playState === 'running' && a.effect
+  const running = settled ? [] : document.getAnimations().filter(a => a.playState === 'running');
+  const moving = running.some(a => a.effect
     && a.effect.target && a.effect.target.contains && a.effect.target.contains(this));
-  if (moving && !settled) return {moving: true};
+  if (moving) return {moving: true};
+  // Something else is animating (it may push the target along): look
+  // whether the target's box holds still before aiming.
+  if (running.length) return {unsteady: true};
   const win = this.ownerDocument.defaultView;
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   if (x < 0 || y < 0 || x >= win.innerWidth || y >= win.innerHeight) {
@@ -344,6 +383,30 @@ const HIT_TEST: &str = "function(settled) {
   if (link && /^https?:/i.test(link.href)) r.download = true;
   return r;
 }";
+
+/// Resolves once the element's box has held still for two animation
+/// frames (`moved`: whether it moved meanwhile, `ms`, `still`), or after
+/// 500 ms with `still` false (a carousel, a marquee).
+const HOLDS_STILL: &str = "function() {
+  const box = () => { const r = this.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].join(); };
+  const t0 = performance.now();
+  let last = box(), same = 0, moved = false;
+  return new Promise(resolve => {
+    const step = () => {
+      const now = box();
+      if (now === last) same++; else { same = 0; moved = true; last = now; }
+      const ms = Math.round(performance.now() - t0);
+      if (same >= 2) return resolve({moved, ms, still: true});
+      if (ms > 500) return resolve({moved, ms, still: false});
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  });
+}";
+
+/// The longest [`HOLDS_STILL`] may take (a tab in the background draws no
+/// frames: then aiming goes on as it is).
+const STILL_WAIT: std::time::Duration = std::time::Duration::from_millis(700);
 
 /// Whether the element is still moving with a scroll (its box moves over
 /// 30 ms); if so, resolves when the scroll has ended (at most 1 s).

@@ -119,6 +119,7 @@ pub async fn go(
             tab,
             &mut network,
             super::started_requests::After::Navigation,
+            false,
         )
         .await;
     if waited {

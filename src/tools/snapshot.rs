@@ -82,7 +82,23 @@ async fn find(s: &Client, a: FindArgs) -> Result<Response, ToolError> {
         ));
     }
     let tab = s.tab().await?;
-    let args = engine::find_args(text, role, MAX_FOUND);
+    Ok(Response::text(
+        found_lines(s, tab, text, role, MAX_FOUND).await?.0,
+    ))
+}
+
+/// The page's head line and the lines (with refs and where they are) that
+/// hold `text` and/or have `role`, at most `max`, in the top document and
+/// the frames the latest snapshot reached: what browser_find answers, and
+/// what a wait shows once its text appeared. With the number of lines.
+pub(super) async fn found_lines(
+    s: &Client,
+    tab: crate::backend::TabId,
+    text: Option<&str>,
+    role: Option<&str>,
+    max: usize,
+) -> Result<(String, usize), ToolError> {
+    let args = engine::find_args(text, role, max);
     let (loader_id, top) = tokio::try_join!(
         s.loader_id(tab),
         s.engine_value::<engine::Found>(tab, 0, "find", &args)
@@ -104,19 +120,20 @@ async fn find(s: &Client, a: FindArgs) -> Result<Response, ToolError> {
             }
         }
     }
-    found.truncate(MAX_FOUND);
+    found.truncate(max);
     let lines: String = found.iter().map(|m| format!("{}\n", m.line)).collect();
     s.remember_snapshot(SnapshotMark::new(tab, loader_id, &lines));
     let what = match (text, role) {
         (Some(t), Some(r)) => format!("{t:?} ({r})"),
         (Some(t), None) => format!("{t:?}"),
         (None, Some(r)) => format!("role {r}"),
-        (None, None) => unreachable!("checked above"),
+        (None, None) => "everything".to_string(),
     };
-    Ok(Response::text(format!(
+    let out = format!(
         "{}\n{}{}",
         s.page_head(tab, &top.title, &top.url),
         engine::render_found(&found, total, &what, s.fence()),
         engine::hidden_note(hidden)
-    )))
+    );
+    Ok((out, found.len()))
 }

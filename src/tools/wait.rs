@@ -11,6 +11,9 @@ use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::error::ErrorKind;
 use crate::page::{Client, Tab};
 
+/// Lines a wait for text shows of what appeared.
+const WAIT_MATCHES: usize = 10;
+
 /// Longest wait one call may ask for (stays below the per-command timeout).
 const MAX_WAIT_SECS: f64 = 25.0;
 
@@ -110,8 +113,18 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
         }
         match r {
             Ok(serde_json::Value::Bool(true)) => {
-                return Ok(Response::text(format!("Done waiting for {what}."))
-                    .with_view(View::Line(s.page_line(tab).await?)))
+                let lead = format!("Done waiting for {what}.");
+                // What appeared, with refs, so no second call is needed.
+                if let Some(t) = &a.text {
+                    let shown =
+                        super::snapshot::found_lines(&s, tab, Some(t), None, WAIT_MATCHES).await;
+                    if let Ok((lines, n)) = shown {
+                        if n > 0 {
+                            return Ok(Response::text(format!("{lead} {lines}")));
+                        }
+                    }
+                }
+                return Ok(Response::text(lead).with_view(View::Line(s.page_line(tab).await?)));
             }
             // A navigation destroys the page's context: look again in
             // the new one. A closed tab, a dialog or a refused debugger

@@ -263,3 +263,55 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// tests/apps/widgets (its node_modules from `npm ci`, which .ci/run
+/// does): drag, slider and web-component libraries served as files.
+pub fn widgets(tmp: &Path) -> App {
+    let dir = apps_dir().join("widgets");
+    assert!(
+        dir.join("node_modules/sortablejs").is_dir(),
+        "run `npm ci --prefix tests/apps/widgets` first (.ci/run does)"
+    );
+    start(
+        "python3",
+        &["-m", "http.server", "{port}", "--bind", "127.0.0.1"],
+        &dir,
+        &tmp.join("widgets.log"),
+        "/",
+    )
+}
+
+/// One of the small apps of tests/apps whose server answers a click over
+/// a WebSocket after 0.8 s of work (`streamlit_slow`, `nicegui_slow`,
+/// `shiny_slow`, `panel_slow`; tests/apps/README.md).
+pub fn socket_app(tmp: &Path, name: &str) -> App {
+    let script = apps_dir().join(format!("{name}.py"));
+    let script = script.to_str().unwrap();
+    let log = tmp.join(format!("{name}.log"));
+    match name {
+        "streamlit_slow" => start(
+            "python3",
+            &[
+                "-m",
+                "streamlit",
+                "run",
+                script,
+                "--server.headless",
+                "true",
+                "--server.port",
+                "{port}",
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+            ],
+            tmp,
+            &log,
+            "/_stcore/health",
+        ),
+        "panel_slow" => start("python3", &[script, "{port}"], tmp, &log, "/liveness"),
+        _ => start("python3", &[script, "{port}"], tmp, &log, "/"),
+    }
+}
