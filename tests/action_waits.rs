@@ -6,6 +6,9 @@
 //! has loaded and names what it keeps open. Times are printed, and
 //! asserted only as a guard against waiting for the cap
 //! (bench/action-waits.py and bench/real-app-tasks.py measure them).
+//! A click whose result a timer or an animation frame renders answers
+//! with it (tests/pages/later.html), and a wait that times out on text a
+//! closed shadow root holds says where it is.
 
 #[macro_use]
 mod common;
@@ -14,7 +17,11 @@ use common::world::*;
 use common::*;
 use serde_json::json;
 
-on_both_backends!(a_click_answers_with_what_its_requests_rendered);
+on_both_backends!(
+    a_click_answers_with_what_its_requests_rendered,
+    a_click_answers_with_what_its_timers_and_frames_render,
+    a_wait_sees_text_in_closed_shadow_roots_and_says_so,
+);
 
 async fn a_click_answers_with_what_its_requests_rendered(w: World) {
     let mcp = client(&w, "Waiter").await;
@@ -103,4 +110,65 @@ async fn a_click_answers_with_what_its_requests_rendered(w: World) {
         .ok("browser_wait_for", json!({"text": "Finally done"}))
         .await;
     assert!(done.contains("Finally done"), "{done}");
+}
+
+async fn a_click_answers_with_what_its_timers_and_frames_render(w: World) {
+    let mcp = client(&w, "Waiter").await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/pages/later.html")}),
+    )
+    .await;
+    for (button, result) in [
+        ("#timer", "Loaded by the timer"),
+        ("#frame", "Loaded by a frame"),
+    ] {
+        let t = std::time::Instant::now();
+        let out = mcp.ok("browser_click", json!({"target": button})).await;
+        eprintln!("{button}: answered in {} ms", t.elapsed().as_millis());
+        assert!(out.contains(result), "{out}");
+        mcp.ok(
+            "browser_evaluate",
+            json!({"function": "() => { document.getElementById('out').textContent = 'Nothing loaded yet'; }"}),
+        )
+        .await;
+        mcp.ok("browser_snapshot", json!({})).await;
+    }
+    // A click that sets nothing off says so.
+    let t = std::time::Instant::now();
+    let out = mcp.ok("browser_click", json!({"target": "#nothing"})).await;
+    eprintln!("#nothing: answered in {} ms", t.elapsed().as_millis());
+    assert!(out.contains("The snapshot did not change."), "{out}");
+}
+
+async fn a_wait_sees_text_in_closed_shadow_roots_and_says_so(w: World) {
+    let mcp = client(&w, "Waiter").await;
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": w.site.url("/pages/later.html")}),
+    )
+    .await;
+    mcp.ok(
+        "browser_evaluate",
+        json!({"function": "() => { const host = document.createElement('div'); \
+            host.attachShadow({mode: 'closed'}).innerHTML = '<p>Sealed total: 42</p>'; \
+            document.body.append(host); }"}),
+    )
+    .await;
+    let err = mcp
+        .text(
+            "browser_wait_for",
+            json!({"text": "Sealed total", "timeout": 0.5}),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.contains("inside a closed shadow root"), "{err}");
+    let err = mcp
+        .text(
+            "browser_wait_for",
+            json!({"text": "Nowhere at all", "timeout": 0.5}),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.contains("1 closed shadow root on the page"), "{err}");
 }

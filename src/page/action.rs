@@ -53,20 +53,22 @@ pub(super) const AFTER_QUEUED_TASKS: &str = "new Promise(r => { const c = new Me
 
 /// How long an action that changed nothing yet waits for a change a
 /// timer or animation frame it scheduled makes (see the engine's
-/// `lookAhead`).
+/// `settle`).
 const LOOK_AHEAD: Duration = Duration::from_millis(400);
 
 impl Client {
-    /// After an activating action that changed nothing and started
-    /// nothing the browser reports: waits (at most [`LOOK_AHEAD`], then at
-    /// most 300 ms for the DOM to settle) for a change the page's own
-    /// timers or animation frames make.
-    async fn look_ahead(&self, tab: TabId) {
-        let args = json!({"ms": LOOK_AHEAD.as_millis() as u64}).to_string();
+    /// The engine's `settle`: animations in shadow roots come to rest
+    /// (at most 400 ms); with `look`, after an activating action that
+    /// changed nothing and started nothing the browser reports, waits (at
+    /// most [`LOOK_AHEAD`], then at most 300 ms for the DOM to settle) for
+    /// a change the page's own timers or animation frames make.
+    async fn settle_in_page(&self, tab: TabId, look: bool) {
+        let args = json!({"look": look, "ms": LOOK_AHEAD.as_millis() as u64}).to_string();
         let began = std::time::Instant::now();
-        let look = self.engine_awaited::<bool>(tab, "lookAhead", &args);
-        let changed = tokio::time::timeout(LOOK_AHEAD + Duration::from_millis(500), look).await;
-        tracing::debug!(target: "tabwire::wait", ?changed, ms = began.elapsed().as_millis() as u64, "look-ahead");
+        let settle = self.engine_awaited::<bool>(tab, "settle", &args);
+        let cap = Duration::from_millis(400) + LOOK_AHEAD + Duration::from_millis(500);
+        let changed = tokio::time::timeout(cap, settle).await;
+        tracing::debug!(target: "tabwire::wait", ?changed, look, ms = began.elapsed().as_millis() as u64, "settled in page");
     }
 
     /// Lets the page run what it queued and the finite animations running
@@ -307,11 +309,12 @@ impl Client {
                 .wait_for_started_requests(tab, &mut network, After::Action, activates)
                 .await;
             outcome.notes.extend(notes);
-            // Nothing to wait for that the browser can see: a timer or
-            // animation frame the action scheduled may still change the
-            // page (only when nothing changed yet).
-            if !waited && activates && self.dialog(tab).is_none() {
-                self.look_ahead(tab).await;
+            // Components' animations come to rest; and with nothing to
+            // wait for that the browser can see, a timer or animation
+            // frame the action scheduled may still change the page (only
+            // when nothing changed yet).
+            if self.dialog(tab).is_none() {
+                self.settle_in_page(tab, !waited && activates).await;
             }
         }
         let mut new_document = false;

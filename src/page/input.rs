@@ -346,9 +346,13 @@ const HIT_TEST: &str = "function(settled) {
   const r = this.getClientRects()[0] || this.getBoundingClientRect();
   if (!r || !(r.width > 0 && r.height > 0)) return {};
   // Animations (CSS transitions too) running on it or an ancestor.
-  const running = settled ? [] : document.getAnimations().filter(a => a.playState === 'running');
-  const moving = running.some(a => a.effect
-    && a.effect.target && a.effect.target.contains && a.effect.target.contains(this));
+  // (Animations in shadow trees too: the engine knows their roots.)
+  const running = settled ? [] : T && T.running ? T.running()
+    : document.getAnimations().filter(a => a.playState === 'running');
+  // (Up through slots and shadow hosts: a popup inside a component's
+  // shadow root holds options slotted from its light DOM.)
+  const within = (outer, n) => { for (; n; n = n.assignedSlot || n.parentNode || n.host) if (n === outer) return true; return false; };
+  const moving = running.some(a => a.effect && a.effect.target && within(a.effect.target, this));
   if (moving) return {moving: true};
   // Something else is animating (it may push the target along): look
   // whether the target's box holds still before aiming.
@@ -364,6 +368,10 @@ const HIT_TEST: &str = "function(settled) {
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return {};
   const label = hit.closest && hit.closest('label');
   if (label && label.control === this) return {};
+  // What covers it is still moving (a menu fading out, a popup closing):
+  // a person waits for it to go before pressing.
+  const finite = (a) => Number.isFinite(a.effect.getComputedTiming().endTime);
+  if (running.some(a => a.effect && finite(a) && a.effect.target && within(a.effect.target, hit))) return {moving: true};
   const role = T ? T.roleOf(hit) : 'generic';
   const name = T ? (T.nameOf(hit, role) || T.text(hit, 200)).replace(/\\s+/g, ' ').trim().slice(0, 60) : '';
   return {hit: role + (name ? ' ' + JSON.stringify(name) : '') + ' (<' + hit.localName + '>)'};
@@ -423,10 +431,15 @@ const SCROLL_END: &str = "function() {
 }";
 
 /// Resolves when the animations moving the element (on it or an
-/// ancestor) have finished, or after 1 s.
+/// ancestor) and the finite ones elsewhere (what may cover it) have
+/// finished, or after 1 s.
 const ANIMATIONS_END: &str = "function() {
-  const mine = document.getAnimations().filter(a => a.playState === 'running' && a.effect
-    && a.effect.target && a.effect.target.contains && a.effect.target.contains(this));
+  const T = globalThis.__tabwire;
+  const running = T && T.running ? T.running() : document.getAnimations().filter(a => a.playState === 'running');
+  const within = (outer, n) => { for (; n; n = n.assignedSlot || n.parentNode || n.host) if (n === outer) return true; return false; };
+  const mine = running.filter(a => a.effect
+    && (Number.isFinite(a.effect.getComputedTiming().endTime)
+      || a.effect.target && within(a.effect.target, this)));
   return Promise.race([Promise.all(mine.map(a => a.finished.catch(() => 0))),
     new Promise(r => setTimeout(r, 1000))]).then(() => true);
 }";

@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod client;
+pub mod closed_shadow;
 pub mod console_and_dialogs;
 pub mod cookies;
 pub mod coordinates;

@@ -139,10 +139,28 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
             }
             Err(e) => return Err(e),
             Ok(_) => {
+                let mut why = String::new();
+                if let Some(t) = &a.text {
+                    // A component that closed its shadow root keeps its
+                    // text from every script: the browser can still say.
+                    let (roots, found) =
+                        crate::page::closed_shadow::closed_roots_holding(&s, tab, t).await;
+                    why = match (roots, found) {
+                        (_, true) => " The text is inside a closed shadow root (a component that keeps \
+                             its content from scripts): tabwire cannot judge whether a person sees \
+                             it there, so it is not read; browser_take_screenshot shows it."
+                            .to_string(),
+                        (0, _) => String::new(),
+                        (n, false) => format!(
+                            " ({n} closed shadow root{} on the page may hold more than tabwire can read.)",
+                            if n == 1 { "" } else { "s" }
+                        ),
+                    };
+                }
                 return Err(ToolError::other(format!(
                     "timed out after {limit} s waiting for {what}. Take a snapshot to see \
-                     the page as it is"
-                )))
+                     the page as it is.{why}"
+                )));
             }
         }
     }
