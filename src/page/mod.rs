@@ -5,6 +5,7 @@
 //! text the tools put into their answers.
 
 pub mod action;
+pub mod action_waits;
 pub mod client;
 pub mod closed_shadow;
 pub mod console_and_dialogs;
