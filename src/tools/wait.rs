@@ -120,7 +120,7 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
                         super::snapshot::found_lines(&s, tab, Some(t), None, WAIT_MATCHES).await;
                     if let Ok((lines, n)) = shown {
                         if n > 0 {
-                            return Ok(Response::text(format!("{lead} {lines}")));
+                            return Ok(Response::text(format!("{lead}\n{lines}")));
                         }
                     }
                 }
