@@ -14,7 +14,9 @@ Needs: bench/real-site.sh running, Chromium at /usr/lib/chromium/chromium,
 a tabwire build (TABWIRE_BIN, else release, else debug). Prints a table
 and writes bench/results/hover-key-<time>.json.
 
-Run: python3 bench/hover-key.py [--runs N]
+Run: python3 bench/hover-key.py [--runs N] [--page URL]
+(--page: stdtypes.html served elsewhere, when port 8765 is taken; e.g.
+`cd /usr/share/doc/python3/html && python3 -m http.server PORT`.)
 """
 import argparse, os, re, statistics, subprocess, sys, tempfile
 
@@ -45,9 +47,9 @@ class Timed:
         return split, text
 
 
-def measure(server, runs, progress):
+def measure(server, runs, progress, page=BIG):
     s = Timed(server)
-    s.call("browser_navigate", {"url": BIG})
+    s.call("browser_navigate", {"url": page})
     s.call("browser_resize", {"width": 1280, "height": 720})
     _, snap = s.call("browser_snapshot", {})
     link = ref_of(snap, "link", "Built-in Types")
@@ -70,12 +72,13 @@ def median_split(samples):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--page", default=BIG, help=f"the URL of stdtypes.html (default {BIG})")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tabwire-hover-key-")
     try:
-        subprocess.run(["curl", "-sf", "-o", "/dev/null", BIG], check=True)
+        subprocess.run(["curl", "-sf", "-o", "/dev/null", a.page], check=True)
     except subprocess.CalledProcessError:
-        sys.exit(f"hover-key: {BIG} does not answer: start `sh bench/real-site.sh &` first")
+        sys.exit(f"hover-key: {a.page} does not answer: start `sh bench/real-site.sh &` first")
     b = tabwire_bin("hover-key")
     env, servers = tabwire_servers(b, tmp)
     env["RUST_LOG"] = "tabwire=info,tabwire::timing=debug"
@@ -85,7 +88,7 @@ def main():
             print(f"\rhover-key: {label}: {what}\033[K", end="", file=sys.stderr, flush=True)
         server = McpServer(label, argv, env, tmp, client="hover-key")
         try:
-            steps = measure(server, a.runs, progress)
+            steps = measure(server, a.runs, progress, a.page)
             results[label] = {k: {"median": median_split(v), "samples": v}
                               for k, v in steps.items() if k != "answers"}
             results[label]["answers"] = steps["answers"]
@@ -106,7 +109,7 @@ def main():
             print(f"| {label} | {step} | {m['total_ms']:.1f} | {m['action_ms']:.1f} | {m['wait_ms']:.1f} "
                   f"| {m['changes_ms']:.1f} | {m['other_ms']:.1f} |")
     print("\nTarget: hover and key press ≤ 30 ms on both backends")
-    path = write_results("hover-key", {"tabwire": b, "page": BIG, "runs": a.runs, "results": results})
+    path = write_results("hover-key", {"tabwire": b, "page": a.page, "runs": a.runs, "results": results})
     print(f"wrote {path}", file=sys.stderr)
 
 

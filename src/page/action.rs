@@ -286,8 +286,13 @@ impl Client {
             // wait for that the browser can see, a timer or animation
             // frame the action scheduled may still change the page (only
             // when nothing changed yet).
+            // (Not when the browser already reported what the action did:
+            // a file chooser, or a download the click was known to start.)
+            let reported = self.tab_state(tab).events.file_chooser() != chooser_before
+                || self.tab_state(tab).expect_download;
             if self.dialog(tab).is_none() {
-                self.settle_in_page(tab, !waited && activates).await;
+                self.settle_in_page(tab, !waited && activates && !reported)
+                    .await;
             }
         }
         let mut new_document = false;

@@ -77,7 +77,8 @@ pub struct DragResult {
     /// The browser started a native (HTML5) drag.
     pub native: bool,
     /// For a native drag: whether the page accepted a drop at the end
-    /// (a `dragover` handler there called `preventDefault`).
+    /// (a `dragover` handler there called `preventDefault`); None when
+    /// that could not be seen in time (then the answer claims nothing).
     pub drop_accepted: Option<bool>,
 }
 
@@ -292,7 +293,6 @@ pub fn what_moved(
         Some(false) => {
             " The page refused the drop there (no handler accepted it), so nothing was dropped."
         }
-        None if result.native => " No drop target on the page answered the drag there.",
         _ => "",
     };
     if after.gone {

@@ -30,7 +30,7 @@ pub const SOCKET_CAP: Duration = Duration::from_secs(2);
 const ACK_WINDOW: Duration = Duration::from_millis(150);
 
 /// After only acknowledgements: how long the socket must be quiet.
-const AFTER_ACK_QUIET: Duration = Duration::from_millis(1200);
+const AFTER_ACK_QUIET: Duration = Duration::from_millis(1000);
 
 /// After a later frame (a result): how long the socket must be quiet.
 const AFTER_RESULT_QUIET: Duration = Duration::from_millis(250);
