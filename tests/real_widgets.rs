@@ -102,8 +102,8 @@ async fn sortable_lists_from_npm_take_drags_by_ref_and_by_coordinates(w: World) 
     // SortableJS (native HTML5 drag and drop; an item becomes draggable
     // only once pressed): by ref, the last item onto the first.
     let (mcp, snap) = open(&w, &app, "sortable.html").await;
-    let echo = find_ref(&snap, "listitem", "Echo");
-    let alpha = find_ref(&snap, "listitem", "Alpha");
+    let echo = find_ref(&snap, "draggable", "Echo");
+    let alpha = find_ref(&snap, "draggable", "Alpha");
     let out = mcp
         .ok(
             "browser_drag",
@@ -132,8 +132,8 @@ async fn sortable_lists_from_npm_take_drags_by_ref_and_by_coordinates(w: World) 
 
     // dragula (mouse events; a card moves to another column).
     let snap = goto(&mcp, &app, "dragula.html").await;
-    let card = find_ref(&snap, "clickable", "Book flight");
-    let rent = find_ref(&snap, "clickable", "Pay rent");
+    let card = find_ref(&snap, "draggable", "Book flight");
+    let rent = find_ref(&snap, "draggable", "Pay rent");
     let out = mcp
         .ok(
             "browser_drag",
@@ -159,8 +159,9 @@ async fn sortable_lists_from_npm_take_drags_by_ref_and_by_coordinates(w: World) 
 
     // Shopify Draggable (a drag starts only past 10 px of movement).
     let snap = goto(&mcp, &app, "draggable.html").await;
-    let wash = find_ref(&snap, "listitem", "Wash");
-    let fry = find_ref(&snap, "listitem", "Fry");
+    // (Its items are focusable list items holding their text.)
+    let wash = ref_above(&snap, "- text: Wash");
+    let fry = ref_above(&snap, "- text: Fry");
     let out = mcp
         .ok(
             "browser_drag",
@@ -174,7 +175,12 @@ async fn sortable_lists_from_npm_take_drags_by_ref_and_by_coordinates(w: World) 
     // interact.js (pointer events; a drop zone): by ref.
     let snap = goto(&mcp, &app, "interact.html").await;
     let parcel = ref_of_name(&snap, "Parcel A");
-    let truck = ref_of_name(&snap, "Truck");
+    // A drop zone is a place, not a control: its heading, found by its
+    // words (browser_find gives what it finds a ref), is where to drop.
+    let found = mcp
+        .ok("browser_find", json!({"text": "Truck", "role": "heading"}))
+        .await;
+    let truck = ref_of_name(&found, "Truck");
     let out = mcp
         .ok(
             "browser_drag",
@@ -193,6 +199,22 @@ async fn sortable_lists_from_npm_take_drags_by_ref_and_by_coordinates(w: World) 
         ["Ham", "Olives", "Cheese", "Basil"],
         "{out}"
     );
+}
+
+/// The ref on the line just above the first line of `snap` that is
+/// `line` (trimmed): the element holding that text.
+fn ref_above(snap: &str, line: &str) -> String {
+    let lines: Vec<&str> = snap.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim() == line)
+        .unwrap_or_else(|| panic!("no line {line:?} in:\n{snap}"));
+    let above = lines[at - 1];
+    let from = above
+        .find("[ref=")
+        .unwrap_or_else(|| panic!("no ref above {line:?} in:\n{snap}"))
+        + 5;
+    above[from..from + above[from..].find(']').unwrap()].to_string()
 }
 
 /// The ref on the first line of `snap` that names `name` (any role).

@@ -62,7 +62,7 @@
   // Inline elements: their text joins their neighbours' without a space.
   const INLINE = bothCases(["A", "ABBR", "B", "BDI", "BDO", "CITE", "CODE", "DATA", "DFN", "EM",
     "FONT", "I", "IMG", "KBD", "LABEL", "MARK", "Q", "S", "SAMP", "SMALL", "SPAN", "STRONG",
-    "SUB", "SUP", "TIME", "U", "VAR", "INS", "DEL", "TT"]);
+    "SUB", "SUP", "TIME", "U", "VAR", "INS", "DEL", "TT", "SLOT"]);
 
   const INPUT_ROLES = {
     button: "button", submit: "button", reset: "button", image: "button", file: "button",
@@ -156,7 +156,38 @@
         return token === "img" ? "image" : token;
       }
     }
-    return implicitRole(el);
+    return (AX_INFO && internals(el)?.role) || implicitRole(el);
+  }
+
+  // ---- ElementInternals ---------------------------------------------------
+  //
+  // A custom element can take its role and name from its ElementInternals
+  // (internals.role = "checkbox", internals.ariaLabel = "Subscribe"): no
+  // attribute shows them, and the page's script alone holds the object.
+  // Only Chromium's own accessibility computation reads them, which pages
+  // see as Element.computedRole/computedName when Chromium runs with
+  // --enable-blink-features=ComputedAccessibilityInfo. Each read builds
+  // the document's accessibility tree afresh (over 100 ms on a page of 17k
+  // elements, measured), so they are asked only of a focusable custom
+  // element with no role attribute (the shape such controls take), and a
+  // call stops asking once AX_SPEND ms went to them.
+  const AX_INFO = "computedRole" in Element.prototype && "computedName" in Element.prototype;
+  const AX_SPEND = 40;
+  let axSpent = 0;              // ms spent on computedRole/Name (this call)
+  let axOf = new Map();         // element -> {role, name} or null (this call)
+  function internals(el) {
+    if (!AX_INFO || !el.localName.includes("-") || !el.hasAttribute("tabindex") || el.hasAttribute("role")) return null;
+    let v = axOf.get(el);
+    if (v !== undefined) return v;
+    v = null;
+    if (axSpent < AX_SPEND) {
+      const t0 = performance.now();
+      const role = el.computedRole;
+      if (role && role !== "generic" && ARIA_ROLES.has(role)) v = { role: role === "img" ? "image" : role, name: clean(el.computedName) };
+      axSpent += performance.now() - t0;
+    }
+    axOf.set(el, v);
+    return v;
   }
 
   // ---- visibility -------------------------------------------------------
@@ -230,12 +261,17 @@
     rects = new Map();
     clickables = new Map();
     leftOut = new Set();
+    closedHosts = new Set();
     area = null;
     settled = null;
     frameHides = new Map();
     surfaces = new Map();
+    overs = new Set();
     claimed = new Map();
+    claimedShadows = new Set();
     claimedRoot = null;
+    axSpent = 0;
+    axOf = new Map();
   }
 
   const EVERYWHERE = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
@@ -250,6 +286,20 @@
     const p = n.parentNode;
     if (!p) return null;
     return p.nodeType === 11 ? p.host || null : p.nodeType === 1 ? p : null;
+  }
+
+  // What a slot shows: the nodes assigned to it, else its own children
+  // (the fallback content a component renders from an attribute, as
+  // <slot name=label>Home airport</slot> for label="Home airport").
+  function slotted(slot) {
+    const fill = slot.assignedNodes();
+    return fill.length ? fill : slot.childNodes;
+  }
+
+  // The children `n` is painted with: its open shadow root's, a slot's
+  // (see slotted()), else its own.
+  function paintedChildren(n) {
+    return n.shadowRoot ? n.shadowRoot.childNodes : n.localName === "slot" ? slotted(n) : n.childNodes;
   }
 
   function intersect(a, b) {
@@ -567,7 +617,10 @@
   // Whether `hit` (from hit-testing) hides what is under it: something
   // opaque that scrolls with the page (fixed and sticky bars move away
   // when a person scrolls, dialogs' backdrops are see-through).
+  // (One that is transparent itself hides nothing: a native control a
+  // component lays over the field it paints, see surfaceOf().)
   function opaqueCover(hit) {
+    if (box(hit).gone) return false;
     const s = box(hit).style;
     if (!(s.backgroundImage !== "none" || (rgba(s.backgroundColor)?.[3] ?? 0) >= 0.9 ||
       /^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(hit.tagName))) return false;
@@ -644,14 +697,26 @@
   // surface holds other controls (a honeypot field in a form), nor one
   // whose surface is a label a person presses (Material's palette toggle:
   // the label shown is for the other, hidden radio).
+  //
+  // A surface can also be under the control: component libraries lay a
+  // real <input type=range>, checkbox or <select> of opacity 0 over the
+  // track, box or field they paint (Shoelace, Material web), so the
+  // pointer reaches the native control. Such a control (a native one:
+  // an element with an ARIA role draws itself) is seen on the surface
+  // when it takes the pointer at its centre and the surface paints
+  // something where it lies, as a control does (a box no bigger than a
+  // few of the control's): a transparent field over nothing stays out.
+  // Actions aim at the control itself then (the API's surfaceOf says
+  // null).
   const SURFACE_UP = 3, SURFACE_MIN = 8;
   const PROXY_ROLES = new Set(["textbox", "searchbox", "slider", "spinbutton", "combobox", "checkbox", "radio", "switch"]);
   const TEXT_PROXY_ROLES = new Set(["textbox", "searchbox"]);
-  const PROXIES = "textarea, input:not([type=hidden]), [contenteditable], [role=textbox], [role=searchbox], " +
+  const PROXIES = "textarea, input:not([type=hidden]), select, [contenteditable], [role=textbox], [role=searchbox], " +
     "[role=slider], [role=spinbutton], [role=combobox], [role=checkbox], [role=radio], [role=switch]";
   const OPERABLE = "input:not([type=hidden]), textarea, select, button, a[href], [tabindex], [contenteditable], [role]";
   const STRUCTURE = "h1, h2, h3, h4, h5, h6, [role=heading], main, nav, article, section, header, footer, form, table";
   let surfaces = new Map();   // control -> its surface or null (this call)
+  let overs = new Set();      // controls laid over their surface (this call)
   let claimed = new Map();    // surface -> the control drawn there (this call)
   let claimedRoot = null;     // the root `claimed` was found under
 
@@ -663,33 +728,124 @@
     const role = roleOf(el);
     if (PROXY_ROLES.has(role) && (INTERACTIVE.has(role) || focusable(el)) && !el.disabled) {
       let child = el;
+      let gone = 0;         // ancestors passed in the control's transparent branch
+      let pointer;          // whether the control takes the pointer itself
       for (let a = paintParent(el), i = 0; a && i < SURFACE_UP; child = a, a = paintParent(a), i++) {
         if (box(a).display === "contents") { i--; continue; }
+        // (A field that fades in on focus, its wrapper transparent at
+        // rest: the surface is above that wrapper.)
+        if (box(a).gone) { if (++gone > SURFACE_UP) break; i--; continue; }
         const r = a.getBoundingClientRect();
         if (r.width < SURFACE_MIN || r.height < SURFACE_MIN) continue;
         if (unseenWhy(a, a)) break;
         // A surface is a widget's, never a part of the page's structure
         // (its subtree stands behind one line).
         if (a.querySelector(STRUCTURE)) break;
-        const other = [...a.querySelectorAll(OPERABLE)].some((o) => o !== el && hidden(o) !== "all" &&
+        const others = [...a.querySelectorAll(OPERABLE)].filter((o) => o !== el && hidden(o) !== "all" &&
           (INTERACTIVE.has(roleOf(o)) || (focusable(o) && o.tabIndex >= 0)) &&
           o.getAttribute("aria-hidden") !== "true" && (o.offsetWidth > 0 || o.offsetHeight > 0) &&
           !(o.localName === "textarea" && o.readOnly && o.tabIndex < 0));
-        if (other) break;
+        // (Other controls a person sees there: a form's part, not this
+        // widget's. Transparent ones may share a surface laid over:
+        // the two handles of a range.)
+        if (others.some((o) => !box(o).gone)) break;
+        const shared = others.length > 0 || gone > 0;
         const v = view(a.ownerDocument.defaultView);
         const l = Math.max(r.left, 0), rr = Math.min(r.right, v.w), t = Math.max(r.top, 0), bb = Math.min(r.bottom, v.h);
+        let ok;
         if (rr - l >= 1 && bb - t >= 1) {
-          const hit = a.getRootNode().elementFromPoint?.((l + rr) / 2, (t + bb) / 2);
+          const root = a.getRootNode();
+          const hit = root.elementFromPoint?.((l + rr) / 2, (t + bb) / 2);
+          // (Light DOM slotted into `a` is hit as its shadow root's host.)
+          const inside = !!hit && (within(hit, a) || hit === root.host && [...a.querySelectorAll("slot")].some((s) => s.assignedNodes().length));
           // (A label there is what a person presses: a label of a hidden
-          // control is a clickable of its own, see clickable().)
-          if (!hit || !within(hit, a) || within(hit, child) || hit.closest("label")) break;
+          // control is a clickable of its own, see clickable(), unless it
+          // is this control's: a custom checkbox's box and text.)
+          const label = hit?.closest("label");
+          // (Once the control took the pointer itself, only a surface it
+          // is laid over will do.)
+          ok = !shared && !pointer && inside && !within(hit, child) && !(label && label.control !== el);
+          if (!ok) {
+            if (pointer === undefined) pointer = takesPointer(el, others);
+            if (!pointer) break;
+            ok = paintedUnder(el, a);
+            if (ok) overs.add(el);
+          }
+        } else {
+          // (Not hit-tested outside the viewport: a transparent field of
+          // a size of its own needs a painted surface there too.)
+          ok = shared || pointer ? paintedUnder(el, a) : drawnFor(el, a);
         }
+        // (Laid over what an ancestor further up paints, a text field's
+        // outline or a slider's track: looked for there.)
+        if (!ok) { if (pointer || shared) continue; break; }
         s = a;
         break;
       }
     }
     surfaces.set(el, s);
     return s;
+  }
+
+  // Whether `el`, a native control of a size of its own, takes the
+  // pointer at its centre (when that is in the viewport): it, not what it
+  // covers, gets a person's press there. (Or one of `others` laid over
+  // the same surface does: a range's handles take turns on top.)
+  function takesPointer(el, others) {
+    if (!/^(input|select|textarea)$/.test(el.localName)) return false;
+    const r = rectOf(el);
+    if (r.width < 2 || r.height < 2) return false;
+    const v = view(el.ownerDocument.defaultView);
+    const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+    if (x < 0 || y < 0 || x >= v.w || y >= v.h) return true;
+    const hit = el.getRootNode().elementFromPoint?.(x, y);
+    return !!hit && (within(hit, el) || others.some((o) => within(hit, o)));
+  }
+
+  // Whether a control that takes no part in hit-testing here (outside the
+  // viewport) may stand for surface `a`: a visually hidden one (a box of
+  // a few pixels, or none), one with something painted under it, or a
+  // text field under an editor's drawn text. (A transparent field over
+  // nothing stays out wherever it is.)
+  function drawnFor(el, a) {
+    const r = rectOf(el);
+    if (r.width < SURFACE_MIN || r.height < SURFACE_MIN) return true;
+    if (!/^(input|select|textarea)$/.test(el.localName) || paintedUnder(el, a, Infinity)) return true;
+    return TEXT_PROXY_ROLES.has(roleOf(el)) && !!surfaceText(a);
+  }
+
+  // Whether `a`, or an element in it other than `el`, paints a box that
+  // lies under `el`, no bigger than `area` times it (PAINTED_AREA: a
+  // track, thumb, box or field drawn for the control, not a page's
+  // painted area a field merely stands in).
+  const PAINTED_AREA = 4, PAINTED_MAX = 40;
+  function paintedUnder(el, a, area = PAINTED_AREA) {
+    const r = rectOf(el);
+    const most = area * Math.max(r.width * r.height, 1);
+    const under = (n) => {
+      const b = rectOf(n);
+      return b.width > 0 && b.height > 0 && b.width * b.height <= most &&
+        b.left < r.right && b.right > r.left && b.top < r.bottom && b.bottom > r.top;
+    };
+    if (under(a) && paintsBox(a)) return true;
+    let k = 0;
+    for (const d of a.querySelectorAll("*")) {
+      if (++k > PAINTED_MAX) break;
+      if (d === el || el.contains(d) || !under(d) || !paintsBox(d)) continue;
+      if (!box(d).gone && d.checkVisibility({ visibilityProperty: true })) return true;
+    }
+    return false;
+  }
+
+  // Whether `n` paints its box: a background, a border, a shadow, or an
+  // image of its own.
+  const SIDES = ["Top", "Right", "Bottom", "Left"];
+  function paintsBox(n) {
+    const s = box(n).style;
+    if (s.backgroundImage !== "none" || (rgba(s.backgroundColor)?.[3] ?? 0) >= 0.1 || s.boxShadow !== "none") return true;
+    if (/^(img|svg|canvas|video)$/.test(n.localName)) return true;
+    return SIDES.some((side) => parseFloat(s[`border${side}Width`]) > 0 && s[`border${side}Style`] !== "none" &&
+      (rgba(s[`border${side}Color`])?.[3] ?? 0) >= 0.1);
   }
 
   // A control a person cannot see where it is (unseen, or a box of no
@@ -710,12 +866,31 @@
     if (claimedRoot === root) return;
     claimedRoot = root;
     claimed = new Map();
-    const scope = root.nodeType === 1 ? root : document;
+    claimedShadows = new Set();
+    claimIn(root.nodeType === 1 ? root : document);
+  }
+
+  // (A surface two controls are drawn on, a range's two handles, is
+  // claimed by neither: each shows where it is.)
+  function claimIn(scope) {
+    const shared = new Set();
     for (const el of scope.querySelectorAll(PROXIES)) {
       if (!mayBeProxy(el)) continue;
       const s = proxySurface(el);
-      if (s && !claimed.has(s)) claimed.set(s, el);
+      if (!s) continue;
+      if (claimed.has(s)) shared.add(s);
+      else claimed.set(s, el);
     }
+    for (const s of shared) claimed.delete(s);
+  }
+
+  // The same for an open shadow root the walk enters (a query does not
+  // reach into one), once per rendering's claims.
+  let claimedShadows = new Set();
+  function claimShadow(shadow) {
+    if (claimedShadows.has(shadow)) return;
+    claimedShadows.add(shadow);
+    claimIn(shadow);
   }
 
   function mayBeProxy(el) {
@@ -746,10 +921,10 @@
       if (n.localName === "textarea" || n.localName === "input" || gutter(n)) return;
       const block = BLOCKS.has(n.tagName.toUpperCase());
       if (block && !out.endsWith("\n")) out += "\n";
-      for (let c = n.firstChild; c; c = c.nextSibling) walk(c);
+      for (const c of paintedChildren(n)) walk(c);
       if (block && !out.endsWith("\n")) out += "\n";
     };
-    for (let c = surface.firstChild; c; c = c.nextSibling) walk(c);
+    for (const c of paintedChildren(surface)) walk(c);
     return out.split("\n").map((l) => l.trim()).filter(Boolean).join("\n");
   }
 
@@ -758,7 +933,8 @@
   function fieldValue(el) {
     if (TEXT_PROXY_ROLES.has(roleOf(el)) && !el.isContentEditable) {
       const s = proxySurface(el);
-      if (s) return surfaceText(s);
+      // (A field laid over its surface shows what it holds.)
+      if (s && !overs.has(el)) return surfaceText(s);
     }
     if ("value" in el && typeof el.value === "string" && (el.localName === "input" || el.localName === "textarea")) return el.value;
     return el.isContentEditable ? el.innerText : valueOf(el, roleOf(el));
@@ -865,6 +1041,24 @@
     });
   }
 
+  // ---- closed shadow roots ------------------------------------------------
+  //
+  // What a closed shadow root shows cannot be read by any script (the
+  // engine's neither). What can be seen is a custom element with no open
+  // root that has a box of its own size while none of its light DOM is
+  // rendered: something inside it is drawing. Answers count such hosts
+  // (`closedHosts`): a component there may hold more than its lines say.
+  let closedHosts = new Set();  // hosts found by this call's renderings
+  function closedHost(el) {
+    if (!el.matches(":defined")) return false;
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      // (Light DOM that is rendered is slotted: the component shows it.)
+      if (c.nodeType === 3 ? NON_SPACE.test(c.data) : c.nodeType === 1 && c.getClientRects().length > 0) return false;
+    }
+    const r = el.getBoundingClientRect();
+    return r.width >= 1 && r.height >= 1 && !unseen(el, false);
+  }
+
   // How many blocks of text this call left out, as a line for answers.
   function leftOutCount() {
     return leftOut.size;
@@ -887,10 +1081,13 @@
     return !!(clean(el.getAttribute("aria-label")) || el.hasAttribute("aria-labelledby") || el.title);
   }
 
+  // (Ids do not cross a shadow root's boundary: an element inside one is
+  // labelled by elements of the same root only, as Chromium does.)
   function byIds(el, attr) {
     const ids = (el.getAttribute(attr) || "").trim().split(/\s+/).filter(Boolean);
     const root = el.getRootNode();
-    return ids.map((id) => root.getElementById?.(id) || document.getElementById(id)).filter(Boolean);
+    const shadow = root.nodeType === 11;
+    return ids.map((id) => root.getElementById?.(id) || (shadow ? null : document.getElementById(id))).filter(Boolean);
   }
 
   // Text as CSS shows it: names follow text-transform, as Chromium's do.
@@ -907,20 +1104,24 @@
   }
 
   // The text an element contributes to a name computed from content.
+  // (A slot is walked as what it shows: its assigned nodes, each named
+  // as the element it is, or its fallback content.)
   function contentText(el, depth, skip) {
     if (depth > 12) return "";
     let out = "";
-    for (let n = el.shadowRoot ? el.shadowRoot.firstChild : el.firstChild; n; n = n.nextSibling) {
+    const piece = (n) => {
       if (n.nodeType === 3) {
         if (!naming || !NON_SPACE.test(n.data) || !unseen(n, false)) out += transformed(el, n.data);
-        continue;
+        return;
       }
-      if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName)) continue;
-      if (n.localName === "slot") { for (const a of n.assignedNodes()) out += a.nodeType === 3 ? a.data : a.nodeType === 1 ? contentText(a, depth + 1, skip) : ""; continue; }
-      if (hidden(n) === "all") continue;
+      if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName)) return;
+      if (hidden(n) === "all") return;
       const part = embeddedName(n, depth, skip);
       out += INLINE.has(n.tagName) ? part : ` ${part} `;
-    }
+    };
+    const fill = el.localName === "slot" ? el.assignedNodes() : null;
+    if (fill && fill.length) for (const n of fill) piece(n);
+    else for (let n = el.shadowRoot ? el.shadowRoot.firstChild : el.firstChild; n; n = n.nextSibling) piece(n);
     return out;
   }
 
@@ -977,6 +1178,9 @@
   }
 
   function nameOf(el, role) {
+    // (The name a custom element gives itself through its internals.)
+    const ax = AX_INFO && internals(el);
+    if (ax && ax.name && ax.role === role) return ax.name;
     if (el.hasAttribute("aria-labelledby")) {
       // (A part named twice, as when a control lists itself and its
       // group that share a label, is said once.)
@@ -989,10 +1193,32 @@
     const native = clean(nativeName(el, role));
     if (native) return native;
     if (NAME_FROM_CONTENT.has(role) || el.localName === "dfn") {
-      const c = clean(contentText(el, 0));
+      const c = clean(ownContent(el, role));
       if (c) return c;
     }
-    return clean(el.title);
+    return clean(el.title) || hostLabel(el, role);
+  }
+
+  // A form control inside a component's shadow root, unnamed there, takes
+  // the name of the <label> that labels its host (a form-associated custom
+  // element, like Material's md-checkbox inside "<label>… Travel
+  // insurance</label>"), as Chromium names the host.
+  const FORM_ROLES = new Set(["checkbox", "radio", "switch", "textbox", "searchbox", "slider", "spinbutton", "combobox"]);
+  function hostLabel(el, role) {
+    if (!FORM_ROLES.has(role)) return "";
+    const root = el.getRootNode();
+    const host = root && root.host;
+    if (!host) return "";
+    let label = host.closest("label");
+    if (!label && host.id) label = host.getRootNode().querySelector?.(`label[for="${CSS.escape(host.id)}"]`);
+    return label ? clean(contentText(label, 0, host)) : "";
+  }
+
+  // The text a name from content takes: a tree item's leaves out the
+  // group of items nested in it (their names are their own), as
+  // Chromium's does.
+  function ownContent(el, role) {
+    return contentText(el, 0, role === "treeitem" ? el.querySelector(":scope > [role=group], :scope > ul, :scope > ol") : undefined);
   }
 
   // Set while a name is computed for an answer: text a person cannot see
@@ -1044,15 +1270,15 @@
         leftOut.add(dropped);
         naming = true;
         let own;
-        try { own = clean(contentText(el, 0)) || clean(nativeName(el, role)); } finally { naming = false; }
+        try { own = clean(ownContent(el, role)) || clean(nativeName(el, role)); } finally { naming = false; }
         return own ? cut(own) : NAME_FROM_CONTENT.has(role) ? short(name) : "";
       }
     }
-    if (el.hasAttribute("aria-labelledby") || clean(el.getAttribute("aria-label"))) return short(name);
+    if (el.hasAttribute("aria-labelledby") || clean(el.getAttribute("aria-label")) || internals(el)?.name === name) return short(name);
     if ((NAME_FROM_CONTENT.has(role) || el.localName === "dfn") && !clean(nativeName(el, role))) {
       naming = true;
       let v;
-      try { v = clean(contentText(el, 0)); } finally { naming = false; }
+      try { v = clean(ownContent(el, role)); } finally { naming = false; }
       return v ? cut(v) : short(name);
     }
     if (!clean(nativeName(el, role)) && name === clean(el.title)) return short(name);
@@ -1115,28 +1341,92 @@
 
   const PLAIN = new Set(["generic", "none", "presentation", "LabelText", "image", "listitem", "paragraph"]);
 
-  // Whether `el`, whose role says nothing, is something a person clicks:
-  // an onclick attribute, a label of a control the page hides (custom
-  // checkboxes and menu toggles), or the outermost element under a
-  // pointer cursor. (Listeners added from script cannot be seen from
-  // here; the cursor is how pages tell people what clicks.)
+  // Whether `el`, whose role says nothing, is something a person clicks
+  // ("clickable") or drags ("draggable"), else "": an onclick attribute,
+  // a label of a control the page hides (custom checkboxes and menu
+  // toggles) and does not draw on a surface of its own (see surfaceOf),
+  // draggable="true" (a sortable list's item), or the outermost element
+  // under a pointer cursor, or a grab or move one (a drag handle).
+  // (Listeners added from script cannot be seen from here; the cursor is
+  // how pages tell people what clicks.)
+  const GRAB = /^(-webkit-)?grab$|^move$/;
   function clickable(el, role) {
-    if (el.localName === "body" || el.localName === "html" || !PLAIN.has(role)) return false;
-    if (el.hasAttribute("onclick")) return true;
+    if (el.localName === "body" || el.localName === "html" || !PLAIN.has(role)) return "";
+    // (Images and links drag by default: only the attribute says so.)
+    if (el.getAttribute("draggable") === "true") return "draggable";
+    if (el.hasAttribute("onclick")) return "clickable";
     if (el.localName === "label") {
       const c = el.control;
-      if (c && !c.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return true;
+      if (c && !c.checkVisibility({ visibilityProperty: true, opacityProperty: true }) && !proxySurface(c)) return "clickable";
     }
     // Big containers with a pointer cursor (a whole card) act through the
     // links and buttons in them.
-    if (el.childElementCount > 4) return false;
-    if (getComputedStyle(el).cursor !== "pointer") return false;
+    if (el.childElementCount > 4) return "";
+    const cursor = getComputedStyle(el).cursor;
+    const kind = cursor === "pointer" ? "clickable" : GRAB.test(cursor) ? "draggable" : "";
+    if (!kind) return "";
     const up = paintParent(el);
-    return !up || getComputedStyle(up).cursor !== "pointer";
+    return !up || getComputedStyle(up).cursor !== cursor ? kind : "";
+  }
+
+  // ---- parts of widgets ---------------------------------------------------------
+
+  // Parts of composite widgets a person operates whatever their tabindex
+  // (a roving tabindex leaves all items but one at -1): a small element
+  // with a tabindex, grid cells and the cells of a grid or treegrid (not
+  // its headers: a calendar's weekdays are read, not pressed), sortable
+  // column headers, selectable rows. Attributes only: asked of every
+  // line a walk makes.
+  const GRIDS = "[role=grid], [role=treegrid]";
+  const GRID_PARTS = new Set(["gridcell", "cell", "columnheader", "row"]);
+  function widgetPart(el, role) {
+    switch (role) {
+      case "gridcell": return true;
+      case "cell": return tabbed(el, role) || !!el.closest(GRIDS);
+      case "columnheader": return tabbed(el, role) || el.hasAttribute("aria-sort");
+      case "row": return el.hasAttribute("tabindex") || el.hasAttribute("aria-selected") || el.hasAttribute("aria-checked");
+      default: return tabbed(el, role);
+    }
+  }
+
+  // Whether `el` has a tabindex (-1: the focusable ones have their refs)
+  // as an item a person operates: a small element holding no control,
+  // not a landmark or heading. Those, big containers and wrappers of a
+  // control with tabindex=-1 are where a script moves the focus to (a
+  // skip link's target, a page's main content after a route change, an
+  // editor's scroller), which a person does not operate.
+  const FOCUS_TARGETS = new Set([...LANDMARKS, "heading", "alertdialog", "document", "application", "tabpanel", "feed"]);
+  function tabbed(el, role) {
+    return el.hasAttribute("tabindex") && el.childElementCount <= 4 && !FOCUS_TARGETS.has(role) && !el.querySelector(CONTROLS);
+  }
+
+  // Such an item whose role says nothing (a date picker's day, a chip)
+  // gets a line of its own when it says something.
+  function rovingLeaf(el, role) {
+    return tabbed(el, role) && NON_SPACE.test(el.textContent);
+  }
+
+  // Table parts and headings a person clicks (a date picker's <td>, a
+  // data grid's sortable <div role=columnheader>): an onclick attribute,
+  // or a pointer cursor of their own. A row with one stands for its
+  // cells; cells under a pointer that the whole table has are each one.
+  // (A style read: asked of the lines an answer shows only.)
+  const POINTER_PARTS = new Set(["cell", "gridcell", "columnheader", "rowheader", "row", "heading"]);
+  function pointerPart(el, role) {
+    if (!POINTER_PARTS.has(role)) return false;
+    if (el.hasAttribute("onclick")) return true;
+    if (getComputedStyle(el).cursor !== "pointer") return false;
+    if (role === "row" || role === "heading") {
+      const up = paintParent(el);
+      return !up || getComputedStyle(up).cursor !== "pointer";
+    }
+    const row = el.parentElement && roleOf(el.parentElement) === "row" ? el.parentElement : ancestorWith(el, ROW);
+    return !row || !pointerPart(row, "row");
   }
 
   const CONTROLS = "a[href], button, input, select, textarea, summary, [tabindex], [contenteditable], " +
-    "[role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [role=option], [role=switch]";
+    "[role=button], [role=link], [role=checkbox], [role=tab], [role=menuitem], [role=option], [role=switch], " +
+    "[role=gridcell], [role=treeitem], [role=radio], [role=menuitemcheckbox], [role=menuitemradio]";
 
   // The clickable element (see clickable()) a text or image line of a
   // rendering made without that check belongs to: itself or one of its
@@ -1323,7 +1613,7 @@
       // An open shadow root is what the page shows in place of the light
       // DOM (slots bring light children back in).
       const shadow = parent.shadowRoot;
-      if (shadow) watch(shadow);
+      if (shadow) { watch(shadow); claimShadow(shadow); }
       const first = shadow ? shadow.firstChild : parent.firstChild;
       for (let n = first; n && !full; n = n.nextSibling) {
         if (ownTextHidden && n.nodeType === 3) continue;
@@ -1346,13 +1636,16 @@
       const el = node;
       if (SKIP.has(el.tagName)) return;
       if (el.localName === "slot") {
-        for (const a of el.assignedNodes()) walk(a, depth, parentName, textIsName);
+        const fill = el.assignedNodes();
+        if (fill.length) for (const a of fill) walk(a, depth, parentName, textIsName);
+        else walkChildren(el, depth, parentName, textIsName);
         return;
       }
       const h = hidden(el);
       if (h === "all") return;
       // Its own text is invisible too; a child that sets visible shows.
       if (h === "self") { walkChildren(el, depth, parentName, textIsName, true); return; }
+      if (el.localName.includes("-") && !el.shadowRoot && closedHost(el)) closedHosts.add(el);
       // The surface an editor or slider draws: the control's line, once.
       const drawn = claimed.get(el);
       if (drawn) {
@@ -1376,10 +1669,13 @@
       // (The skeleton's big walk leaves that to the lines it shows.)
       const click = see && !inControl && !isFocusable && !INTERACTIVE.has(role) && clickable(el, role);
       if (click) {
-        role = "clickable";
+        role = click;
         if (!name) name = cut(clickName(el));
       }
-      if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !isFocusable) {
+      // (Most elements have no tabindex and none of those roles: one
+      // attribute read, not a call, for them.)
+      const part = !click && !isFocusable && (GRID_PARTS.has(role) || el.hasAttribute("tabindex")) && !INTERACTIVE.has(role) && widgetPart(el, role);
+      if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !isFocusable && !(part && !inControl && rovingLeaf(el, role))) {
         walkChildren(el, depth, parentName, textIsName);
         return;
       }
@@ -1391,7 +1687,7 @@
       if (name) line += ` ${quote(name)}`;
       const st = states(el, role);
       if (st.length) line += " " + st.join(" ");
-      const acts = INTERACTIVE.has(role) || isFocusable || click;
+      const acts = INTERACTIVE.has(role) || isFocusable || !!click || part || (see && !inControl && pointerPart(el, role));
       if (acts) line += ` [ref=${refFor(el)}]`;
       const value = clean(valueOf(el, role));
       if (value && value !== name) line += `: ${cut(value)}`;
@@ -1428,7 +1724,7 @@
       // An editable region (CodeMirror 6, a rich text box) shows its text
       // as its value, once.
       if (value && el.hasAttribute("contenteditable") && (role === "textbox" || role === "searchbox")) return;
-      const nameIsText = (NAME_FROM_CONTENT.has(role) || click) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby");
+      const nameIsText = (NAME_FROM_CONTENT.has(role) || click) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !(AX_INFO && internals(el)?.name);
       if (acts) inControl++;
       try {
         walkChildren(el, depth + 1, name, nameIsText);
@@ -1682,10 +1978,12 @@
           clicked.add(c);
           const indent = line.slice(0, line.length - line.trimStart().length);
           const n = cut(nameOf(c, "generic") || clickName(c));
-          out.push(`${indent}- clickable${n ? " " + quote(n) : ""} [ref=${refFor(c)}]`);
+          out.push(`${indent}- ${clickables.get(c)}${n ? " " + quote(n) : ""} [ref=${refFor(c)}]`);
           continue;
         }
       }
+      // (Its ref was left to the lines shown: see pointerPart().)
+      if (POINTER_PARTS.has(role) && !line.includes(" [ref=") && pointerPart(node, role)) line = withRef(line, node);
       if (name && node.nodeType === 1) {
         const seen = seenName(node, role, name);
         if (seen !== name) line = line.replace(quote(name), quote(seen));
@@ -1712,16 +2010,43 @@
   let restyled = new Set();
   // More restyled elements than this: walk the page again instead.
   const MAX_RESTYLED = 64;
-  const observer = new MutationObserver(() => { dirty = moved = true; });
+  // (`mutated`: the DOM, a value or a toggle changed, not only focus:
+  // what lookAhead() asks.)
+  let mutated = true;
+  const observer = new MutationObserver(() => { dirty = moved = mutated = true; });
   const watched = new WeakSet();
   // Watches `doc` (this document, and each same-origin frame's document
   // the walk enters) for changes.
+  // Resolves once the DOM changes and is then quiet for 25 ms (true; at
+  // most 300 ms after the change), or after `ms` with no change (false).
+  function lookAhead(ms) {
+    return new Promise((resolve) => {
+      let quiet = 0, stop = 0;
+      const end = (v) => { o.disconnect(); clearTimeout(cap); clearTimeout(quiet); clearTimeout(stop); resolve(v); };
+      const o = new MutationObserver(() => {
+        dirty = mutated = true;
+        clearTimeout(quiet);
+        quiet = setTimeout(() => end(true), 25);
+        if (!stop) { clearTimeout(cap); stop = setTimeout(() => end(true), 300); }
+      });
+      o.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      const cap = setTimeout(() => end(false), Math.max(0, ms ?? 0));
+    });
+  }
+
+  // The open shadow roots watched, for animations: document.getAnimations()
+  // leaves out those whose target is in a shadow tree.
+  const shadowRoots = [];
   function watch(doc) {
     if (watched.has(doc)) return;
     watched.add(doc);
+    if (doc.nodeType === 11) shadowRoots.push(new WeakRef(doc));
     observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
     for (const type of ["input", "change", "focusin", "focusout", "toggle", "load"]) {
-      doc.addEventListener(type, () => { dirty = moved = true; }, true);
+      // (A value or a toggle the action changed is its visible effect;
+      // focus moving to what was clicked is not.)
+      const effect = type === "input" || type === "change" || type === "toggle";
+      doc.addEventListener(type, () => { dirty = moved = true; if (effect) mutated = true; }, true);
     }
     doc.addEventListener("scroll", () => { moved = true; }, true);
     const ended = (e) => {
@@ -1739,7 +2064,7 @@
   function changedSinceRender() {
     if (observer.takeRecords().length) dirty = true;
     const was = dirty || moved || restyled.size > 0;
-    dirty = moved = false;
+    dirty = moved = mutated = false;
     restyled = new Set();
     return was;
   }
@@ -1925,7 +2250,7 @@
         else {
           const a = recs[up];
           if (a.pn === undefined || a.role === "Iframe") return null;
-          const named = NAME_FROM_CONTENT.has(a.role) && !!a.name && !a.node.hasAttribute("aria-label") && !a.node.hasAttribute("aria-labelledby");
+          const named = NAME_FROM_CONTENT.has(a.role) && !!a.name && !a.node.hasAttribute("aria-label") && !a.node.hasAttribute("aria-labelledby") && !internals(a.node)?.name;
           ctx = { depth: a.depth + 1, pn: a.name || "", tn: named };
         }
       }
@@ -1953,7 +2278,32 @@
       const n = left.get(l);
       if (n) { left.set(l, n - 1); removed.push(i); }
     });
+    if (!added.length && !removed.length) reordered(before, after, added, removed);
     return { added, removed };
+  }
+
+  // The same lines in another order (an item dragged to another place in
+  // its list): each line that left the order is told as removed from its
+  // old place and added at its new one. The lines kept in place are the
+  // longest run that stays in order (a longest increasing subsequence of
+  // their old positions).
+  function reordered(before, after, added, removed) {
+    if (before.length !== after.length || before.every((l, i) => l === after[i])) return;
+    const at = new Map();
+    before.forEach((l, i) => { const q = at.get(l); if (q) q.push(i); else at.set(l, [i]); });
+    const old = after.map((l) => at.get(l).shift());
+    // Patience sorting, with links back to rebuild the run.
+    const tails = [], prev = new Array(old.length);
+    old.forEach((v, i) => {
+      let lo = 0, hi = tails.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (old[tails[mid]] < v) lo = mid + 1; else hi = mid; }
+      prev[i] = lo ? tails[lo - 1] : -1;
+      tails[lo] = i;
+    });
+    const kept = new Set();
+    for (let i = tails.length ? tails[tails.length - 1] : -1; i >= 0; i = prev[i]) kept.add(i);
+    old.forEach((v, i) => { if (!kept.has(i)) { added.push(i); removed.push(v); } });
+    removed.sort((a, b) => a - b);
   }
 
   // Nodes whose lines an answer has shown (a removed line is only
@@ -1980,7 +2330,7 @@
         return;
       }
       if (n.nodeType !== 1 || SKIP.has(n.tagName)) return;
-      if (n.localName === "slot") { for (const a of n.assignedNodes()) walk(a); return; }
+      if (n.localName === "slot") { for (const a of slotted(n)) walk(a); return; }
       const h = hidden(n);
       if (h === "all") return;
       if (n.localName === "input" || n.localName === "textarea" || n.localName === "select") return;
@@ -2001,10 +2351,24 @@
     return out.split("\n").map((l) => l.replace(/[ \t]+/g, (m) => m.includes("\t") ? "\t" : " ").trim()).filter(Boolean).join("\n");
   }
 
+  // The open shadow roots in `doc`, those inside others too.
+  const SHADOW_SCAN = 250;
+  function shadowRootsIn(doc) {
+    const out = [];
+    const scan = (scope) => {
+      for (const el of scope.querySelectorAll("*")) {
+        const r = el.shadowRoot;
+        if (r) { out.push(r); scan(r); }
+      }
+    };
+    scan(doc);
+    return out;
+  }
+
   // ---- the API Rust calls ------------------------------------------------------------
 
   function answer(lines, cut, more, frames, extra) {
-    return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, hidden: leftOutCount(), ...extra };
+    return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, hidden: leftOutCount(), closedHosts: closedHosts.size, ...extra };
   }
 
   // Most outline a skeleton is made from (units, ~12k lines, ~100 ms on
@@ -2442,7 +2806,7 @@
         walks++;
         lastFrames = r.frames;
       }
-      dirty = false;
+      dirty = mutated = false;
       restyled = new Set();
       const recs = r.recs;
       const d = diff(baseline.lines, r.lines);
@@ -2473,7 +2837,7 @@
         return told.has(node) || (node.isConnected && !unseen(node, false));
       }).map((i) => baseline.lines[i]);
       setBaseline(r.lines, recs, walked ? r.full : baseline.full, hoverNow);
-      return { added, removed, frames: r.frames.length, url: location.href, title: document.title, hidden: leftOutCount(), walked };
+      return { added, removed, frames: r.frames.length, url: location.href, title: document.title, hidden: leftOutCount(), closedHosts: closedHosts.size, walked };
     },
 
     // Lines of the whole page (no budget) whose text contains `opts.text`
@@ -2563,10 +2927,25 @@
     waitText(opts) {
       const want = String(opts?.text ?? "");
       const gone = !!opts?.gone;
+      // Shadow roots found by the looks so far, each observed once; a
+      // document's are looked for again after SHADOW_SCAN ms (a scan
+      // costs as much as innerText on a big page).
+      const roots = new Set();
+      const scans = new Map();   // document -> {at, roots}
+      const rootsOf = (d) => {
+        let s = scans.get(d);
+        if (!s || performance.now() - s.at > SHADOW_SCAN) scans.set(d, s = { at: performance.now(), roots: shadowRootsIn(d) });
+        return s.roots;
+      };
+      let obs = null;
       const holds = () => {
         fresh();
-        // innerText holds all the visible text and more: a cheap first look.
-        const somewhere = (d) => (d.body?.innerText ?? "").includes(want);
+        // innerText holds all the visible text and more: a cheap first
+        // look. It leaves out what open shadow roots show (slotted light
+        // DOM aside), so their text (all of it, a superset too) is looked
+        // at when innerText says no.
+        const somewhere = (d) => (d.body?.innerText ?? "").includes(want) ||
+          rootsOf(d).some((r) => { observe(r); return r.isConnected && r.textContent.includes(want); });
         const docs = [];
         const reach = (d) => {
           docs.push(d);
@@ -2579,12 +2958,19 @@
         const seen = docs.some(somewhere) && visibleText(document.body || document.documentElement, Infinity).includes(want);
         return gone ? !seen : seen;
       };
+      // (Changes inside a shadow root reach no observer of the document.)
+      const observe = (r) => {
+        if (!obs || roots.has(r)) return;
+        roots.add(r);
+        obs.observe(r, { subtree: true, childList: true, characterData: true, attributes: true });
+      };
       return new Promise((resolve) => {
         let poll = 0, timer = 0;
-        const obs = new MutationObserver(() => { if (holds()) done(true); });
+        obs = new MutationObserver(() => { if (holds()) done(true); });
         const done = (v) => { obs.disconnect(); clearInterval(poll); clearTimeout(timer); resolve(v); };
         if (holds()) return resolve(true);
         obs.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+        for (const r of rootsOf(document)) observe(r);
         poll = setInterval(() => { if (holds()) done(true); }, 250);
         timer = setTimeout(() => done(holds()), Math.max(0, opts?.ms ?? 0));
       });
@@ -2656,13 +3042,58 @@
     at(target, f, arg) {
       return f.call(resolve(target), arg);
     },
+    // After an action, once the page has run what it queued: waits (at
+    // most 400 ms) for the finite animations running in the shadow roots
+    // the engine has seen (a component's popup opening or closing; the
+    // document's own are waited for before this), so the answer reports
+    // where they come to rest. Then, with `opts.look`, when nothing has
+    // changed since the last answer, waits (at most `opts.ms`) for the
+    // change a timer or an animation frame the action scheduled makes,
+    // and for the DOM to be quiet for 25 ms (at most 300 ms more).
+    // Resolves to whether such a change came; a page with nothing moving
+    // that changed already (the action's own work) answers at once.
+    settle(opts) {
+      const inShadow = [];
+      for (let i = shadowRoots.length - 1; i >= 0; i--) {
+        const root = shadowRoots[i].deref();
+        if (!root || !root.host.isConnected) { shadowRoots.splice(i, 1); continue; }
+        for (const a of root.getAnimations()) {
+          if (a.playState === "running" && Number.isFinite(a.effect?.getComputedTiming().endTime)) inShadow.push(a);
+        }
+      }
+      const rest = inShadow.length
+        ? Promise.race([Promise.all(inShadow.map((a) => a.finished.catch(() => 0))), new Promise((r) => setTimeout(r, 400))])
+        : null;
+      const look = () => {
+        if (!opts?.look) return false;
+        if (observer.takeRecords().length) dirty = mutated = true;
+        if (mutated || restyled.size) return false;
+        return lookAhead(opts.ms);
+      };
+      return rest ? rest.then(look) : look();
+    },
+    // The animations running in the document and in the shadow roots the
+    // engine has seen (a component's popup fading out, a branch opening).
+    running() {
+      const all = document.getAnimations();
+      for (let i = shadowRoots.length - 1; i >= 0; i--) {
+        const root = shadowRoots[i].deref();
+        if (!root || !root.host.isConnected) { shadowRoots.splice(i, 1); continue; }
+        for (const a of root.getAnimations()) all.push(a);
+      }
+      return all.filter((a) => a.playState === "running");
+    },
     roleOf,
     nameOf,
     // What a field holds as a person sees it (an editor's drawn text).
     fieldValue,
     disabled,
-    // The surface a control hidden behind one is operated through, or null.
-    surfaceOf: proxySurface,
+    // The surface a control hidden behind one is operated through, or null
+    // (also for one laid over its surface: it is pressed where it is).
+    surfaceOf(el) {
+      const s = proxySurface(el);
+      return s && !overs.has(el) ? s : null;
+    },
   };
 
   // The memos of fresh() hold for one call. Every entry point starts with
