@@ -63,6 +63,10 @@ Pages (--pages, comma-separated; default all whose software is here):
   datasette  a small SQLite database: its table page and its SQL editor
   jupyter    JupyterLab on a notebook with one empty cell
   gradio     bench/apps/gradio_compute.py (number, button, file upload)
+  components web components whose labels and inputs live in shadow roots:
+             Shoelace and Material Web from npm (tests/apps/widgets, npm
+             ci there), and tests/pages/components.html and operable.html
+             (hand-made components, date pickers, grids, sortable lists)
 When bench/real-site.sh's ports do not answer, it is started here (and
 stopped at the end); every app is started on a free port, waited for
 until it answers and has drawn its controls (at most ~20 s), and stopped
@@ -112,7 +116,7 @@ ADMIN_PAGES = [
     f"{ADMIN}/admin/auth/group/add/",
 ]
 CORPUS = DOCS_PAGES + ADMIN_PAGES
-SUITE = ["docs", "admin", "mkdocs", "streamlit", "datasette", "jupyter", "gradio"]
+SUITE = ["docs", "admin", "mkdocs", "streamlit", "datasette", "jupyter", "gradio", "components"]
 
 # The roles a model acts on (the engine's refs), as Chromium spells them.
 INTERACTIVE = {"button", "checkbox", "combobox", "link", "listbox", "menuitem",
@@ -731,6 +735,9 @@ class Apps:
                      env={"JUPYTER_RUNTIME_DIR": f"{root}/runtime", "JUPYTER_CONFIG_DIR": f"{root}/config"})
         if "gradio" in names:
             self.app("gradio", [sys.executable, f"{ROOT}/bench/apps/gradio_compute.py", "{port}"], "/")
+        if "components" in names:
+            self.app("components", [sys.executable, "-m", "http.server", "{port}", "--bind", "127.0.0.1"],
+                     "/tests/pages/components.html", cwd=ROOT)
 
     def base(self, name, wait=90):
         """The app's base URL once it answers."""
@@ -764,13 +771,19 @@ class Apps:
 
 # Each suite entry: what it needs installed, its pages (path, ready selector).
 NEEDS = {"docs": ["django"], "admin": ["django"], "mkdocs": ["material"], "streamlit": ["streamlit", "pandas"],
-         "datasette": ["datasette"], "jupyter": ["jupyterlab", "ipykernel"], "gradio": ["gradio"]}
+         "datasette": ["datasette"], "jupyter": ["jupyterlab", "ipykernel"], "gradio": ["gradio"],
+         "components": []}
 APP_PAGES = {
     "mkdocs": [("/", "label.md-search__icon, .md-content"), ("/reference/", ".md-content")],
     "streamlit": [("/", "[data-testid=stDataFrame] canvas, [data-testid=stDataFrame] table")],
     "datasette": [("/pools/finds", None), ("/pools?sql=select+pool%2C+animal%2C+count+from+finds", ".CodeMirror")],
     "jupyter": [("/lab/tree/notebook.ipynb", ".jp-Notebook .cm-content")],
     "gradio": [("/", "button.primary, button.lg")],
+    # (Served from the repository's root: the npm pages and the fixtures.)
+    "components": [("/tests/apps/widgets/shoelace.html", "sl-tree-item:defined"),
+                   ("/tests/apps/widgets/material.html", "md-filled-button:defined"),
+                   ("/tests/pages/components.html", None),
+                   ("/tests/pages/operable.html", None)],
 }
 
 
@@ -778,6 +791,8 @@ def available(name):
     if name in ("docs", "admin") and not os.path.exists("/usr/share/doc/python3/html/library/stdtypes.html") \
             and not answers(DOCS_PAGES[0]):
         return "python3-doc is not installed (apt)"
+    if name == "components" and not os.path.isdir(f"{ROOT}/tests/apps/widgets/node_modules/@shoelace-style"):
+        return "npm packages of tests/apps/widgets not installed (npm ci there)"
     missing = [m for m in NEEDS[name] if not have(m)]
     return f"pip package(s) {', '.join(missing)} not installed" if missing else ""
 

@@ -254,6 +254,7 @@
     paints = new Map();
     backdrops = new Map();
     painters = new Map();
+    hostPaints = new Map();
     colourMemo = new Map();
     textClips = new Map();
     views = new Map();
@@ -474,7 +475,10 @@
     let c = colourMemo.get(n);
     if (c !== undefined) return c;
     const bs = box(n).style;
-    if (bs.backgroundImage === "none") c = [rgba(bs.backgroundColor)];
+    const own = bs.backgroundImage === "none" ? rgba(bs.backgroundColor) : null;
+    const drawn = !(own && own[3] >= 0.5) && hostPaint(n);
+    if (drawn) c = [drawn];
+    else if (bs.backgroundImage === "none") c = [own];
     else {
       const stops = gradientStops(bs.backgroundImage);
       const under = stops && backdrop(paintParent(n));
@@ -493,9 +497,42 @@
     if (p !== undefined) return p;
     const bs = box(el).style;
     const own = bs.backgroundImage === "none" ? rgba(bs.backgroundColor) : null;
-    p = bs.backgroundImage !== "none" || (own && own[3] >= 0.5) ? el : painter(paintParent(el));
+    p = bs.backgroundImage !== "none" || (own && own[3] >= 0.5) || hostPaint(el) ? el : painter(paintParent(el));
     painters.set(el, p);
     return p;
+  }
+
+  // The opaque colour a component paints its whole box with through a
+  // pseudo-element of its host (":host::before { inset: 0; position:
+  // absolute; background: … }") or a layer of its shadow root, or null.
+  // Looked at only for shadow hosts with no background of their own.
+  let hostPaints = new Map();
+  function hostPaint(el) {
+    if (!el.shadowRoot) return null;
+    let c = hostPaints.get(el);
+    if (c !== undefined) return c;
+    c = null;
+    for (const which of ["::before", "::after"]) {
+      const ps = getComputedStyle(el, which);
+      if (ps.content === "none" || ps.position !== "absolute") continue;
+      if (ps.top !== "0px" || ps.left !== "0px" || ps.right !== "0px" || ps.bottom !== "0px") continue;
+      const bg = ps.backgroundImage === "none" ? rgba(ps.backgroundColor) : null;
+      if (bg && bg[3] >= 0.5 && ps.opacity !== "0" && ps.visibility === "visible") { c = bg; break; }
+    }
+    // Or through a layer of its shadow root laid under the rest (Material
+    // Web's "<div class=background>", absolutely positioned, inset 0).
+    if (!c) {
+      let i = 0;
+      for (const k of el.shadowRoot.children) {
+        if (i++ > 8) break;
+        const ks = getComputedStyle(k);
+        if (ks.position !== "absolute" || ks.top !== "0px" || ks.left !== "0px" || ks.right !== "0px" || ks.bottom !== "0px") continue;
+        const bg = ks.backgroundImage === "none" ? rgba(ks.backgroundColor) : null;
+        if (bg && bg[3] >= 0.5 && ks.opacity !== "0" && ks.visibility === "visible" && ks.display !== "none") { c = bg; break; }
+      }
+    }
+    hostPaints.set(el, c);
+    return c;
   }
 
   // The colour stops of a background made of gradients only, or null.

@@ -115,6 +115,10 @@ pub struct Snapshot {
     /// Blocks of text left out because a person cannot see them.
     #[serde(default)]
     pub hidden: usize,
+    /// Components drawn through a closed shadow root, which no script
+    /// reads (a person sees what they hold).
+    #[serde(default, rename = "closedHosts")]
+    pub closed_hosts: usize,
 }
 
 /// What `changes` answers (null when the document has no whole-page
@@ -213,6 +217,15 @@ pub fn hidden_note(hidden: usize) -> String {
         0 => String::new(),
         1 => "(1 block of text a person cannot see on the page was left out)\n".into(),
         n => format!("({n} blocks of text a person cannot see on the page were left out)\n"),
+    }
+}
+
+/// The note an outline with components it cannot read into ends in.
+pub fn closed_note(closed: usize) -> String {
+    match closed {
+        0 => String::new(),
+        1 => "(1 component on the page draws itself in a closed shadow root, which tabwire cannot read: it may hold more than its line says; browser_take_screenshot shows it)\n".into(),
+        n => format!("({n} components on the page draw themselves in closed shadow roots, which tabwire cannot read: they may hold more than their lines say; browser_take_screenshot shows them)\n"),
     }
 }
 
@@ -403,6 +416,7 @@ mod tests {
             outline: 0,
             partial: false,
             hidden: 0,
+            closed_hosts: 0,
         };
         assert_eq!(with_cut_note(&s, 40_000), s.text);
         s.cut = true;
@@ -431,6 +445,7 @@ mod tests {
             outline: 48_200,
             partial: false,
             hidden: 0,
+            closed_hosts: 0,
         };
         let out = with_cut_note(&s, 40_000);
         assert!(

@@ -177,7 +177,9 @@ async fn capture_from(
     if snap.frames > 0 {
         outline = fill_frames(s, tab, frame, outline, snap.frames, 1, detail).await;
     }
-    let notes = engine::cut_note(&snap, MAX_SNAPSHOT) + &engine::hidden_note(snap.hidden);
+    let notes = engine::cut_note(&snap, MAX_SNAPSHOT)
+        + &engine::hidden_note(snap.hidden)
+        + &engine::closed_note(snap.closed_hosts);
     s.remember_snapshot(SnapshotMark::new(tab, loader_id, &outline));
     Ok(Captured {
         page,
