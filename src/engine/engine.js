@@ -1687,7 +1687,13 @@
       const drawn = claimed.get(el);
       if (drawn) {
         const role = roleOf(drawn);
-        const name = seenName(drawn, role, cut(nameOf(drawn, role)));
+        // A label of the hidden control shown on its surface says what a
+        // person reads there (Material for MkDocs' palette toggle: the
+        // label "Switch to dark mode" checks the input named "Switch to
+        // light mode").
+        const shownLabel = [...(drawn.labels || [])].find((l) => (l === el || el.contains(l)) && l.checkVisibility());
+        const said = shownLabel ? cut(clean(contentText(shownLabel, 0)) || clean(shownLabel.title)) : "";
+        const name = said || seenName(drawn, role, cut(nameOf(drawn, role)));
         let line = `${"  ".repeat(depth)}- ${role}`;
         if (name) line += ` ${quote(name)}`;
         const st = states(drawn, role);
