@@ -766,12 +766,21 @@
     if (PROXY_ROLES.has(role) && (INTERACTIVE.has(role) || focusable(el)) && !el.disabled) {
       let child = el;
       let gone = 0;         // ancestors passed in the control's transparent branch
+      let faded = 0;        // of them, the transparent ones (not clipped away)
       let pointer;          // whether the control takes the pointer itself
       for (let a = paintParent(el), i = 0; a && i < SURFACE_UP; child = a, a = paintParent(a), i++) {
         if (box(a).display === "contents") { i--; continue; }
         // (A field that fades in on focus, its wrapper transparent at
         // rest: the surface is above that wrapper.)
-        if (box(a).gone) { if (++gone > SURFACE_UP) break; i--; continue; }
+        if (box(a).gone) {
+          if (++gone > SURFACE_UP) break;
+          // (A visually-hidden wrapper, clipped to nothing, hides the
+          // control under what it draws, as a slider's thumb does: only a
+          // transparent one lays it over what is painted.)
+          if (box(a).gone === a && !clipsToNothing(box(a).style)) faded++;
+          i--;
+          continue;
+        }
         const r = a.getBoundingClientRect();
         if (r.width < SURFACE_MIN || r.height < SURFACE_MIN) continue;
         if (unseenWhy(a, a)) break;
@@ -786,7 +795,7 @@
         // widget's. Transparent ones may share a surface laid over:
         // the two handles of a range.)
         if (others.some((o) => !box(o).gone)) break;
-        const shared = others.length > 0 || gone > 0;
+        const shared = others.length > 0 || faded > 0;
         const v = view(a.ownerDocument.defaultView);
         const l = Math.max(r.left, 0), rr = Math.min(r.right, v.w), t = Math.max(r.top, 0), bb = Math.min(r.bottom, v.h);
         let ok;
