@@ -2378,7 +2378,13 @@
     const walk = (n) => {
       if (out.length > max) return;
       if (n.nodeType === 3) {
-        if (NON_SPACE.test(n.data) && !unseen(n)) out += n.data.replace(/\s+/g, " ");
+        if (NON_SPACE.test(n.data) && !unseen(n)) {
+          // Line breaks a person sees stay (pre, pre-wrap, pre-line: a
+          // poem, an address); other white space collapses.
+          const up = n.parentElement;
+          const keep = up && /^(pre|pre-wrap|pre-line|break-spaces)$/.test(box(up).style.whiteSpace);
+          out += keep ? n.data.replace(/[^\S\n]+/g, " ") : n.data.replace(/\s+/g, " ");
+        }
         return;
       }
       if (n.nodeType !== 1 || SKIP.has(n.tagName)) return;
@@ -2396,7 +2402,12 @@
       const block = BLOCKS.has(n.tagName.toUpperCase());
       if (block && !out.endsWith("\n")) out += "\n";
       if (n.localName === "td" || n.localName === "th") out += "\t";
+      // A button or an inline box stands apart on screen: two side by
+      // side are two words, not one.
+      const apart = !block && (n.localName === "button" || box(n).display.startsWith("inline-"));
+      if (apart) out += " ";
       for (let c = n.shadowRoot ? n.shadowRoot.firstChild : n.firstChild; c; c = c.nextSibling) walk(c);
+      if (apart) out += " ";
       if (block && !out.endsWith("\n")) out += "\n";
     };
     walk(root);
