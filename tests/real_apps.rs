@@ -199,23 +199,6 @@ async fn code_editors_from_npm_take_typing_and_read_only_ones_refuse_it(w: World
     }
 }
 
-/// A snapshot once `want` is in it (an app that draws itself over its
-/// own connection after loading), looking at most `secs` seconds.
-async fn snapshot_with(mcp: &Mcp, want: &str, secs: u64) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    loop {
-        let snap = mcp.ok("browser_snapshot", json!({})).await;
-        if snap.contains(want) {
-            return snap;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never saw {want:?} in:\n{snap}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    }
-}
-
 async fn a_gradio_chat_streams_its_answer_and_its_dropdown_and_upload_work(w: World) {
     let app = apps::gradio(w.sb.tmp.path());
     let uploads = w.sb.tmp.path().join("uploads");

@@ -20,23 +20,6 @@ on_both_backends!(
     a_panel_button_answers_with_its_result_in_shadow_dom,
 );
 
-/// Waits (at most `secs`) until a snapshot of the page holds `want`; that
-/// snapshot.
-async fn snapshot_with(mcp: &Mcp, want: &str, secs: u64) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    loop {
-        let snap = mcp.ok("browser_snapshot", json!({})).await;
-        if snap.contains(want) {
-            return snap;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never saw {want:?} in:\n{snap}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    }
-}
-
 /// Clicks the button `name` of `snap` and checks that the click's own
 /// answer holds `result` (the server's reply, 0.8 s later).
 async fn click_answers_with(mcp: &Mcp, snap: &str, name: &str, result: &str) -> String {

@@ -2069,6 +2069,18 @@
   const watched = new WeakSet();
   // Watches `doc` (this document, and each same-origin frame's document
   // the walk enters) for changes.
+  // The animations running in the shadow roots watched (roots whose host
+  // left the page are dropped from the list).
+  function shadowAnimations() {
+    const out = [];
+    for (let i = shadowRoots.length - 1; i >= 0; i--) {
+      const root = shadowRoots[i].deref();
+      if (!root || !root.host.isConnected) { shadowRoots.splice(i, 1); continue; }
+      for (const a of root.getAnimations()) if (a.playState === "running") out.push(a);
+    }
+    return out;
+  }
+
   // Resolves once the DOM changes and is then quiet for 25 ms (true; at
   // most 300 ms after the change), or after `ms` with no change (false).
   function lookAhead(ms) {
@@ -3116,14 +3128,7 @@
     // Resolves to whether such a change came; a page with nothing moving
     // that changed already (the action's own work) answers at once.
     settle(opts) {
-      const inShadow = [];
-      for (let i = shadowRoots.length - 1; i >= 0; i--) {
-        const root = shadowRoots[i].deref();
-        if (!root || !root.host.isConnected) { shadowRoots.splice(i, 1); continue; }
-        for (const a of root.getAnimations()) {
-          if (a.playState === "running" && Number.isFinite(a.effect?.getComputedTiming().endTime)) inShadow.push(a);
-        }
-      }
+      const inShadow = shadowAnimations().filter((a) => Number.isFinite(a.effect?.getComputedTiming().endTime));
       const rest = inShadow.length
         ? Promise.race([Promise.all(inShadow.map((a) => a.finished.catch(() => 0))), new Promise((r) => setTimeout(r, 400))])
         : null;
@@ -3138,14 +3143,11 @@
     // The animations running in the document and in the shadow roots the
     // engine has seen (a component's popup fading out, a branch opening).
     running() {
-      const all = document.getAnimations();
-      for (let i = shadowRoots.length - 1; i >= 0; i--) {
-        const root = shadowRoots[i].deref();
-        if (!root || !root.host.isConnected) { shadowRoots.splice(i, 1); continue; }
-        for (const a of root.getAnimations()) all.push(a);
-      }
-      return all.filter((a) => a.playState === "running");
+      return document.getAnimations().filter((a) => a.playState === "running").concat(shadowAnimations());
     },
+    // Whether `inner` is `outer` or inside it, through slots and shadow
+    // hosts (an option slotted into a component's popup is inside it).
+    within,
     roleOf,
     nameOf,
     // What a field holds as a person sees it (an editor's drawn text).

@@ -141,20 +141,17 @@ pub fn mouse_event(
     ("Input.dispatchMouseEvent", ev)
 }
 
-/// Drags `from` onto `to` as a person's hand does ([`super::drag`]):
-/// both ends are measured before the press (the target last, so both are
-/// in view), and the answer's facts come back (native or not, whether a
-/// native drop was accepted).
+/// Drags `from`, pressed at `start` (where aiming at it found it), onto
+/// `to` as a person's hand does ([`super::drag`]); the target is measured
+/// last, so it is in view with the start. The answer's facts come back
+/// (native or not, whether a native drop was accepted).
 pub async fn drag(
     s: &Client,
     tab: TabId,
     from: Element,
+    start: (f64, f64),
     to: Element,
 ) -> Result<super::drag::DragResult, ToolError> {
-    // The target first, then the start (which must be in view to be
-    // pressed), then the target again where it is now.
-    center(s, tab, to.clone()).await?;
-    let start = center(s, tab, from.clone()).await?;
     let end = center(s, tab, to).await?;
     super::drag::drag_points(s, tab, start, end, Some(from)).await
 }
@@ -349,9 +346,9 @@ const HIT_TEST: &str = "function(settled) {
   // (Animations in shadow trees too: the engine knows their roots.)
   const running = settled ? [] : T && T.running ? T.running()
     : document.getAnimations().filter(a => a.playState === 'running');
-  // (Up through slots and shadow hosts: a popup inside a component's
-  // shadow root holds options slotted from its light DOM.)
-  const within = (outer, n) => { for (; n; n = n.assignedSlot || n.parentNode || n.host) if (n === outer) return true; return false; };
+  // (Through slots and shadow hosts: a popup inside a component's shadow
+  // root holds options slotted from its light DOM.)
+  const within = (outer, n) => T && T.within ? T.within(n, outer) : outer.contains(n);
   const moving = running.some(a => a.effect && a.effect.target && within(a.effect.target, this));
   if (moving) return {moving: true};
   // Something else is animating (it may push the target along): look
@@ -436,7 +433,7 @@ const SCROLL_END: &str = "function() {
 const ANIMATIONS_END: &str = "function() {
   const T = globalThis.__tabwire;
   const running = T && T.running ? T.running() : document.getAnimations().filter(a => a.playState === 'running');
-  const within = (outer, n) => { for (; n; n = n.assignedSlot || n.parentNode || n.host) if (n === outer) return true; return false; };
+  const within = (outer, n) => T && T.within ? T.within(n, outer) : outer.contains(n);
   const mine = running.filter(a => a.effect
     && (Number.isFinite(a.effect.getComputedTiming().endTime)
       || a.effect.target && within(a.effect.target, this)));

@@ -155,16 +155,23 @@ pub fn datasette(tmp: &Path) -> (App, PathBuf) {
 /// tests/apps/editors (its node_modules from `npm ci`, which .ci/run
 /// does) served as static files.
 pub fn editors(tmp: &Path) -> App {
-    let dir = apps_dir().join("editors");
+    npm_pages(tmp, "editors", "monaco-editor")
+}
+
+/// The folder `name` of tests/apps, whose pages load their npm packages
+/// from its node_modules (`installed`: one of them, to tell the install
+/// was made), served as static files.
+fn npm_pages(tmp: &Path, name: &str, installed: &str) -> App {
+    let dir = apps_dir().join(name);
     assert!(
-        dir.join("node_modules/monaco-editor").is_dir(),
-        "run `npm ci --prefix tests/apps/editors` first (.ci/run does)"
+        dir.join("node_modules").join(installed).is_dir(),
+        "run `npm ci --prefix tests/apps/{name}` first (.ci/run does)"
     );
     start(
         "python3",
         &["-m", "http.server", "{port}", "--bind", "127.0.0.1"],
         &dir,
-        &tmp.join("editors.log"),
+        &tmp.join(format!("{name}.log")),
         "/",
     )
 }
@@ -267,18 +274,7 @@ fn copy_dir(from: &Path, to: &Path) {
 /// tests/apps/widgets (its node_modules from `npm ci`, which .ci/run
 /// does): drag, slider and web-component libraries served as files.
 pub fn widgets(tmp: &Path) -> App {
-    let dir = apps_dir().join("widgets");
-    assert!(
-        dir.join("node_modules/sortablejs").is_dir(),
-        "run `npm ci --prefix tests/apps/widgets` first (.ci/run does)"
-    );
-    start(
-        "python3",
-        &["-m", "http.server", "{port}", "--bind", "127.0.0.1"],
-        &dir,
-        &tmp.join("widgets.log"),
-        "/",
-    )
+    npm_pages(tmp, "widgets", "sortablejs")
 }
 
 /// One of the small apps of tests/apps whose server answers a click over

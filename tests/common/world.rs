@@ -94,3 +94,20 @@ pub async fn eval_json(mcp: &Mcp, function: &str) -> serde_json::Value {
         .await;
     serde_json::from_str(&fenced(&out)).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
+
+/// A snapshot once `want` is in it (an app that draws itself over its
+/// own connection after loading), looking at most `secs` seconds.
+pub async fn snapshot_with(mcp: &Mcp, want: &str, secs: u64) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let snap = mcp.ok("browser_snapshot", json!({})).await;
+        if snap.contains(want) {
+            return snap;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never saw {want:?} in:\n{snap}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+}

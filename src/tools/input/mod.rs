@@ -258,12 +258,12 @@ async fn drag_tool(t: Tab, a: DragArgs) -> Result<Response, ToolError> {
     let to = s.element(tab, &a.end_target).await?;
     // Both ends must be where a person could reach them.
     aim(&s, tab, to.clone()).await?;
-    aim(&s, tab, from.clone()).await?;
+    let start = aim(&s, tab, from.clone()).await?.point;
     let before = crate::page::drag::place(&s, tab, from.clone()).await;
     let mut result = None;
     let outcome = s
         .settle(tab, || async {
-            result = Some(drag(&s, tab, from.clone(), to).await?);
+            result = Some(drag(&s, tab, from.clone(), start, to).await?);
             Ok(())
         })
         .await?;
