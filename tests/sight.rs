@@ -70,12 +70,9 @@ fn seen_markers() -> Vec<String> {
 }
 
 /// Twins a tool is not asked for: get_text is running text (an image's
-/// alt text, a field's value and a select's options are in the snapshot);
-/// SEEN-77 is CSS generated text, which the engine does not read (a known
-/// gap, bench/hidden-corpus.py lists it too).
+/// alt text, a field's value and a select's options are in the snapshot).
 fn not_asked(tool: &str, marker: &str) -> bool {
-    marker == "SEEN-77"
-        || (tool == "browser_get_text" && ["SEEN-21", "SEEN-71", "SEEN-72"].contains(&marker))
+    tool == "browser_get_text" && ["SEEN-21", "SEEN-71", "SEEN-72"].contains(&marker)
 }
 
 /// Whether `answer` holds `marker` itself (SEEN-1, not only SEEN-10).

@@ -248,6 +248,10 @@
   let hits = new Map();         // element -> covered by something opaque
   let area = null;              // the page's scrollable area, page coordinates
   function fresh() {
+    if (doubts.length) pending = doubts;
+    doubts = [];
+    unjudged = new Set();
+    doubtfulOf = new Map();
     hiddenOf = new Map();
     transforms = new Map();
     boxes = new Map();
@@ -259,6 +263,13 @@
     textClips = new Map();
     views = new Map();
     hits = new Map();
+    generatedOf = new Map();
+    cuts = new Map();
+    offCovers = new Map();
+    absKids = new Map();
+    breaksOf = new Map();
+    pseudoOf = new Map();
+    anywhere = null;
     rects = new Map();
     clickables = new Map();
     leftOut = new Set();
@@ -276,8 +287,18 @@
   }
 
   const EVERYWHERE = { l: -Infinity, t: -Infinity, r: Infinity, b: Infinity };
-  // Text smaller than this (CSS px) cannot be read.
-  const MIN_FONT = 4;
+  // Glyphs drawn smaller than this (CSS px, once transforms and zoom are
+  // applied) cannot be read: at 5 px a lower-case letter stands under
+  // 3 px tall, fewer pixels than letters need to be told apart.
+  const MIN_FONT = 5;
+  // Text whose contrast with what is behind it is under this ratio
+  // (WCAG's formula; #e6e6e6 on white is 1.26) is too faint to read.
+  // WCAG asks 4.5 of body text and 3 of large text for comfort; pages
+  // dim secondary and disabled text to 2-3 (Material's disabled text is
+  // 38 % black, 2.6 on white), and a person still reads that. Under
+  // 1.25 the letters barely stand out from the page: a watermark, not
+  // a sentence.
+  const FAINT = 1.25;
   // Screen-reader-only text may name a control, at most this long.
   const SR_NAME = 80;
 
@@ -321,8 +342,7 @@
   }
 
   // A clip-path or (absolutely positioned) clip that leaves nothing.
-  function clipsToNothing(s) {
-    const cp = s.clipPath;
+  function clipsToNothing(s, cp) {
     if (cp && cp !== "none") {
       const inset = /^inset\(\s*([\d.]+)(%|px)/.exec(cp);
       if (inset && inset[2] === "%" && Number(inset[1]) >= 50) return true;
@@ -335,10 +355,17 @@
     return false;
   }
 
+  // The opacity a filter leaves (`opacity(0.5)`, `opacity(40%)`), or 1.
+  function filterOpacity(f) {
+    if (!f || f === "none" || !f.includes("opacity(")) return 1;
+    let a = 1;
+    for (const m of f.matchAll(/opacity\(\s*([\d.]+)(%?)\s*\)/g)) a *= Math.min(1, parseFloat(m[1]) / (m[2] ? 100 : 1));
+    return a;
+  }
+
   // A mask made of gradients whose every stop is transparent: nothing
   // of the element shows.
-  function masksAll(s) {
-    const m = s.maskImage;
+  function masksAll(m) {
     if (!m || m === "none") return false;
     const stops = gradientStops(m);
     return !!stops && stops.every((c) => c[3] < 0.05);
@@ -356,12 +383,25 @@
     const s = getComputedStyle(el);
     const pos = s.position;
     const under = pos === "fixed" ? EVERYWHERE : pb ? (pos === "absolute" ? pb.clipAbs : pb.clip) : EVERYWHERE;
-    b = { style: s, display: s.display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned };
+    b = { style: s, display: s.display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned, alpha: pb ? pb.alpha : 1, scaled: !!pb?.scaled, styled: !!pb?.styled, zoom: pb ? pb.zoom : 1 };
     if (!b.gone && s.display !== "contents") {
       // (Nearly) transparent, clipped to nothing, or filtered to nothing.
       // An animation or transition under way is judged by where it ends.
+      // What is left of opacity down the tree multiplies (`alpha`): two
+      // halves make a quarter, which paint() weighs against the backdrop.
+      // (Each property is read once: a computed style's read is not free.)
       const opacity = settledOpacity(el) ?? parseFloat(s.opacity);
-      if (opacity < 0.05 || clipsToNothing(s) || /opacity\(0(\.0*)?%?\)/.test(s.filter) || masksAll(s)) {
+      const filter = s.filter, transform = s.transform, clipPath = s.clipPath, mask = s.maskImage;
+      if (filter !== "none") b.alpha *= filterOpacity(filter);
+      b.alpha *= opacity;
+      // Transforms and zoom change the size glyphs are drawn at.
+      if (transform !== "none") b.scaled = true;
+      const zoom = s.zoom;
+      if (zoom !== "1" && zoom) b.zoom *= parseFloat(zoom) || 1;
+      // Paint the rules do not model: pixels decide (see pixelDoubt()).
+      if (!b.styled && (filter !== "none" || mask !== "none" || clipPath !== "none" ||
+        (transform !== "none" && !TRANSLATE.test(transform)) || s.mixBlendMode !== "normal")) b.styled = true;
+      if (opacity < 0.05 || b.alpha < 0.02 || clipsToNothing(s, clipPath) || /opacity\(0(\.0*)?%?\)/.test(filter) || masksAll(mask)) {
         b.gone = el;
       } else {
         // overflow: hidden or clip cuts what is outside the box off for
@@ -382,7 +422,7 @@
           b.clip = intersect(under, { l: cx ? r.l : -Infinity, r: cx ? r.r : Infinity, t: cy ? r.t : -Infinity, b: cy ? r.b : Infinity });
         }
       }
-      if (pos !== "static" || s.transform !== "none") b.clipAbs = b.clip;
+      if (pos !== "static" || transform !== "none") b.clipAbs = b.clip;
     }
     boxes.set(el, b);
     return b;
@@ -597,34 +637,70 @@
     // Its content is not rendered at all (only its box is).
     else if (s.contentVisibility === "hidden") p = "content not rendered";
     else if (svg && !fill) p = "no paint";
-    else if (parseFloat(s.fontSize) < MIN_FONT) p = "too small";
+    else if (glyphSize(el, s) < MIN_FONT) p = "too small";
     // Indented out of its own box (the old image-replacement trick).
     else if (parseFloat(s.textIndent) < 0 && -parseFloat(s.textIndent) >= rectOf(el).width) p = "indented out of its box";
     else if (fill) {
-      if (fill[3] < 0.1) p = textClip(el) ? "" : "transparent";
+      // What is left of the text's colour once every opacity on the way
+      // up is applied: text drawn at a tenth of its colour or less shows
+      // nothing a person reads, whatever the colour.
+      const alpha = fill[3] * box(el).alpha;
+      if (alpha < 0.1) p = textClip(el) ? "" : fill[3] < 0.1 ? "transparent" : "too faint";
       else {
-        // Against every colour behind it (a gradient's stops): the same
-        // colour as all of them is unseen.
-        // (The nearest background first; only when the text looks the
-        // same as it, whether the text is really over it.)
+        // Against every colour behind it (a gradient's stops): too faint
+        // against all of them is unseen. The glyphs show as their colour
+        // (blended as the page blends it) laid over the backdrop at
+        // `alpha`; below FAINT contrast no one reads them.
+        // (The nearest background first; only when the text is faint
+        // against it, whether the text is really over it.)
         let mode;
-        const same = (bgs) => !!bgs && bgs.every((bg) => {
+        const faint = (bgs) => !!bgs && bgs.every((bg) => {
           if (mode === undefined) mode = s.mixBlendMode;
-          const seenAs = blend(mode, fill, bg);
-          if (!seenAs) return false;
+          const blended = blend(mode, fill, bg);
+          if (!blended) return false;
+          const seenAs = [0, 1, 2].map((i) => blended[i] * alpha + bg[i] * (1 - alpha));
           const a = luminance(seenAs), b = luminance(bg);
-          return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < 1.1;
+          return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < FAINT;
         });
-        if (same(colours(painter(el))) && same(backdrops_(el))) p = "same colour as its background";
+        if (faint(colours(painter(el))) && faint(backdrops_(el))) p = alpha < 0.9 || fill[3] < 0.9 ? "too faint" : "same colour as its background";
       }
-      // A shadow or an outline shows the letters anyway.
-      if (p && (s.textShadow !== "none" || parseFloat(s.webkitTextStrokeWidth) > 0)) p = "";
+      // A shadow or an outline shows the letters anyway (a shadow thrown
+      // a thousand pixels away shows them nowhere near).
+      if (p && (nearShadow(s.textShadow) || parseFloat(s.webkitTextStrokeWidth) > 0)) p = "";
     }
     paints.set(el, p);
     return p;
   }
 
   const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // The size (CSS px) the glyphs of `el` are drawn at: its font size,
+  // times what transforms and zoom on the way up scale it by (measured
+  // as its drawn box against its laid-out one).
+  function glyphSize(el, s) {
+    const zoom = box(el).zoom;
+    // (The font size a style reads is before zoom on the way up.)
+    const size = parseFloat(s.fontSize) * zoom;
+    if (!box(el).scaled || !(size >= MIN_FONT)) return size;
+    const laid = el.offsetHeight;
+    if (!(laid > 0)) return size;
+    // Drawn against laid-out height: zoom times every transform's scale.
+    return size * Math.min(1, rectOf(el).height / laid / zoom);
+  }
+
+
+  // Whether a text-shadow draws letters near the text: one of its shadows
+  // is of a colour that shows and lies within SHADOW_REACH px.
+  const SHADOW_REACH = 1000;
+  function nearShadow(shadow) {
+    if (!shadow || shadow === "none") return false;
+    return splitList(shadow).some((one) => {
+      const c = rgba(one);
+      if (c && c[3] < 0.1) return false;
+      const px = (one.replace(/rgba?\([^)]*\)/, "").match(/-?[\d.]+px/g) || []).map(parseFloat);
+      return Math.abs(px[0] || 0) < SHADOW_REACH && Math.abs(px[1] || 0) < SHADOW_REACH;
+    });
+  }
 
   // What an SVG text's glyphs are painted with, as [r, g, b, a], or null
   // when neither its fill nor its stroke paints anything (fill="none",
@@ -657,7 +733,9 @@
   // (One that is transparent itself hides nothing: a native control a
   // component lays over the field it paints, see surfaceOf().)
   function opaqueCover(hit) {
-    if (box(hit).gone) return false;
+    // A cover paints with what opacity it and its ancestors leave it: a
+    // white box of opacity 0 shows what is under it.
+    if (box(hit).gone || box(hit).alpha < 0.9) return false;
     const s = box(hit).style;
     if (!(s.backgroundImage !== "none" || (rgba(s.backgroundColor)?.[3] ?? 0) >= 0.9 ||
       /^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(hit.tagName))) return false;
@@ -686,6 +764,8 @@
     while (el && box(el).display === "contents") el = paintParent(el);
     if (!el) return null;
     let why = unseenWhy(node, el);
+    // Text drawn in ways the rules cannot vouch for: what the pixels said.
+    if (!why && node.nodeType === 3 && !naming && !quick) why = pixelDoubt(node, el);
     // A control operated through a surface drawn around it is seen there.
     if (why && node.nodeType === 1 && lastWhy !== "covered" && surfaceOf(el)) { why = null; lastWhy = ""; }
     // Nothing in a frame is seen when its frame element is not.
@@ -777,7 +857,7 @@
           // (A visually-hidden wrapper, clipped to nothing, hides the
           // control under what it draws, as a slider's thumb does: only a
           // transparent one lays it over what is painted.)
-          if (box(a).gone === a && !clipsToNothing(box(a).style)) faded++;
+          if (box(a).gone === a && !clipsToNothing(box(a).style, box(a).style.clipPath)) faded++;
           i--;
           continue;
         }
@@ -1010,8 +1090,11 @@
     return range.getBoundingClientRect();
   }
 
+  // The box of the text unseenWhy() looked at last (for pixelDoubt()).
+  let textRect = null;
   function unseenWhy(node, el) {
     lastWhy = "";
+    textRect = null;
     const b = box(el);
     if (b.gone) return b.gone;
     const doc = el.ownerDocument;
@@ -1025,7 +1108,7 @@
       vr = rectOf(el);
       if (vr.width < 1 || vr.height < 1) return el;
     } else if (node.nodeType === 3) {
-      vr = nodeRect(node);
+      vr = textRect = nodeRect(node);
       // Scaled to nothing, or a box of no size.
       if (vr.width < 1 || vr.height < 1) return el;
       if (paint(el)) return el;
@@ -1047,7 +1130,15 @@
     if (iw < 1 || ih < 1) return el;
     // Cut down to a window of a few pixels, which shows no readable text
     // (a narrow glyph that is not cut, like "i", is a few pixels wide).
-    if ((iw < r.r - r.l - 0.5 || ih < r.b - r.t - 0.5) && (iw < 4 || ih < 4)) return el;
+    const part = iw < r.r - r.l - 0.5 || ih < r.b - r.t - 0.5;
+    if (part && (iw < 4 || ih < 4)) return el;
+    // Text its box shows only the start of (an ellipsis, a clamp, a box
+    // shorter than its text): what is shown is read, the rest is not.
+    if (part && node.nodeType === 3 && !naming && !quick) {
+      const k = shownUpTo(node, c, win);
+      if (k === 0) return el;
+      if (k < node.data.length) { cuts.set(node, k); leftOut.add(node); }
+    }
     // Covered: hit-test what is in the viewport, in the middle and at a
     // quarter from each side (a badge over a button's middle does not
     // hide the button); once per element: hit-testing a big page costs
@@ -1069,8 +1160,279 @@
         hits.set(el, covered);
       }
       if (covered) { lastWhy = "covered"; return el; }
+    } else if (coveredOffView(el, vr)) {
+      lastWhy = "covered";
+      return el;
     }
     return null;
+  }
+
+  // ---- pixels decide what the rules cannot vouch for --------------------------
+  //
+  // The rules above judge plain text well: a colour on a background, an
+  // opacity, a size, a box. CSS has more ways to draw text than any list
+  // of rules: filters, blend modes, masks, transforms, shadows, images
+  // behind it, colours near the backdrop's. Text drawn so, in the top
+  // document's viewport, is a doubt: Rust takes a screenshot of where the
+  // doubts are, another with them painted transparent (a CSS custom
+  // highlight: no layout change, no DOM mutation), and tells the engine
+  // which changed legibly (see src/page/pixels.rs and judge()); the
+  // answer is then made again with those verdicts. A verdict holds while
+  // the text stays where it was with the same colour and opacity. Doubts
+  // outside the viewport are judged by the rules alone and counted
+  // (`unjudged`).
+  const TRANSLATE = /^matrix\(1, 0, 0, 1, [^,]+, [^,]+\)$/;
+  const MAX_DOUBTS = 200;
+  // Text whose contrast with what is behind it is under this ratio is
+  // plain enough for the rules only above it (WCAG's large-text minimum).
+  const PALE = 3;
+  const HL = "tabwire-veil";
+  let doubts = [];               // this call's text nodes to show the pixels
+  let pending = [];              // the last call's, for veil() and judge()
+  let unjudged = new Set();      // doubts outside the viewport (this call)
+  let verdicts = new WeakMap();  // text node -> {key, seen} (kept across calls)
+
+  // Whether the text of `el` is drawn outside what the rules model.
+  let doubtfulOf = new Map();   // element -> doubtful() (this call)
+  function doubtful(el) {
+    let d = doubtfulOf.get(el);
+    if (d === undefined) doubtfulOf.set(el, d = doubtful_(el));
+    return d;
+  }
+  function doubtful_(el) {
+    const b = box(el);
+    const s = b.style;
+    // (A highlight cannot take away a text's shadow, nor a background
+    // clipped to its letters: pixels would see such text unchanged and
+    // call it unseen. The rules judge it.)
+    if (s.textShadow !== "none" || textClip(el)) return false;
+    if (b.styled || b.alpha < 0.999) return true;
+    if (parseFloat(s.webkitTextStrokeWidth) > 0) return true;
+    if (glyphSize(el, s) < 9) return true;
+    const fill = el.namespaceURI === SVG_NS ? null : rgba(s.webkitTextFillColor) || rgba(s.color);
+    if (!fill || fill[3] < 0.999) return true;
+    const bgs = backdrops_(el);
+    // An image behind it: colour says nothing.
+    if (!bgs) return true;
+    return bgs.some((bg) => {
+      const a = luminance(fill), c = luminance(bg);
+      return (Math.max(a, c) + 0.05) / (Math.min(a, c) + 0.05) < PALE;
+    });
+  }
+
+  // The key a verdict on `node` holds for: where its text is and how it
+  // is painted.
+  function verdictKey(node, el, r) {
+    const b = box(el);
+    return `${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)},${b.style.color},${b.alpha.toFixed(3)},${node.data.length}`;
+  }
+
+  // `el` when the pixels said the text of `node` shows nothing legible;
+  // else null (and a doubt recorded when the pixels were not asked yet).
+  function pixelDoubt(node, el) {
+    const r = textRect || nodeRect(node);
+    const win = el.ownerDocument.defaultView;
+    const v = view(win);
+    if (el.ownerDocument !== document || r.right <= 0 || r.bottom <= 0 || r.left >= v.w || r.top >= v.h) {
+      // (Outside the viewport only what costs nothing to tell is
+      // counted: paint the rules do not model on the way up.)
+      const b = box(el);
+      if ((b.styled || b.alpha < 0.999) && b.style.textShadow === "none" && !textClip(el)) unjudged.add(node);
+      return null;
+    }
+    if (!doubtful(el)) return null;
+    const said = verdicts.get(node);
+    if (said && said.key === verdictKey(node, el, r)) {
+      if (said.seen) return null;
+      lastWhy = "pixels";
+      return el;
+    }
+    if (doubts.length < MAX_DOUBTS && !doubts.includes(node)) doubts.push(node);
+    return null;
+  }
+
+  // Where the last call's doubts are, in CSS px of the document: `clip`,
+  // the region a screenshot takes, and each text's box inside it.
+  function doubtRects() {
+    const v = view(window);
+    const rects = [];
+    let l = Infinity, t = Infinity, r = -Infinity, b = -Infinity;
+    const live = pending.filter((n) => n.isConnected);
+    for (const n of live) {
+      const q = nodeRect(n);
+      const x0 = Math.max(q.left, 0), y0 = Math.max(q.top, 0), x1 = Math.min(q.right, v.w), y1 = Math.min(q.bottom, v.h);
+      rects.push(x1 - x0 >= 1 && y1 - y0 >= 1 ? [x0, y0, x1, y1] : null);
+      if (x1 - x0 >= 1 && y1 - y0 >= 1) { l = Math.min(l, x0); t = Math.min(t, y0); r = Math.max(r, x1); b = Math.max(b, y1); }
+    }
+    pending = live;
+    if (!(r > l)) return { clip: null, rects: [] };
+    // (Glyphs, italics and shadows reach a little past their box.)
+    l = Math.max(0, Math.floor(l) - 2); t = Math.max(0, Math.floor(t) - 2);
+    r = Math.min(v.w, Math.ceil(r) + 2); b = Math.min(v.h, Math.ceil(b) + 2);
+    return {
+      clip: { x: l + v.x, y: t + v.y, width: r - l, height: b - t },
+      rects: rects.map((q) => q && { x: q[0] - l, y: q[1] - t, width: q[2] - q[0], height: q[3] - q[1] }),
+    };
+  }
+
+  // Paints the last call's doubts transparent (`on`), or as they were.
+  let veilSheets = new Map();   // document or shadow root -> its sheet
+  function veil(on) {
+    if (!on) {
+      CSS.highlights.delete(HL);
+      for (const [root, sheet] of veilSheets) root.adoptedStyleSheets = root.adoptedStyleSheets.filter((x) => x !== sheet);
+      veilSheets = new Map();
+      return true;
+    }
+    const ranges = [];
+    for (const n of pending) {
+      const root = n.getRootNode();
+      if (!veilSheets.has(root) && root.adoptedStyleSheets) {
+        const sheet = new CSSStyleSheet();
+        sheet.replaceSync(`::highlight(${HL}) { color: transparent; -webkit-text-fill-color: transparent; ` +
+          "text-shadow: 0 0 0 transparent; text-decoration-color: transparent; -webkit-text-stroke-color: transparent; }");
+        root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+        veilSheets.set(root, sheet);
+      }
+      const range = new Range();
+      range.selectNodeContents(n);
+      ranges.push(range);
+    }
+    CSS.highlights.set(HL, new Highlight(...ranges));
+    return ranges.length;
+  }
+
+  // The pixels' word on the last call's doubts, in doubtRects()' order.
+  function judge(seen) {
+    // (A skeleton kept for an unchanged page holds the old judgement.)
+    lastSkeleton = null;
+    pending.forEach((n, i) => {
+      if (typeof seen[i] !== "boolean" || !n.isConnected) return;
+      const el = paintParent(n);
+      if (!el) return;
+      verdicts.set(n, { key: verdictKey(n, el, nodeRect(n)), seen: seen[i] });
+    });
+    pending = [];
+    return true;
+  }
+
+  // ---- covers outside the viewport -------------------------------------------
+  //
+  // Hit-testing reaches only the viewport, so whether a block lower on
+  // the page is covered would depend on the window's height. Outside it,
+  // covers are looked for where pages put them: an absolutely positioned
+  // opaque box or image among the children (or grandchildren) of the
+  // text's nearest ancestors, painted above the text's branch, over all
+  // of the text's three sample points.
+  const COVER_UP = 2;
+  // Containers with more children than this are not looked in (a long
+  // list's items are not laid over each other).
+  const COVER_KIDS = 40;
+  let absKids = new Map();   // element -> its absolutely positioned children (this call)
+  function absoluteKids(a) {
+    let list = absKids.get(a);
+    if (list) return list;
+    list = [];
+    const kids = a.shadowRoot ? a.shadowRoot.children : a.children;
+    if (kids.length <= COVER_KIDS) {
+      for (const c of kids) {
+        if (SKIP.has(c.tagName)) continue;
+        const pos = (boxes.get(c)?.style || getComputedStyle(c)).position;
+        if (pos === "absolute") list.push(c);
+        // (An image in a static wrapper of its own.)
+        else if (pos === "static" && c.childElementCount === 1) {
+          const g = c.firstElementChild;
+          if ((boxes.get(g)?.style || getComputedStyle(g)).position === "absolute") list.push(g);
+        }
+      }
+    }
+    absKids.set(a, list);
+    return list;
+  }
+  // The opaque absolutely positioned boxes among the children (or in a
+  // child's only child) of `a` that hold every point of `xs` at `y`.
+  function coversAt(a, xs, y, skip) {
+    return absoluteKids(a).filter((c) => {
+      if (c === skip) return false;
+      const r = rectOf(c);
+      return xs.every((x) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) && opaqueCover(c);
+    });
+  }
+  function zOf(el) {
+    const z = parseInt(box(el).style.zIndex, 10);
+    return Number.isFinite(z) ? z : 0;
+  }
+  let offCovers = new Map();   // element -> coveredOffView() (this call)
+  function coveredOffView(el, vr) {
+    let c = offCovers.get(el);
+    if (c === undefined) offCovers.set(el, c = coveredOffView_(el, vr));
+    return c;
+  }
+  function coveredOffView_(el, vr) {
+    if (box(el).fixed) return false;
+    const y = (vr.top + vr.bottom) / 2;
+    const xs = [(vr.left + vr.right) / 2, vr.left + (vr.right - vr.left) / 4, vr.right - (vr.right - vr.left) / 4];
+    let branch = el;
+    for (let a = paintParent(el), up = 0; a && up < COVER_UP; branch = a, a = paintParent(a), up++) {
+      // (An absolutely positioned box is placed against its nearest
+      // positioned ancestor: that is where a cover laid over a sibling's
+      // text is a child of.)
+      if (box(a).style.position === "static") continue;
+      for (const c of coversAt(a, xs, y, branch)) {
+        if (within(el, c)) continue;
+        // (A positioned box paints above the in-flow content of its
+        // stacking context; among positioned ones z-index, then the
+        // document's order decide.)
+        const zc = zOf(c);
+        if (box(branch).style.position === "static" ? zc < 0 : !(zc > zOf(branch) ||
+          (zc === zOf(branch) && branch.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING))) continue;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- text cut by its box -------------------------------------------------
+  //
+  // A single line ending in "…", a paragraph clamped to a few lines, a
+  // box shorter than its text: a person reads the start, and the rest is
+  // cut off. Characters are laid out in order, so the shown part is a
+  // prefix, found by bisecting on where characters stand against the
+  // clip (a few range measurements, not one per character). Text whose
+  // start is cut (scrolled or indented away) is judged whole as before.
+  let cuts = new Map();   // text node -> how many of its characters show
+  function shownUpTo(node, clip, win) {
+    const data = node.data;
+    const range = node.ownerDocument.createRange();
+    // Whether the character at `i` (or the next that draws: collapsed
+    // spaces have no box) stands inside the clip, at least half of it.
+    const inside = (i) => {
+      for (let j = i; j < data.length && j < i + 8; j++) {
+        if (!NON_SPACE.test(data[j])) continue;
+        range.setStart(node, j);
+        range.setEnd(node, j + 1);
+        const q = pageRect(range.getBoundingClientRect(), win);
+        if (q.r - q.l < 0.1 && q.b - q.t < 0.1) continue;
+        const w = Math.min(q.r, clip.r) - Math.max(q.l, clip.l), h = Math.min(q.b, clip.b) - Math.max(q.t, clip.t);
+        return w >= (q.r - q.l) / 2 && h >= (q.b - q.t) / 2;
+      }
+      return true;
+    };
+    const first = data.search(NON_SPACE);
+    if (first < 0 || !inside(first)) return data.length;
+    let lo = first + 1, hi = data.length;   // the first character cut off is in [lo, hi]
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (inside(mid)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // The text of a text node a person reads: all of it, or the part its
+  // box shows and "…" (see shownUpTo).
+  function shownData(node) {
+    const k = cuts.get(node);
+    return k === undefined ? node.data : node.data.slice(0, k).trimEnd() + "…";
   }
 
   // Whether a ::before or ::after of `el` is an opaque box laid over all
@@ -1085,6 +1447,167 @@
       return parseFloat(ps.left) <= 1 && parseFloat(ps.top) <= 1 &&
         parseFloat(ps.width) >= r.width * 0.9 && parseFloat(ps.height) >= r.height * 0.9;
     });
+  }
+
+  // ---- text a stylesheet generates ------------------------------------------
+  //
+  // `::before` / `::after` with `content` ("Required", "New", a unit) is
+  // text a person reads. Asking every element for its pseudo-elements'
+  // style would cost two style lookups per element of every walk, so the
+  // stylesheets say which elements can have one: the selectors of rules
+  // that set a string `content`, matched once per element shown. (Rules
+  // of another origin's sheets cannot be read: what they generate is not
+  // read, which loses text but never shows what a person cannot see.)
+  // Generated text is judged as text is: too faint, too small,
+  // transparent or not displayed is not read. Icon fonts' glyphs (private
+  // use code points) are not words.
+  const PSEUDO = /::?(before|after)\b/i;
+  const pseudoSels = new WeakMap();   // document or shadow root -> {key, before, after} (kept across calls)
+  function pseudoSelectors(root) {
+    const sheets = [...(root.styleSheets || []), ...(root.adoptedStyleSheets || [])];
+    const key = sheets.length;
+    let p = pseudoSels.get(root);
+    if (p && p.key === key) return p;
+    // Per pseudo-element, the selectors (without it) by what their last
+    // compound names: "#id", ".class", a tag, or "*" (few are tried per
+    // element, not every rule of a big stylesheet).
+    const bucket = () => ({ size: 0, all: "", tags: new Map(), ids: new Map(), classes: new Map() });
+    p = { key, before: bucket(), after: bucket() };
+    const scan = (rules) => {
+      for (const r of rules) {
+        const sel = r.selectorText;
+        if (sel && PSEUDO.test(sel)) {
+          const c = r.style?.content;
+          // (Icon fonts' thousands of rules generate no words.)
+          if (!c || c === "none" || c === "normal" || !contentWords(c, null)) continue;
+          for (const one of splitList(sel)) {
+            const m = PSEUDO.exec(one);
+            if (!m || m.index + m[0].length < one.trimEnd().length) continue;
+            const left = one.slice(0, m.index).trim() || "*";
+            try { document.createDocumentFragment().querySelector(left); } catch { continue; }
+            const last = left.split(/[\s>+~]+/).pop() || "*";
+            const b = p[m[1].toLowerCase()];
+            const add = (map, k) => map.set(k, map.has(k) ? `${map.get(k)}, ${left}` : left);
+            let k;
+            if ((k = /#([\w-]+)/.exec(last))) add(b.ids, k[1]);
+            else if ((k = /\.([\w-]+)/.exec(last))) add(b.classes, k[1]);
+            else if ((k = /^[a-zA-Z][\w-]*/.exec(last))) add(b.tags, k[0].toLowerCase());
+            else b.all = b.all ? `${b.all}, ${left}` : left;
+            b.size++;
+          }
+        } else if (r.cssRules) scan(r.cssRules);
+      }
+    };
+    for (const sheet of sheets) {
+      try { scan(sheet.cssRules); } catch { /* another origin's sheet */ }
+    }
+    pseudoSels.set(root, p);
+    return p;
+  }
+
+  // Whether `el` matches a selector of `bucket` (see pseudoSelectors).
+  function matchesBucket(el, b) {
+    if (!b.size) return false;
+    if (b.all && safeMatches(el, b.all)) return true;
+    let sel = b.tags.get(el.localName);
+    if (sel && safeMatches(el, sel)) return true;
+    if (b.ids.size && el.id && (sel = b.ids.get(el.id)) && safeMatches(el, sel)) return true;
+    if (b.classes.size) {
+      const cl = el.classList;
+      for (let i = 0; i < cl.length; i++) if ((sel = b.classes.get(cl[i])) && safeMatches(el, sel)) return true;
+    }
+    return false;
+  }
+  function safeMatches(el, sel) {
+    try { return el.matches(sel); } catch { return false; }
+  }
+
+  // The words a pseudo-element's `content` shows: its strings and the
+  // attributes it reads (counters, quotes and images are left out).
+  function contentWords(content, el) {
+    let out = "";
+    // (Strings inside url(), counters() and the like are not shown.)
+    content = content.replace(/\b(?!attr\()[\w-]+\((?:[^()"']|"[^"]*"|'[^']*')*\)/g, "");
+    for (const m of content.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([\w-]+)\s*\)/g)) {
+      // (No element: whether the rule can generate words at all.)
+      if (m[3]) out += el ? el.getAttribute(m[3]) || "" : "attr";
+      else out += (m[1] ?? m[2]).replace(/\\([0-9a-fA-F]{1,6})\s?/g, (_, h) => String.fromCodePoint(parseInt(h, 16))).replace(/\\(.)/g, "$1");
+    }
+    // (Spaces at its ends stay: "Name" and " *" read as "Name *".)
+    out = out.replace(/[\uE000-\uF8FF\u{F0000}-\u{10FFFF}]/gu, "").replace(/\s+/g, " ");
+    return NON_SPACE.test(out) ? out : "";
+  }
+
+  // What `el`'s ::before or ::after shows a person ("" for nothing).
+  let generatedOf = new Map();   // element -> {before, after} (this call)
+  let pseudoOf = new Map();      // document or shadow root -> its selectors or null (this call)
+  // Whether the document or a shadow root the engine watches has rules
+  // that generate words (this call; again when more roots are watched).
+  let anywhere = null;
+  function wordsAnywhere() {
+    if (anywhere && anywhere.roots === shadowRoots.length) return anywhere.any;
+    const has = (root) => {
+      const p = pseudoSelectors(root);
+      return p.before.size > 0 || p.after.size > 0;
+    };
+    let any = has(document);
+    for (const ref of shadowRoots) {
+      if (any) break;
+      const r = ref.deref();
+      if (r) any = has(r);
+    }
+    anywhere = { roots: shadowRoots.length, any };
+    return any;
+  }
+  const NO_GENERATED = Object.freeze({ before: "", after: "" });
+  function generated(el) {
+    // (Most pages generate no words: nothing to look up per element.)
+    // (A frame's document is looked at on its own.)
+    if (el.ownerDocument === document && !wordsAnywhere()) return NO_GENERATED;
+    const root = el.getRootNode();
+    let sels = pseudoOf.get(root);
+    if (sels === undefined) {
+      sels = root.nodeType === 9 || root.nodeType === 11 ? pseudoSelectors(root) : null;
+      if (sels && !sels.before.size && !sels.after.size) sels = null;
+      pseudoOf.set(root, sels);
+    }
+    // (Most pages generate no words: nothing to look up per element.)
+    if (!sels) return NO_GENERATED;
+    let g = generatedOf.get(el);
+    if (g) return g;
+    const before = matchesBucket(el, sels.before) ? pseudoText(el, "before") : "";
+    const after = matchesBucket(el, sels.after) ? pseudoText(el, "after") : "";
+    g = before || after ? { before, after } : NO_GENERATED;
+    generatedOf.set(el, g);
+    return g;
+  }
+
+  function pseudoText(el, which) {
+    const ps = getComputedStyle(el, "::" + which);
+    if (ps.display === "none" || ps.visibility !== "visible" || ps.content === "none" || ps.content === "normal") return "";
+    const words = contentWords(ps.content, el);
+    if (!words) return "";
+    const b = box(el);
+    const scale = b.scaled ? glyphSize(el, b.style) / (parseFloat(b.style.fontSize) || 1) : 1;
+    if (parseFloat(ps.fontSize) * scale < MIN_FONT) return "";
+    const fill = rgba(ps.webkitTextFillColor) || rgba(ps.color);
+    const alpha = (fill ? fill[3] : 1) * b.alpha * parseFloat(ps.opacity) * filterOpacity(ps.filter);
+    if (alpha < 0.1 && ps.textShadow === "none") return "";
+    if (fill && ps.textShadow === "none") {
+      const bg = backdrop(el);
+      const own = rgba(ps.backgroundColor);
+      const under = own && own[3] >= 0.5 ? own : bg;
+      if (under) {
+        const seenAs = [0, 1, 2].map((i) => fill[i] * alpha + under[i] * (1 - alpha));
+        const a = luminance(seenAs), c = luminance(under);
+        if ((Math.max(a, c) + 0.05) / (Math.min(a, c) + 0.05) < FAINT) return "";
+      }
+    }
+    // Placed far outside its element (the off-screen trick).
+    if ((ps.position === "absolute" || ps.position === "fixed") &&
+      (parseFloat(ps.left) < -999 || parseFloat(ps.top) < -999 || parseFloat(ps.textIndent) < -999)) return "";
+    if (parseFloat(ps.textIndent) < -999) return "";
+    return words;
   }
 
   // ---- closed shadow roots ------------------------------------------------
@@ -1660,11 +2183,22 @@
       // DOM (slots bring light children back in).
       const shadow = parent.shadowRoot;
       if (shadow) { watch(shadow); claimShadow(shadow); }
+      // Text its stylesheet generates stands before and after what it
+      // holds (not when its text is its name: the name says it).
+      const gen = !textIsName && !ownTextHidden && parent.nodeType === 1 ? generated(parent) : null;
+      if (gen?.before) emitGenerated(gen.before, parent, depth, parentName);
       const first = shadow ? shadow.firstChild : parent.firstChild;
       for (let n = first; n && !full; n = n.nextSibling) {
         if (ownTextHidden && n.nodeType === 3) continue;
         walk(n, depth, parentName, textIsName);
       }
+      if (gen?.after && !full) emitGenerated(gen.after, parent, depth, parentName);
+    }
+
+    function emitGenerated(words, el, depth, parentName) {
+      words = words.trim();
+      if (words === parentName) return;
+      if (!emit(`${"  ".repeat(depth)}- text: ${cut(words)}`, depth, "text", el, undefined, parentName, false)) stoppedAt = el;
     }
 
     function walk(node, depth, parentName, textIsName) {
@@ -1672,9 +2206,15 @@
       if (node.nodeType === 3) {
         // Most text nodes of a big page are the blanks between tags.
         if (textIsName || !NON_SPACE.test(node.data)) return;
-        const t = clean(node.data);
-        if (t && t !== parentName && !(see && unseen(node))) {
-          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
+        const whole = clean(node.data);
+        if (whole === parentName || (see && unseen(node))) return;
+        // (Line breaks a person sees make lines of their own.)
+        if (!cuts.has(node) && !INNER_BREAK.test(node.data)) {
+          if (!emit(`${"  ".repeat(depth)}- text: ${cut(whole)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
+          return;
+        }
+        for (const t of textLines(node)) {
+          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node, undefined, parentName, textIsName)) { stoppedAt = node; break; }
         }
         return;
       }
@@ -1797,6 +2337,29 @@
     let more = 0;
     if (full && count) more = countAfter(stoppedAt, root);
     return { lines, full, more, frames, stoppedAt };
+  }
+
+  // The lines a text node reads as: one, or one per line break a person
+  // sees (pre, pre-wrap, pre-line, break-spaces keep them: a poem, an
+  // address, a code block).
+  const BROKEN = /^(pre|pre-wrap|pre-line|break-spaces)$/;
+  const INNER_BREAK = /\S\s*\n\s*\S/;
+  function textLines(node) {
+    const data = shownData(node);
+    if (!INNER_BREAK.test(data) || !keepsBreaks(node.parentElement)) {
+      const t = clean(data);
+      return t ? [t] : [];
+    }
+    return data.split("\n").map(clean).filter(Boolean);
+  }
+
+  // Whether `el` shows the line breaks of its text (see textLines).
+  let breaksOf = new Map();   // element -> keepsBreaks() (this call)
+  function keepsBreaks(el) {
+    if (!el) return false;
+    let k = breaksOf.get(el);
+    if (k === undefined) breaksOf.set(el, k = BROKEN.test((boxes.get(el)?.style || getComputedStyle(el)).whiteSpace));
+    return k;
   }
 
   // Elements with refs' kinds that follow `node` in the document (inside
@@ -2013,6 +2576,7 @@
   // goes with everything under it; names keep only what can be seen.
   function shown(lines, recs, items) {
     const out = [];
+    const cutDone = new Set();
     const clicked = new Set();
     let gone = -1;   // depth of the line that went, while under it
     for (const item of items) {
@@ -2024,6 +2588,15 @@
       if (unseen(node)) { gone = depth; unseenLines.set(node, lastWhy); continue; }
       told.set(node, true);
       let line = lines[item];
+      // A text its box cuts: the part shown (see shownUpTo).
+      // (A walk that did not judge sight made its lines from all of it.)
+      if (role === "text" && cuts.has(node)) {
+        if (cutDone.has(node)) continue;
+        cutDone.add(node);
+        const indent = line.slice(0, line.length - line.trimStart().length);
+        for (const t of textLines(node)) out.push(`${indent}- text: ${cut(t)}`);
+        continue;
+      }
       if (role === "text" || role === "image") {
         const c = clickableAround(node, clicked);
         if (c) {
@@ -2390,12 +2963,15 @@
     const walk = (n) => {
       if (out.length > max) return;
       if (n.nodeType === 3) {
-        if (NON_SPACE.test(n.data) && !unseen(n)) {
+        // (Blanks between inline elements keep their words apart.)
+        if (!NON_SPACE.test(n.data)) { if (n.data && !out.endsWith(" ") && !out.endsWith("\n")) out += " "; return; }
+        if (!unseen(n)) {
           // Line breaks a person sees stay (pre, pre-wrap, pre-line: a
           // poem, an address); other white space collapses.
           const up = n.parentElement;
-          const keep = up && /^(pre|pre-wrap|pre-line|break-spaces)$/.test(box(up).style.whiteSpace);
-          out += keep ? n.data.replace(/[^\S\n]+/g, " ") : n.data.replace(/\s+/g, " ");
+          const keep = up && BROKEN.test(box(up).style.whiteSpace);
+          const data = shownData(n);
+          out += keep ? data.replace(/[^\S\n]+/g, " ") : data.replace(/\s+/g, " ");
         }
         return;
       }
@@ -2418,7 +2994,12 @@
       // side are two words, not one.
       const apart = !block && (n.localName === "button" || box(n).display.startsWith("inline-"));
       if (apart) out += " ";
+      // (Generated text, see generated(), where its element is seen.)
+      const gen = generated(n);
+      const genSeen = (gen.before || gen.after) && !unseen(n, false);
+      if (genSeen && gen.before) out += gen.before;
       for (let c = n.shadowRoot ? n.shadowRoot.firstChild : n.firstChild; c; c = c.nextSibling) walk(c);
+      if (genSeen && gen.after) out += gen.after;
       if (apart) out += " ";
       if (block && !out.endsWith("\n")) out += "\n";
     };
@@ -2443,7 +3024,7 @@
   // ---- the API Rust calls ------------------------------------------------------------
 
   function answer(lines, cut, more, frames, extra) {
-    return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, hidden: leftOutCount(), closedHosts: closedHosts.size, ...extra };
+    return { text: lines.join("\n") + (lines.length ? "\n" : ""), cut, more, frames, url: location.href, title: document.title, hidden: leftOutCount(), closedHosts: closedHosts.size, doubts: doubts.length, unjudged: unjudged.size, ...extra };
   }
 
   // Most outline a skeleton is made from (units, ~12k lines, ~100 ms on
@@ -2978,13 +3559,31 @@
     // and URL for the answer's page line (one call instead of two).
     read(reader, arg, root) {
       const value = reader.call(root || null, arg);
-      return { value, hidden: leftOutCount(), url: location.href, title: document.title };
+      return { value, hidden: leftOutCount(), url: location.href, title: document.title, doubts: doubts.length, unjudged: unjudged.size };
     },
 
     // Whether a person can see `node` (a text node or an element that
     // holds no text of its own, like an image); for readers.
     seen(node) {
       return !unseen(node);
+    },
+
+    // Pixels for the doubts of the last call (see pixelDoubt()): where
+    // they are, painted transparent or not, and what the pixels said.
+    doubtRects() {
+      return doubtRects();
+    },
+    veil(on) {
+      return veil(!!on);
+    },
+    judge(seen) {
+      return judge(seen || []);
+    },
+
+    // The text of a text node `seen` judged visible, as a person reads
+    // it: the part its box shows when the box cuts it (see shownUpTo).
+    shownText(node) {
+      return shownData(node);
     },
 
     // The visible text of `root` (the body when null), block by block, at

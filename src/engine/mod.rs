@@ -119,6 +119,13 @@ pub struct Snapshot {
     /// reads (a person sees what they hold).
     #[serde(default, rename = "closedHosts")]
     pub closed_hosts: usize,
+    /// Texts in the viewport drawn in ways the rules cannot vouch for,
+    /// waiting for the pixels (see `page::pixels`).
+    #[serde(default)]
+    pub doubts: usize,
+    /// Such texts outside the viewport, judged by the rules alone.
+    #[serde(default)]
+    pub unjudged: usize,
 }
 
 /// What `changes` answers (null when the document has no whole-page
@@ -217,6 +224,16 @@ pub fn hidden_note(hidden: usize) -> String {
         0 => String::new(),
         1 => "(1 block of text a person cannot see on the page was left out)\n".into(),
         n => format!("({n} blocks of text a person cannot see on the page were left out)\n"),
+    }
+}
+
+/// The note an answer ends in when text outside the viewport is drawn in
+/// ways only pixels can judge (see `page::pixels`).
+pub fn unjudged_note(unjudged: usize) -> String {
+    match unjudged {
+        0 => String::new(),
+        1 => "(1 text outside the viewport is drawn in a way only pixels can judge; rules let it through: scroll to it and snapshot again to have it looked at)\n".into(),
+        n => format!("({n} texts outside the viewport are drawn in ways only pixels can judge; rules let them through: scroll to them and snapshot again to have them looked at)\n"),
     }
 }
 
@@ -417,6 +434,8 @@ mod tests {
             partial: false,
             hidden: 0,
             closed_hosts: 0,
+            doubts: 0,
+            unjudged: 0,
         };
         assert_eq!(with_cut_note(&s, 40_000), s.text);
         s.cut = true;
@@ -446,6 +465,8 @@ mod tests {
             partial: false,
             hidden: 0,
             closed_hosts: 0,
+            doubts: 0,
+            unjudged: 0,
         };
         let out = with_cut_note(&s, 40_000);
         assert!(

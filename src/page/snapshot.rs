@@ -172,6 +172,20 @@ async fn capture_from(
             (loader_id, snap, page)
         }
     };
+    // Text the rules cannot vouch for: the pixels decide, and the answer
+    // is made again when they hid any.
+    let snap = if root.is_none() && snap.doubts > 0 {
+        match super::pixels::judge(s, tab).await {
+            Ok(0) => snap,
+            Ok(_) => top_snapshot(s, tab, detail).await?,
+            Err(e) => {
+                tracing::debug!(target: "tabwire::pixels", "the pixels could not judge: {e}");
+                snap
+            }
+        }
+    } else {
+        snap
+    };
     let frame = root.as_ref().map_or(0, |el| el.frame);
     let mut outline = snap.text.clone();
     if snap.frames > 0 {
@@ -179,6 +193,7 @@ async fn capture_from(
     }
     let notes = engine::cut_note(&snap, MAX_SNAPSHOT)
         + &engine::hidden_note(snap.hidden)
+        + &engine::unjudged_note(snap.unjudged)
         + &engine::closed_note(snap.closed_hosts);
     s.remember_snapshot(SnapshotMark::new(tab, loader_id, &outline));
     Ok(Captured {

@@ -336,17 +336,7 @@ fn jpeg_size(jpeg: &[u8]) -> Result<(usize, usize), String> {
 /// A frame decoded to RGB and placed at the canvas's top left (white
 /// around a smaller one).
 fn canvas(jpeg: &[u8], width: usize, height: usize) -> Result<Vec<u8>, String> {
-    let opts = zune_core::options::DecoderOptions::default()
-        .jpeg_set_out_colorspace(zune_core::colorspace::ColorSpace::RGB);
-    let mut d =
-        zune_jpeg::JpegDecoder::new_with_options(zune_core::bytestream::ZCursor::new(jpeg), opts);
-    let rgb = d
-        .decode()
-        .map_err(|e| format!("a frame could not be decoded ({e:?})"))?;
-    let (w, h) = d.dimensions().unwrap_or((0, 0));
-    if rgb.len() != w * h * 3 {
-        return Err("a frame decoded to an unexpected size".into());
-    }
+    let (rgb, w, h) = jpeg_rgb(jpeg, "a frame")?;
     if (w, h) == (width, height) {
         return Ok(rgb);
     }
@@ -355,6 +345,23 @@ fn canvas(jpeg: &[u8], width: usize, height: usize) -> Result<Vec<u8>, String> {
         out[y * width * 3..][..w * 3].copy_from_slice(&rgb[y * w * 3..][..w * 3]);
     }
     Ok(out)
+}
+
+/// A JPEG decoded to RGB, with its width and height; `what` names it in
+/// errors.
+pub(super) fn jpeg_rgb(jpeg: &[u8], what: &str) -> Result<(Vec<u8>, usize, usize), String> {
+    let opts = zune_core::options::DecoderOptions::default()
+        .jpeg_set_out_colorspace(zune_core::colorspace::ColorSpace::RGB);
+    let mut d =
+        zune_jpeg::JpegDecoder::new_with_options(zune_core::bytestream::ZCursor::new(jpeg), opts);
+    let rgb = d
+        .decode()
+        .map_err(|e| format!("{what} could not be decoded ({e:?})"))?;
+    let (w, h) = d.dimensions().unwrap_or((0, 0));
+    if rgb.len() != w * h * 3 {
+        return Err(format!("{what} decoded to an unexpected size"));
+    }
+    Ok((rgb, w, h))
 }
 
 /// The smallest rectangle (left, top, width, height) holding every pixel

@@ -58,8 +58,9 @@ const TO_MARKDOWN: &str = r#"function(max) {
   function walk(n, c) {
     if (n.nodeType === 3) {
       if (spent > max || (/\S/.test(n.data) && !T.seen(n))) return '';
-      spent += n.data.length;
-      return c.pre ? n.data : n.data.replace(/\s+/g, ' ');
+      const data = T.shownText(n);
+      spent += data.length;
+      return c.pre ? data : data.replace(/\s+/g, ' ');
     }
     if (n.nodeType !== 1 || spent > max) return '';
     const t = n.tagName;
