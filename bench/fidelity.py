@@ -66,7 +66,9 @@ Pages (--pages, comma-separated; default all whose software is here):
   components web components whose labels and inputs live in shadow roots:
              Shoelace and Material Web from npm (tests/apps/widgets, npm
              ci there), and tests/pages/components.html and operable.html
-             (hand-made components, date pickers, grids, sortable lists)
+             (hand-made components, date pickers, grids, sortable lists),
+             shape.html and pixels.html (generated text, cut text, the
+             pixel twins)
 When bench/real-site.sh's ports do not answer, it is started here (and
 stopped at the end); every app is started on a free port, waited for
 until it answers and has drawn its controls (at most ~20 s), and stopped
@@ -783,7 +785,11 @@ APP_PAGES = {
     "components": [("/tests/apps/widgets/shoelace.html", "sl-tree-item:defined"),
                    ("/tests/apps/widgets/material.html", "md-filled-button:defined"),
                    ("/tests/pages/components.html", None),
-                   ("/tests/pages/operable.html", None)],
+                   ("/tests/pages/operable.html", None),
+                   # (Round 4's reading fixtures: generated text, cut
+                   # text, line breaks; the pixel twins.)
+                   ("/tests/pages/shape.html", None),
+                   ("/tests/pages/pixels.html", None)],
 }
 
 
@@ -804,6 +810,9 @@ def main():
     ap.add_argument("--check", action="store_true", help="exit 1 unless both totals are 0")
     ap.add_argument("--cap", type=int, default=400, help="unseen texts pixel-tested per page")
     ap.add_argument("--page-seconds", type=float, default=25, help="time for pixel tests per page")
+    ap.add_argument("--height", type=int, default=HEIGHT,
+                    help="the window's height (a short one puts more of each page below the fold, "
+                         "where covers are judged without hit-testing)")
     args = ap.parse_args()
     t0 = time.time()
     failed = []
@@ -834,8 +843,8 @@ def main():
     cdp = None
     try:
         apps.start(names)
-        cdp = Pipe([f"--window-size={WIDTH},{HEIGHT}"])
-        page = Page(cdp, cdp.open_tab(WIDTH, HEIGHT))
+        cdp = Pipe([f"--window-size={WIDTH},{args.height}"])
+        page = Page(cdp, cdp.open_tab(WIDTH, args.height))
         results, kinds = [], collections.Counter()
         total = agree = left_out = without_ref = 0
         for i, (name, where, ready) in enumerate(plan, 1):
@@ -911,7 +920,7 @@ def main():
                        "misses_by_kind": kinds, "seen_text_left_out": left_out,
                        "operable_controls_without_ref": without_ref, "failed": failed,
                        "cap": args.cap, "page_seconds": args.page_seconds, "seconds": round(elapsed),
-                       "viewport": [WIDTH, HEIGHT], "chromium": CHROMIUM}, f, indent=1)
+                       "viewport": [WIDTH, args.height], "chromium": CHROMIUM}, f, indent=1)
         print(f"\nwrote {out}", file=sys.stderr)
     finally:
         if cdp:

@@ -15,11 +15,14 @@ Needs: a build of tabwire (release preferred), Chromium at
 [--paragraphs 40]. Prints medians and writes bench/results/pixel-cost-<time>.json.
 """
 import argparse
+import atexit
 import os
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
-import urllib.parse
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import McpServer, tabwire_bin, tabwire_servers, write_results  # noqa: E402
@@ -28,14 +31,33 @@ STYLES = ["filter: saturate(1.2)", "mix-blend-mode: multiply", "opacity: 0.95",
           "transform: rotate(0.5deg)"]
 
 
-def page(kind, n):
+def page(kind, n, site, port):
     rows = []
     for i in range(n):
         style = STYLES[i % len(STYLES)] if kind == "styled" else ""
         rows.append(f'<p style="margin:0; font-size:11px; {style}">Paragraph {i}: the quick brown fox '
                     f'jumps over the lazy dog, twice over.</p>')
     html = f"<!doctype html><title>{kind}</title><body style='font:11px sans-serif'>{''.join(rows)}</body>"
-    return "data:text/html," + urllib.parse.quote(html)
+    with open(f"{site}/{kind}.html", "w") as f:
+        f.write(html)
+    return f"http://127.0.0.1:{port}/{kind}.html"
+
+
+def serve(site):
+    """A local http server for the generated pages (tabwire opens http(s)
+    pages only); its port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    p = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+                         cwd=site, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    atexit.register(p.kill)
+    for _ in range(100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return port
+        time.sleep(0.05)
+    sys.exit("pixel-cost: the page server did not start")
 
 
 def main():
@@ -46,7 +68,10 @@ def main():
     b = tabwire_bin("pixel-cost")
     tmp = tempfile.mkdtemp(prefix="tabwire-pixel-cost-")
     env, servers = tabwire_servers(b, tmp)
-    urls = {k: page(k, args.paragraphs) for k in ("plain", "styled")}
+    site = f"{tmp}/site"
+    os.makedirs(site)
+    port = serve(site)
+    urls = {k: page(k, args.paragraphs, site, port) for k in ("plain", "styled")}
     results = {}
     for label, argv in servers:
         mcp = McpServer(label, argv, env, tmp)

@@ -252,6 +252,7 @@
     doubts = [];
     unjudged = new Set();
     doubtfulOf = new Map();
+    blends = new Map();
     hiddenOf = new Map();
     transforms = new Map();
     boxes = new Map();
@@ -383,7 +384,7 @@
     const s = getComputedStyle(el);
     const pos = s.position;
     const under = pos === "fixed" ? EVERYWHERE : pb ? (pos === "absolute" ? pb.clipAbs : pb.clip) : EVERYWHERE;
-    b = { style: s, display: s.display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned, alpha: pb ? pb.alpha : 1, scaled: !!pb?.scaled, styled: !!pb?.styled, zoom: pb ? pb.zoom : 1 };
+    b = { style: s, display: s.display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned, alpha: pb ? pb.alpha : 1, scaled: !!pb?.scaled, styled: !!pb?.styled, pos };
     if (!b.gone && s.display !== "contents") {
       // (Nearly) transparent, clipped to nothing, or filtered to nothing.
       // An animation or transition under way is judged by where it ends.
@@ -394,13 +395,12 @@
       const filter = s.filter, transform = s.transform, clipPath = s.clipPath, mask = s.maskImage;
       if (filter !== "none") b.alpha *= filterOpacity(filter);
       b.alpha *= opacity;
-      // Transforms and zoom change the size glyphs are drawn at.
+      // Transforms change the size glyphs are drawn at (zoom: glyphSize).
       if (transform !== "none") b.scaled = true;
-      const zoom = s.zoom;
-      if (zoom !== "1" && zoom) b.zoom *= parseFloat(zoom) || 1;
-      // Paint the rules do not model: pixels decide (see pixelDoubt()).
+      // Paint the rules do not model: pixels decide (see pixelDoubt();
+      // blend modes are looked for there, for the few texts it asks about).
       if (!b.styled && (filter !== "none" || mask !== "none" || clipPath !== "none" ||
-        (transform !== "none" && !TRANSLATE.test(transform)) || s.mixBlendMode !== "normal")) b.styled = true;
+        (transform !== "none" && !TRANSLATE.test(transform)))) b.styled = true;
       if (opacity < 0.05 || b.alpha < 0.02 || clipsToNothing(s, clipPath) || /opacity\(0(\.0*)?%?\)/.test(filter) || masksAll(mask)) {
         b.gone = el;
       } else {
@@ -678,8 +678,9 @@
   // times what transforms and zoom on the way up scale it by (measured
   // as its drawn box against its laid-out one).
   function glyphSize(el, s) {
-    const zoom = box(el).zoom;
-    // (The font size a style reads is before zoom on the way up.)
+    // (The font size a style reads is before zoom on the way up, which
+    // currentCSSZoom says, cheaper than reading every element's zoom.)
+    const zoom = el.currentCSSZoom ?? 1;
     const size = parseFloat(s.fontSize) * zoom;
     if (!box(el).scaled || !(size >= MIN_FONT)) return size;
     const laid = el.offsetHeight;
@@ -1206,7 +1207,7 @@
     // clipped to its letters: pixels would see such text unchanged and
     // call it unseen. The rules judge it.)
     if (s.textShadow !== "none" || textClip(el)) return false;
-    if (b.styled || b.alpha < 0.999) return true;
+    if (b.styled || b.alpha < 0.999 || blended(el)) return true;
     if (parseFloat(s.webkitTextStrokeWidth) > 0) return true;
     if (glyphSize(el, s) < 9) return true;
     const fill = el.namespaceURI === SVG_NS ? null : rgba(s.webkitTextFillColor) || rgba(s.color);
@@ -1220,11 +1221,22 @@
     });
   }
 
+  // Whether `el` or an ancestor blends with what is behind it.
+  let blends = new Map();   // element -> blended() (this call)
+  function blended(el) {
+    if (!el) return false;
+    let v = blends.get(el);
+    if (v === undefined) blends.set(el, v = box(el).style.mixBlendMode !== "normal" || blended(paintParent(el)));
+    return v;
+  }
+
   // The key a verdict on `node` holds for: where its text is and how it
   // is painted.
+  // (Page coordinates: a verdict outlives a scroll.)
   function verdictKey(node, el, r) {
     const b = box(el);
-    return `${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.width)},${Math.round(r.height)},${b.style.color},${b.alpha.toFixed(3)},${node.data.length}`;
+    const v = view(el.ownerDocument.defaultView);
+    return `${Math.round(r.left + v.x)},${Math.round(r.top + v.y)},${Math.round(r.width)},${Math.round(r.height)},${b.style.color},${b.alpha.toFixed(3)},${node.data.length}`;
   }
 
   // `el` when the pixels said the text of `node` shows nothing legible;
@@ -1237,7 +1249,7 @@
       // (Outside the viewport only what costs nothing to tell is
       // counted: paint the rules do not model on the way up.)
       const b = box(el);
-      if ((b.styled || b.alpha < 0.999) && b.style.textShadow === "none" && !textClip(el)) unjudged.add(node);
+      if ((b.styled || b.alpha < 0.999 || blended(el)) && b.style.textShadow === "none" && !textClip(el)) unjudged.add(node);
       return null;
     }
     if (!doubtful(el)) return null;
@@ -1251,9 +1263,11 @@
     return null;
   }
 
-  // Where the last call's doubts are, in CSS px of the document: `clip`,
-  // the region a screenshot takes, and each text's box inside it.
+  // Where the last call's doubts are, in CSS px of the viewport: `clip`,
+  // the region to compare, and each text's box inside it.
   function doubtRects() {
+    // (A tab in the background paints nothing to compare.)
+    if (document.visibilityState !== "visible") return { clip: null, rects: [] };
     const v = view(window);
     const rects = [];
     let l = Infinity, t = Infinity, r = -Infinity, b = -Infinity;
@@ -1269,8 +1283,11 @@
     // (Glyphs, italics and shadows reach a little past their box.)
     l = Math.max(0, Math.floor(l) - 2); t = Math.max(0, Math.floor(t) - 2);
     r = Math.min(v.w, Math.ceil(r) + 2); b = Math.min(v.h, Math.ceil(b) + 2);
+    // (In the viewport's coordinates: the whole viewport is captured,
+    // as a person's screen shows it, and this region cut from it.)
     return {
-      clip: { x: l + v.x, y: t + v.y, width: r - l, height: b - t },
+      clip: { x: l, y: t, width: r - l, height: b - t },
+      viewport: { x: 0, y: 0, width: v.w, height: v.h },
       rects: rects.map((q) => q && { x: q[0] - l, y: q[1] - t, width: q[2] - q[0], height: q[3] - q[1] }),
     };
   }
@@ -1302,8 +1319,10 @@
     return ranges.length;
   }
 
-  // The pixels' word on the last call's doubts, in doubtRects()' order.
+  // The pixels' word on the last call's doubts, in doubtRects()' order
+  // (the veil is lifted first).
   function judge(seen) {
+    veil(false);
     // (A skeleton kept for an unchanged page holds the old judgement.)
     lastSkeleton = null;
     pending.forEach((n, i) => {
@@ -1358,6 +1377,16 @@
       return xs.every((x) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) && opaqueCover(c);
     });
   }
+  // Whether `el` is painted in its stacking context's positioned layer:
+  // positioned, or a flex or grid item with a z-index (Material's button
+  // inside its host's flex box).
+  function stacks(el) {
+    const b = box(el);
+    if (b.pos !== "static") return true;
+    if (b.style.zIndex === "auto") return false;
+    const up = paintParent(el);
+    return !!up && /flex|grid/.test(box(up).display);
+  }
   function zOf(el) {
     const z = parseInt(box(el).style.zIndex, 10);
     return Number.isFinite(z) ? z : 0;
@@ -1377,15 +1406,18 @@
       // (An absolutely positioned box is placed against its nearest
       // positioned ancestor: that is where a cover laid over a sibling's
       // text is a child of.)
-      if (box(a).style.position === "static") continue;
+      if (box(a).pos === "static") continue;
       for (const c of coversAt(a, xs, y, branch)) {
         if (within(el, c)) continue;
         // (A positioned box paints above the in-flow content of its
         // stacking context; among positioned ones z-index, then the
-        // document's order decide.)
+        // document's order decide. The text paints where its outermost
+        // positioned ancestor below `a` does, or in flow.)
+        let p = null;
+        for (let n = el; n && n !== a; n = paintParent(n)) if (n.nodeType === 1 && stacks(n)) p = n;
         const zc = zOf(c);
-        if (box(branch).style.position === "static" ? zc < 0 : !(zc > zOf(branch) ||
-          (zc === zOf(branch) && branch.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING))) continue;
+        if (!p ? zc < 0 : !(zc > zOf(p) ||
+          (zc === zOf(p) && p.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING))) continue;
         return true;
       }
     }
@@ -2151,6 +2183,9 @@
   // other rendering (a hover's forced one, say) came after it: every
   // rendering drops it, which also frees the walk it holds.
   let lastSkeleton = null;
+  // How many same-origin frames the walk is inside (their documents'
+  // stylesheets are their own, see generated()).
+  let frameDepth = 0;
 
   // `see`: leave out what a person cannot see as lines are made (budgeted
   // walks); the skeleton's big walk leaves it to the lines it shows.
@@ -2185,7 +2220,7 @@
       if (shadow) { watch(shadow); claimShadow(shadow); }
       // Text its stylesheet generates stands before and after what it
       // holds (not when its text is its name: the name says it).
-      const gen = !textIsName && !ownTextHidden && parent.nodeType === 1 ? generated(parent) : null;
+      const gen = !textIsName && !ownTextHidden && parent.nodeType === 1 && (frameDepth > 0 || wordsAnywhere()) ? generated(parent) : null;
       if (gen?.before) emitGenerated(gen.before, parent, depth, parentName);
       const first = shadow ? shadow.firstChild : parent.firstChild;
       for (let n = first; n && !full; n = n.nextSibling) {
@@ -2209,7 +2244,7 @@
         const whole = clean(node.data);
         if (whole === parentName || (see && unseen(node))) return;
         // (Line breaks a person sees make lines of their own.)
-        if (!cuts.has(node) && !INNER_BREAK.test(node.data)) {
+        if (!(node.data.includes("\n") && keepsBreaks(node.parentElement)) && !cuts.has(node)) {
           if (!emit(`${"  ".repeat(depth)}- text: ${cut(whole)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
           return;
         }
@@ -2290,7 +2325,12 @@
         try { doc = el.contentDocument; } catch { /* another origin */ }
         if (doc && doc.documentElement) {
           watch(doc);
-          walkChildren(doc.body || doc.documentElement, depth + 1, "", false);
+          frameDepth++;
+          try {
+            walkChildren(doc.body || doc.documentElement, depth + 1, "", false);
+          } finally {
+            frameDepth--;
+          }
         } else {
           // Rust fills the frame in through the frame's own context.
           frames.push(el);
@@ -2346,7 +2386,7 @@
   const INNER_BREAK = /\S\s*\n\s*\S/;
   function textLines(node) {
     const data = shownData(node);
-    if (!INNER_BREAK.test(data) || !keepsBreaks(node.parentElement)) {
+    if (!data.includes("\n") || !keepsBreaks(node.parentElement) || !INNER_BREAK.test(data)) {
       const t = clean(data);
       return t ? [t] : [];
     }
@@ -2960,6 +3000,7 @@
 
   function visibleText(root, max) {
     let out = "";
+    let inFrame = 0;   // same-origin frames entered (see generated())
     const walk = (n) => {
       if (out.length > max) return;
       if (n.nodeType === 3) {
@@ -2984,7 +3025,12 @@
       if (n.localName === "iframe" || n.localName === "frame") {
         let doc = null;
         try { doc = n.contentDocument; } catch { /* another origin */ }
-        if (doc?.body && !unseen(n, false)) { if (!out.endsWith("\n")) out += "\n"; walk(doc.body); }
+        if (doc?.body && !unseen(n, false)) {
+          if (!out.endsWith("\n")) out += "\n";
+          inFrame++;
+          walk(doc.body);
+          inFrame--;
+        }
         return;
       }
       const block = BLOCKS.has(n.tagName.toUpperCase());
@@ -2995,7 +3041,7 @@
       const apart = !block && (n.localName === "button" || box(n).display.startsWith("inline-"));
       if (apart) out += " ";
       // (Generated text, see generated(), where its element is seen.)
-      const gen = generated(n);
+      const gen = inFrame > 0 || wordsAnywhere() ? generated(n) : NO_GENERATED;
       const genSeen = (gen.before || gen.after) && !unseen(n, false);
       if (genSeen && gen.before) out += gen.before;
       for (let c = n.shadowRoot ? n.shadowRoot.firstChild : n.firstChild; c; c = c.nextSibling) walk(c);

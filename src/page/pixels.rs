@@ -4,11 +4,11 @@
 //! covers). Text drawn in ways the rules do not model (filters, blend
 //! modes, masks, transforms, shadows, an image behind it, a colour close
 //! to the backdrop's) is a doubt when it is in the viewport: this module
-//! takes one screenshot of the region that holds the doubts, another with
+//! compares the region that holds the doubts in one screenshot and in another with
 //! them painted transparent (a CSS custom highlight: no layout change, no
 //! DOM mutation), and tells the engine, per text, whether hiding it
-//! changed the pixels legibly. One screenshot pair per answer, whatever
-//! the number of doubts.
+//! changed the pixels legibly. One screenshot pair of the viewport per
+//! answer, whatever the number of doubts.
 //!
 //! Legible means at least [`MIN_STRONG`] pixels (at one CSS pixel per
 //! pixel) that changed by [`STRONG`] or more in a colour channel. 32
@@ -39,13 +39,15 @@ pub struct Rect {
     pub height: f64,
 }
 
-/// The engine's `doubtRects()`: the region to capture (document
-/// coordinates) and each doubt's box inside it (None: out of view now).
+/// The engine's `doubtRects()`: the region to compare (viewport
+/// coordinates), each doubt's box inside it (None: out of view now), and
+/// the viewport's size.
 #[derive(Debug, Deserialize)]
 struct Doubts {
     clip: Option<Rect>,
     #[serde(default)]
     rects: Vec<Option<Rect>>,
+    viewport: Option<Rect>,
 }
 
 /// Asks the pixels about the doubts of the engine's last call on `tab`'s
@@ -57,35 +59,44 @@ pub async fn judge(s: &Client, tab: TabId) -> Result<usize, ToolError> {
         Some(d) => d,
         None => return Ok(0),
     };
-    let Some(clip) = doubts.clip else {
-        tracing::debug!(target: "tabwire::pixels", "no doubt is in view any more");
+    let (Some(clip), Some(viewport)) = (doubts.clip, doubts.viewport) else {
+        tracing::debug!(target: "tabwire::pixels", "no doubt is in view (or the tab is not shown)");
         return Ok(0);
     };
-    let before = shot(s, tab, clip).await?;
+    let before = shot(s, tab).await?.crop(clip, viewport);
     s.engine_value::<serde_json::Value>(tab, 0, "veil", "true")
         .await?;
-    let after = shot(s, tab, clip).await;
-    // The page is shown as it was whatever the second screenshot did.
-    s.engine_value::<serde_json::Value>(tab, 0, "veil", "false")
+    let after = shot(s, tab).await.map(|img| img.crop(clip, viewport));
+    // What the pixels said (nothing when they could not tell); judging
+    // lifts the veil, whatever the second screenshot did.
+    let seen = match &after {
+        Ok(after) => legible(&before, after, clip, &doubts.rects)
+            .map_err(|e| ToolError::other(format!("the pixel check failed: {e}"))),
+        Err(_) => Ok(Vec::new()),
+    };
+    let said = seen.as_deref().unwrap_or_default();
+    s.engine_value::<serde_json::Value>(tab, 0, "judge", &json!(said).to_string())
         .await?;
-    let after = after?;
-    let seen = legible(&before, &after, clip, &doubts.rects)
-        .map_err(|e| ToolError::other(format!("the pixel check failed: {e}")))?;
+    after?;
+    let seen = seen?;
     let unseen = seen.iter().filter(|v| **v == Some(false)).count();
-    s.engine_value::<serde_json::Value>(tab, 0, "judge", &json!(seen).to_string())
-        .await?;
     tracing::debug!(target: "tabwire::pixels", doubts = seen.len(), unseen, "pixels judged");
     Ok(unseen)
 }
 
-/// A JPEG of `clip` (document coordinates), decoded to RGB.
-async fn shot(s: &Client, tab: TabId, clip: Rect) -> Result<Image, ToolError> {
-    let params = json!({
-        "format": "jpeg",
-        "quality": 100,
-        "clip": {"x": clip.x, "y": clip.y, "width": clip.width, "height": clip.height, "scale": 1},
-    });
-    let v = s.cdp(tab, "Page.captureScreenshot", params).await?;
+/// How long one screenshot may take before the rules' word stands (a
+/// browser can hold a capture while it draws no frames).
+const SHOT_TIME: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// A JPEG of the viewport, decoded to RGB. (The whole viewport, as the
+/// screen shows it: a capture with a clip makes the browser draw a frame
+/// of its own, and a screencast started right after it began with a black
+/// frame.)
+async fn shot(s: &Client, tab: TabId) -> Result<Image, ToolError> {
+    let params = json!({"format": "jpeg", "quality": 100});
+    let v = tokio::time::timeout(SHOT_TIME, s.cdp(tab, "Page.captureScreenshot", params))
+        .await
+        .map_err(|_| ToolError::other("a screenshot for the pixel check took too long".into()))??;
     let data = v["data"].as_str().unwrap_or_default();
     use base64::Engine as _;
     let jpeg = base64::engine::general_purpose::STANDARD
@@ -105,6 +116,26 @@ impl Image {
     fn decode(jpeg: &[u8]) -> Result<Self, String> {
         let (rgb, width, height) = super::video::jpeg_rgb(jpeg, "a screenshot")?;
         Ok(Self { width, height, rgb })
+    }
+
+    /// The part of this capture of `viewport` that shows `clip` (both in
+    /// CSS px; the image may have more pixels per CSS px).
+    fn crop(self, clip: Rect, viewport: Rect) -> Self {
+        let scale = self.width as f64 / viewport.width.max(1.0);
+        let x0 = ((clip.x * scale).floor().max(0.0) as usize).min(self.width);
+        let y0 = ((clip.y * scale).floor().max(0.0) as usize).min(self.height);
+        let x1 = (((clip.x + clip.width) * scale).ceil() as usize).clamp(x0, self.width);
+        let y1 = (((clip.y + clip.height) * scale).ceil() as usize).clamp(y0, self.height);
+        let mut rgb = Vec::with_capacity((x1 - x0) * (y1 - y0) * 3);
+        for y in y0..y1 {
+            let row = y * self.width * 3;
+            rgb.extend_from_slice(&self.rgb[row + x0 * 3..row + x1 * 3]);
+        }
+        Self {
+            width: x1 - x0,
+            height: y1 - y0,
+            rgb,
+        }
     }
 }
 
@@ -231,6 +262,27 @@ mod tests {
             legible(&a, &b, clip, &[rect(0.0, 0.0, 10.0, 10.0)]).unwrap(),
             vec![Some(true)]
         );
+    }
+
+    #[test]
+    fn a_crop_takes_the_clip_at_the_image_scale() {
+        let mut img = image(8, 4, 0);
+        paint(&mut img, 2, 2, 4, 4, 200);
+        let viewport = Rect {
+            x: 0.0,
+            y: 0.0,
+            width: 4.0,
+            height: 2.0,
+        };
+        let clip = Rect {
+            x: 1.0,
+            y: 1.0,
+            width: 1.0,
+            height: 1.0,
+        };
+        let part = img.crop(clip, viewport);
+        assert_eq!((part.width, part.height), (2, 2));
+        assert!(part.rgb.iter().all(|&v| v == 200));
     }
 
     #[test]
