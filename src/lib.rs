@@ -51,6 +51,7 @@ pub mod page;
 pub mod paths;
 pub mod policy;
 pub mod protocol;
+pub mod secrets;
 pub mod server;
 pub mod text;
 pub mod tools;

@@ -155,7 +155,7 @@ impl ServerHandler for TabwireServer {
         };
         InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("tabwire", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions(&self.client.policy().secrets))
     }
 
     async fn initialize(
@@ -228,6 +228,7 @@ impl TabwireServer {
             Ok(r) => r.into_result(),
             Err(e) => error_result_of(&e),
         });
+        let result = without_secrets(result, &self.client.policy().secrets);
         tracing::info!(
             tool = name,
             ok = result.is_error != Some(true),
@@ -307,6 +308,10 @@ impl TabwireServer {
         let url = self.client.last_url();
         let client_name = self.client.client_name();
         let error = outcome.as_ref().err().map(|e| e.text().to_string());
+        // (What the page put in a URL or an error may hold a secret.)
+        let secrets = &self.client.policy().secrets;
+        let url = url.map(|u| secrets.scrub(&u).into_owned());
+        let error = error.map(|e| secrets.scrub(&e).into_owned());
         self.audit.record(&audit::Entry {
             client: &client_name,
             tool: name,
@@ -393,6 +398,44 @@ async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, client: C
 /// `result` with the code points a person never sees taken out of its
 /// text, and a note that says how many (see [`crate::invisible`]): one
 /// place every answer passes, so no tool can forget it.
+/// The server's instructions; with named secrets, their names and how
+/// to type one (the values are never sent).
+fn instructions(secrets: &crate::secrets::Secrets) -> String {
+    if secrets.is_empty() {
+        return INSTRUCTIONS.to_string();
+    }
+    let names: Vec<&str> = secrets.names().collect();
+    format!(
+        "{INSTRUCTIONS}\n\nNamed secrets (sign-in passwords, tokens): {}. To type one, pass its \
+         exact name as the text of browser_type or as a browser_fill_form value; tabwire types \
+         its value, which you never see (answers show <secret NAME>). Never ask the user for a \
+         secret's value.",
+        names.join(", ")
+    )
+}
+
+/// `result` with every secret's value (and its encoded forms) replaced
+/// by `<secret NAME>` in its text and structured content.
+fn without_secrets(
+    mut result: CallToolResult,
+    secrets: &crate::secrets::Secrets,
+) -> CallToolResult {
+    if secrets.is_empty() {
+        return result;
+    }
+    for block in result.content.iter_mut() {
+        if let Some(t) = block.as_text() {
+            if let std::borrow::Cow::Owned(clean) = secrets.scrub(&t.text) {
+                *block = ContentBlock::text(clean);
+            }
+        }
+    }
+    if let Some(v) = result.structured_content.as_mut() {
+        secrets.scrub_json(v);
+    }
+    result
+}
+
 fn without_invisible(mut result: CallToolResult) -> CallToolResult {
     let mut removed = 0;
     let mut last_text = None;
@@ -436,6 +479,17 @@ pub const ERROR_KIND_META: &str = "tabwire/errorKind";
 
 #[cfg(test)]
 mod tests {
+    use super::{instructions, INSTRUCTIONS};
+
+    #[test]
+    fn instructions_name_the_secrets_and_never_their_values() {
+        let secrets = crate::secrets::Secrets::parse("SHOP_PASSWORD=hunter22\n").unwrap();
+        let text = instructions(&secrets);
+        assert!(text.starts_with(INSTRUCTIONS) && text.contains("SHOP_PASSWORD"));
+        assert!(!text.contains("hunter22"));
+        assert_eq!(instructions(&Default::default()), INSTRUCTIONS);
+    }
+
     #[test]
     fn instructions_say_what_the_fence_means() {
         assert!(super::INSTRUCTIONS.ends_with(crate::fence::MEANING));

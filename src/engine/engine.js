@@ -1058,6 +1058,9 @@
   // What a field holds as a person sees it: an editor's drawn text for a
   // text control behind a surface, else its value or its text.
   function fieldValue(el) {
+    const sec = secretOf(el);
+    if (sec) return sec;
+    if (el.localName === "input" && el.type === "password") return el.value ? PASSWORD_MASK : "";
     if (TEXT_PROXY_ROLES.has(roleOf(el)) && !el.isContentEditable) {
       const s = proxySurface(el);
       // (A field laid over its surface shows what it holds.)
@@ -1919,12 +1922,24 @@
     return el.matches(":disabled") || !!el.closest("[aria-disabled=true], [inert]");
   }
 
+  // Fields that received a named secret (serve --secrets): read as
+  // `<secret NAME>` while they hold the value typed. A password field's
+  // value is never read (its length neither: a fixed mask).
+  const secretMarks = new WeakMap();   // element -> {name, value} (kept across calls)
+  function secretOf(el) {
+    const m = secretMarks.get(el);
+    return m && ("value" in el ? el.value : el.innerText) === m.value ? `<secret ${m.name}>` : null;
+  }
+  const PASSWORD_MASK = "••••••••";
+
   function valueOf(el, role) {
     if (el.localName === "select" && role === "combobox") return el.selectedOptions?.[0]?.label || "";
+    const sec = secretOf(el);
+    if (sec) return sec;
     if (el.localName === "textarea" || el.localName === "input") {
       const t = el.type;
       if (t === "checkbox" || t === "radio" || t === "button" || t === "submit" || t === "reset" || t === "image" || t === "file" || t === "hidden") return "";
-      if (t === "password") return el.value ? "•".repeat(Math.min(el.value.length, 12)) : "";
+      if (t === "password") return el.value ? PASSWORD_MASK : "";
       return el.value;
     }
     if (el.isContentEditable && el.contentEditable === "true") return el.innerText;
@@ -3612,6 +3627,13 @@
     // holds no text of its own, like an image); for readers.
     seen(node) {
       return !unseen(node);
+    },
+
+    // The field `el` now holds the named secret `name`, typed as `value`
+    // (see secretOf()).
+    markSecret(el, name, value) {
+      secretMarks.set(el, { name: String(name), value: String(value) });
+      return true;
     },
 
     // Pixels for the doubts of the last call (see pixelDoubt()): where

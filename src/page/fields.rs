@@ -23,6 +23,13 @@ pub async fn value_again(s: &Client, tab: TabId, target: &str, function: &str) -
 pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Option<String> {
     let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut now = value_again(s, tab, target, VALUE_NOW).await?;
+    // A password or a secret never leaves the page: its digest is compared.
+    if now["secret"].as_bool() == Some(true) {
+        let same = now["digest"].as_u64() == Some(u64::from(digest(typed)));
+        return (!same).then(|| {
+            " (but the field does not hold what was typed: the page changed it)".to_string()
+        });
+    }
     if norm(now["value"].as_str()?) != norm(typed) {
         // An editor draws what was typed in a later frame (Ace does):
         // look once more before saying the page changed it.
@@ -33,24 +40,35 @@ pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Op
     if norm(value) == norm(typed) {
         return None;
     }
-    Some(if now["secret"].as_bool() == Some(true) {
-        " (but the field does not hold what was typed: the page changed it)".to_string()
-    } else {
-        format!(
-            " (but the field now holds {}: the page changed what was typed)",
-            s.fence().quote(&format!("{:?}", cut_chars(value, 200)))
-        )
-    })
+    Some(format!(
+        " (but the field now holds {}: the page changed what was typed)",
+        s.fence().quote(&format!("{:?}", cut_chars(value, 200)))
+    ))
 }
 
 /// What a field holds now, as a person sees it (an editor's drawn text
-/// for its hidden input); `secret` for passwords (never echoed).
+/// for its hidden input); for a password or a field holding a named
+/// secret, only `secret` and a `digest` of the value (never echoed).
 const VALUE_NOW: &str = "function() {
   const T = globalThis.__tabwire;
   const v = T && T.fieldValue ? T.fieldValue(this)
     : ('value' in this && typeof this.value === 'string') ? this.value : (this.innerText || '');
-  return {value: v, secret: this.type === 'password'};
+  const raw = 'value' in this && typeof this.value === 'string' ? this.value : (this.innerText || '');
+  if (this.type === 'password' || v.startsWith('<secret ')) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < raw.length; i++) h = Math.imul(h ^ raw.charCodeAt(i), 0x01000193) >>> 0;
+    return {value: '', secret: true, digest: h};
+  }
+  return {value: v, secret: false};
 }";
+
+/// FNV-1a (32 bits) over UTF-16 code units, as VALUE_NOW computes it in
+/// the page: a typed password is compared without its value crossing.
+fn digest(text: &str) -> u32 {
+    text.encode_utf16().fold(0x811c_9dc5u32, |h, u| {
+        (h ^ u32::from(u)).wrapping_mul(0x0100_0193)
+    })
+}
 
 /// The labels of the options a <select> has selected now.
 pub const SELECTED_NOW: &str = "function() {
@@ -135,6 +153,12 @@ const SELECT_OPTIONS: &str = "function(wanted) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_digest_is_fnv1a_over_utf16_as_the_page_computes_it() {
+        assert_eq!(digest("a"), 0xe40c_292c);
+        assert_eq!(digest(""), 0x811c_9dc5);
+    }
 
     #[test]
     fn a_boxs_value_reads_as_checked_unchecked_or_neither() {

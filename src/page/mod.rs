@@ -38,6 +38,7 @@ pub mod routes;
 pub mod save;
 pub mod screenshot;
 pub mod scroll;
+pub mod secret_fields;
 pub mod slider;
 pub mod snapshot;
 pub mod socket_replies;

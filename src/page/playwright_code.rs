@@ -4,7 +4,7 @@
 //! file around them. What is recorded, and when, is `recording.rs`.
 
 use super::locator::{quote, Lang};
-use super::recording::{Act, Step, SECRET, SECRET_ENV};
+use super::recording::{Act, Step, SECRET, SECRET_ENV, SECRET_NAMED};
 
 /// The test file.
 pub(super) fn render(lang: Lang, title: &str, steps: &[(u32, &Step)]) -> String {
@@ -68,10 +68,17 @@ fn step_code(lang: Lang, step: &Step) -> String {
         }
     };
     // What was typed, or (into a password field) the environment's secret.
-    let typed = |t: &str| match (t == SECRET, ts) {
-        (false, _) => q(t),
-        (true, true) => format!("process.env.{SECRET_ENV} ?? ''"),
-        (true, false) => format!("os.environ.get({}, '')", q(SECRET_ENV)),
+    let typed = |t: &str| {
+        let env = if t == SECRET {
+            Some(SECRET_ENV)
+        } else {
+            t.strip_prefix(SECRET_NAMED)
+        };
+        match (env, ts) {
+            (None, _) => q(t),
+            (Some(env), true) => format!("process.env.{env} ?? ''"),
+            (Some(env), false) => format!("os.environ.get({}, '')", q(env)),
+        }
     };
     let stmt = match step {
         Step::Goto(url) => format!("page.goto({})", q(url)),

@@ -26,6 +26,9 @@ use crate::policy::Cap;
 pub(super) const SECRET: &str = "\u{0}tabwire-password\u{0}";
 /// The environment variable an exported test takes a password from.
 pub(super) const SECRET_ENV: &str = "TABWIRE_PASSWORD";
+/// Stands for a named secret: the exported test reads the environment
+/// variable of its name (what follows the marker).
+pub(super) const SECRET_NAMED: &str = "\u{0}tabwire-secret\u{0}";
 
 /// Steps kept per client; older ones are dropped (and the export says so).
 const MAX_STEPS: usize = 2000;
@@ -159,7 +162,8 @@ impl Client {
                 before
             };
             if let Some(tab) = tab {
-                for (frame, step) in steps(tool, &args, &found) {
+                let secrets = self.policy().secrets.clone();
+                for (frame, step) in steps(tool, &args, &found, &secrets) {
                     self.state().recording.push(tab, frame, step);
                 }
             }
@@ -225,8 +229,25 @@ impl Client {
     }
 }
 
+/// What typing `text` is recorded as: a named secret (`serve --secrets`)
+/// as the environment variable of its name, what a password field got as
+/// the password marker, anything else as it is. (The name, never the
+/// value, is in the recording.)
+fn typed_text(text: &str, password: bool, secrets: &crate::secrets::Secrets) -> String {
+    match secrets.named(text) {
+        Some(s) => format!("{SECRET_NAMED}{}", s.name),
+        None if password => SECRET.to_string(),
+        None => text.to_string(),
+    }
+}
+
 /// The steps a successful call makes.
-fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32, Step)> {
+fn steps(
+    tool: &str,
+    args: &Value,
+    found: &HashMap<String, Locator>,
+    secrets: &crate::secrets::Secrets,
+) -> Vec<(u32, Step)> {
     let s = |k: &str| args[k].as_str().unwrap_or_default().to_string();
     let on = |key: &str| {
         args[key]
@@ -281,12 +302,8 @@ fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32
         }
         "browser_hover" => act(on("target"), vec![Act::Hover]),
         "browser_type" => {
-            let secret = on("target").is_some_and(|l| l.control.password);
-            let text = if secret {
-                SECRET.to_string()
-            } else {
-                s("text")
-            };
+            let password = on("target").is_some_and(|l| l.control.password);
+            let text = typed_text(&s("text"), password, secrets);
             let mut acts = vec![if args["slowly"].as_bool().unwrap_or(false) {
                 Act::TypeSlowly(text)
             } else {
@@ -319,10 +336,8 @@ fn steps(tool: &str, args: &Value, found: &HashMap<String, Locator>) -> Vec<(u32
                     .as_str()
                     .and_then(|t| found.get(t.trim()))
                     .cloned();
-                let mut value = f["value"].as_str().unwrap_or_default().to_string();
-                if loc.as_ref().is_some_and(|l| l.control.password) {
-                    value = SECRET.to_string();
-                }
+                let password = loc.as_ref().is_some_and(|l| l.control.password);
+                let value = typed_text(f["value"].as_str().unwrap_or_default(), password, secrets);
                 let a = match f["type"].as_str().unwrap_or_default() {
                     "checkbox" | "radio" => {
                         Act::Check(super::fields::checked_from(&value) == Some(true))
@@ -349,7 +364,7 @@ mod tests {
         loc.control.password = true;
         let found: HashMap<String, Locator> = [("e3".to_string(), loc)].into();
         let args = serde_json::json!({"target": "e3", "text": "hunter2"});
-        let recorded = steps("browser_type", &args, &found);
+        let recorded = steps("browser_type", &args, &found, &Default::default());
         let list: Vec<(u32, &Step)> = recorded.iter().map(|(f, s)| (*f, s)).collect();
         for lang in [Lang::TypeScript, Lang::Python] {
             let code = render(lang, "sign in", &list);
@@ -357,6 +372,25 @@ mod tests {
             assert!(code.contains("TABWIRE_PASSWORD"), "{code}");
         }
         assert!(render(Lang::Python, "sign in", &list).contains("import os"));
+    }
+
+    #[test]
+    fn a_named_secret_is_read_from_the_environment_by_its_name() {
+        let secrets = crate::secrets::Secrets::parse("ADMIN_PASSWORD=hunter22\n").unwrap();
+        let mut loc = role("textbox", "Password");
+        loc.control.password = true;
+        let found: HashMap<String, Locator> = [("e3".to_string(), loc)].into();
+        let args = serde_json::json!({"target": "e3", "text": "ADMIN_PASSWORD"});
+        let recorded = steps("browser_type", &args, &found, &secrets);
+        let list: Vec<(u32, &Step)> = recorded.iter().map(|(f, s)| (*f, s)).collect();
+        let ts = render(Lang::TypeScript, "sign in", &list);
+        assert!(ts.contains("process.env.ADMIN_PASSWORD"), "{ts}");
+        assert!(!ts.contains("hunter22"), "{ts}");
+        let py = render(Lang::Python, "sign in", &list);
+        assert!(
+            py.contains("os.environ.get(\"ADMIN_PASSWORD\", '')"),
+            "{py}"
+        );
     }
 
     fn role(role: &str, name: &str) -> Locator {
@@ -390,7 +424,7 @@ mod tests {
             ),
             ("browser_click", serde_json::json!({"target": "e9"})),
         ] {
-            all.extend(steps(tool, &args, &found));
+            all.extend(steps(tool, &args, &found, &Default::default()));
         }
         all.push((0, Step::ExpectText("Hello, Ada".into())));
         let refs: Vec<(u32, &Step)> = all.iter().map(|(f, s)| (*f, s)).collect();

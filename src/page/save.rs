@@ -177,6 +177,22 @@ pub fn mime_for_name(name: &str) -> &'static str {
 /// Writes `bytes` as `name` (already sanitized) into `dir`, creating the
 /// directory owner-only if needed. An existing file is never replaced: the
 /// name gets a ` (2)`, ` (3)` … suffix.
+/// `bytes` (a text file the server writes for the model: a HAR, a trace,
+/// an exported test) without any named secret's value or its encoded
+/// forms (see `crate::secrets`).
+pub fn without_secrets<'a>(
+    secrets: &crate::secrets::Secrets,
+    bytes: &'a [u8],
+) -> std::borrow::Cow<'a, [u8]> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !secrets.is_empty() => match secrets.scrub(text) {
+            std::borrow::Cow::Owned(clean) => std::borrow::Cow::Owned(clean.into_bytes()),
+            std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(bytes),
+        },
+        _ => std::borrow::Cow::Borrowed(bytes),
+    }
+}
+
 pub fn save(dir: &Path, name: &str, bytes: &[u8], mime: &str) -> Result<Saved, ToolError> {
     create_private_dir(dir).map_err(|e| {
         ToolError::other(format!(

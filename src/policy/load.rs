@@ -55,6 +55,11 @@ pub struct PolicyArgs {
     /// flag is visible in the process list.
     #[arg(long = "credentials", value_name = "HOST=USER:PASSWORD")]
     pub credentials: Vec<Credential>,
+    /// A dotenv file of named secrets (NAME=value; NAME.origins=https://…
+    /// binds one to origins): the model types a secret by passing its
+    /// name as the text, and never sees its value in any answer.
+    #[arg(long = "secrets", value_name = "FILE")]
+    pub secrets: Option<PathBuf>,
 }
 
 /// A user name and password for the HTTP authentication (Basic, Digest …)
@@ -147,6 +152,9 @@ impl Policy {
         }
         if !args.caps.is_empty() {
             policy.caps = args.caps.clone();
+        }
+        if let Some(path) = &args.secrets {
+            policy.secrets = std::sync::Arc::new(crate::secrets::Secrets::load(path)?);
         }
         if !args.upload_dirs.is_empty() {
             policy.upload_dirs = args.upload_dirs.clone();

@@ -107,6 +107,10 @@ pub struct Policy {
     pub max_download_mb: Option<u64>,
     /// Answers to HTTP authentication challenges, per host.
     pub credentials: Vec<Credential>,
+    /// Named secrets (`serve --secrets`): never in the policy file, never
+    /// shown (`Debug` lists names only).
+    #[serde(skip)]
+    pub secrets: std::sync::Arc<crate::secrets::Secrets>,
 }
 
 /// The size cap on saved files when the policy sets none.

@@ -144,6 +144,7 @@ async fn finish(s: &Client, tab: TabId) -> Result<Response, ToolError> {
         .map_err(|e| ToolError::other(format!("the browser's trace was not JSON ({e})")))?;
     let found = trace::insights(&parsed);
     let name = format!("trace-{}.json", epoch_seconds());
+    let bytes = crate::page::save::without_secrets(&s.policy().secrets, &bytes);
     let saved = save(
         &s.policy().download_dir(),
         &name,

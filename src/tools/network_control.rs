@@ -314,12 +314,8 @@ async fn network_har(t: Tab, a: HarArgs) -> Result<Response, ToolError> {
     if !name.to_ascii_lowercase().ends_with(".har") {
         name.push_str(".har");
     }
-    let saved = save(
-        &s.policy().download_dir(),
-        &name,
-        &har.json,
-        "application/json",
-    )?;
+    let json = crate::page::save::without_secrets(&s.policy().secrets, &har.json);
+    let saved = save(&s.policy().download_dir(), &name, &json, "application/json")?;
     let denied = match har.denied {
         0 => String::new(),
         n => format!(", {n} without body (sites the policy denies)"),

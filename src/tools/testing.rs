@@ -181,7 +181,7 @@ async fn export_test(s: Client, a: ExportArgs) -> Result<Response, ToolError> {
     let saved = save(
         &s.policy().download_dir(),
         &sanitize_name(&name, "tabwire.spec.ts"),
-        code.as_bytes(),
+        &crate::page::save::without_secrets(&s.policy().secrets, code.as_bytes()),
         "text/plain",
     )?;
     let mut out = saved.describe(s.fence());

@@ -311,3 +311,48 @@ pub fn socket_app(tmp: &Path, name: &str) -> App {
         _ => start("python3", &[script, "{port}"], tmp, &log, "/"),
     }
 }
+
+/// Django's admin (PyPI: django) in a new project under `tmp`, with a
+/// superuser `admin` whose password is `password`.
+pub fn django_admin(tmp: &Path, password: &str) -> App {
+    let dir = tmp.join("django");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |args: &[&str], cwd: &Path, env: &[(&str, &str)]| {
+        let ok = Command::new(args[0])
+            .args(&args[1..])
+            .current_dir(cwd)
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        assert!(
+            ok,
+            "{args:?} failed (is django installed? tools/test --setup-only installs it)"
+        );
+    };
+    run(&["django-admin", "startproject", "site_"], &dir, &[]);
+    let site = dir.join("site_");
+    run(&["python3", "manage.py", "migrate", "-v", "0"], &site, &[]);
+    run(
+        &[
+            "python3",
+            "manage.py",
+            "createsuperuser",
+            "--noinput",
+            "--username",
+            "admin",
+            "--email",
+            "admin@example.org",
+        ],
+        &site,
+        &[("DJANGO_SUPERUSER_PASSWORD", password)],
+    );
+    start(
+        "python3",
+        &["manage.py", "runserver", "127.0.0.1:{port}", "--noreload"],
+        &site,
+        &tmp.join("django.log"),
+        "/admin/login/",
+    )
+}

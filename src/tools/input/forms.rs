@@ -12,6 +12,7 @@ use crate::page::fields::{
     checked_from, select_options, set_input_files, typed_back, value_again, SELECTED_NOW,
 };
 use crate::page::input::click;
+use crate::page::secret_fields;
 use crate::page::typing::fill_text;
 use crate::page::{Client, Element, Tab};
 use crate::tools::def::{done, Response, ToolError};
@@ -169,9 +170,17 @@ pub(super) async fn file_upload(t: Tab, a: UploadArgs) -> Result<Response, ToolE
 async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
     let name = f.name.as_deref().unwrap_or(&f.target);
     match f.kind {
-        FieldType::Textbox => typed_back(s, tab, &f.target, &f.value)
-            .await
-            .map(|n| format!("; {name}{n}")),
+        FieldType::Textbox => {
+            // (A secret's name compares as its value; any echo of it is
+            // masked on the way out.)
+            let want = match s.policy().secrets.named(&f.value) {
+                Some(secret) => secret.value().to_string(),
+                None => f.value.clone(),
+            };
+            typed_back(s, tab, &f.target, &want)
+                .await
+                .map(|n| format!("; {name}{n}"))
+        }
         FieldType::Checkbox | FieldType::Radio => {
             let want = checked_from(&f.value) == Some(true);
             let now =
@@ -213,7 +222,14 @@ fn quote_list(items: &[&str]) -> String {
 
 async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolError> {
     match f.kind {
-        FieldType::Textbox => fill_text(s, tab, &f.target, &f.value).await,
+        FieldType::Textbox => {
+            let (text, secret) = secret_fields::text_for(s, tab, &f.target, &f.value).await?;
+            fill_text(s, tab, &f.target, &text).await?;
+            if let Some(name) = secret {
+                secret_fields::mark(s, tab, &f.target, &name, &text).await;
+            }
+            Ok(())
+        }
         FieldType::Combobox => select_options(s, tab, &f.target, std::slice::from_ref(&f.value))
             .await
             .map(|_| ()),

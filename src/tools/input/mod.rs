@@ -11,6 +11,7 @@ use super::def::{done, done_with, Kind, Response, ToolDef, ToolError};
 use crate::page::fields::typed_back;
 use crate::page::input::{aim, aim_at, center, click_at, drag, hold_at};
 use crate::page::keys;
+use crate::page::secret_fields;
 use crate::page::typing::{fill_text, press, type_slowly};
 use crate::page::Tab;
 
@@ -311,15 +312,21 @@ async fn hover(t: Tab, a: HoverArgs) -> Result<Response, ToolError> {
 /// browser_type.
 async fn type_tool(t: Tab, a: TypeArgs) -> Result<Response, ToolError> {
     let (s, tab) = t.into_parts();
+    // A secret's name stands for its value (checked against the field's
+    // origin before anything is typed).
+    let (text, secret) = secret_fields::text_for(&s, tab, &a.target, &a.text).await?;
     // Text put in at once activates nothing (no late download
     // or link navigation to look for); key by key, a newline
     // is Enter, and Enter may submit.
     let activates = a.submit || a.slowly;
     let typing = || async {
         if a.slowly {
-            type_slowly(&s, tab, &a.target, &a.text).await?;
+            type_slowly(&s, tab, &a.target, &text).await?;
         } else {
-            fill_text(&s, tab, &a.target, &a.text).await?;
+            fill_text(&s, tab, &a.target, &text).await?;
+        }
+        if let Some(name) = &secret {
+            secret_fields::mark(&s, tab, &a.target, name, &text).await;
         }
         if a.submit {
             press(&s, tab, "Enter").await?;
@@ -331,15 +338,18 @@ async fn type_tool(t: Tab, a: TypeArgs) -> Result<Response, ToolError> {
     } else {
         s.settle_passive(tab, typing).await?
     };
+    let typed = match &secret {
+        Some(name) => format!("the secret {name}"),
+        None => format!("{} characters", a.text.chars().count()),
+    };
     let mut what = format!(
-        "Typed {} characters into {}{}",
-        a.text.chars().count(),
+        "Typed {typed} into {}{}",
         describe(&a.target, &a.element),
         if a.submit { " and pressed Enter" } else { "" }
     );
     // Enter may submit and clear the field, or leave the page.
     if !a.submit && !outcome.navigated {
-        if let Some(note) = typed_back(&s, tab, &a.target, &a.text).await {
+        if let Some(note) = typed_back(&s, tab, &a.target, &text).await {
             what.push_str(&note);
         }
     }
