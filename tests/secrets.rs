@@ -3,8 +3,8 @@
 //! is: a word on the page would be masked everywhere it appears). The password's value and its
 //! encodings reach no answer of any tool the test calls; a field that
 //! received a secret reads as `<secret NAME>`; a secret bound to the
-//! admin's origin is refused on another origin, by name, and nothing is
-//! typed there. A bad secrets file stops the server with its line.
+//! admin's origin is refused on another origin and in a frame of another
+//! origin inside the admin's tab, by name, and nothing is typed there. A bad secrets file stops the server with its line.
 
 #[macro_use]
 mod common;
@@ -98,6 +98,54 @@ async fn signing_in_by_secret_name_shows_no_secret(w: World) {
         )
         .await;
     assert!(!value.contains("ADMIN_PASSWORD"), "{value}");
+
+    // A frame of another origin in the admin's own tab: the frame that
+    // gets the text decides, not the tab's URL.
+    mcp.ok(
+        "browser_navigate",
+        json!({"url": format!("{}/admin/login/", app.base)}),
+    )
+    .await;
+    let framed = mcp
+        .ok(
+            "browser_evaluate",
+            json!({"function": format!(
+                "() => new Promise(done => {{ const f = document.createElement('iframe'); \
+                 f.src = {:?}; f.style.cssText = 'width:600px;height:400px'; f.onload = () => done(true); \
+                 document.body.prepend(f); }})",
+                w.site.url("/pages/batch-form.html")
+            )}),
+        )
+        .await;
+    assert!(framed.contains("true"), "{framed}");
+    let snap = mcp.ok("browser_snapshot", json!({})).await;
+    let in_frame = snap
+        .lines()
+        .skip_while(|l| !l.contains("Iframe"))
+        .find_map(|l| {
+            l.contains("textbox")
+                .then(|| {
+                    l.split("[ref=")
+                        .nth(1)?
+                        .split(']')
+                        .next()
+                        .map(str::to_string)
+                })
+                .flatten()
+        })
+        .unwrap_or_else(|| panic!("a textbox inside the frame:\n{snap}"));
+    let refused = mcp
+        .text(
+            "browser_type",
+            json!({"target": in_frame, "text": "ADMIN_PASSWORD"}),
+        )
+        .await
+        .expect_err("typing a bound secret into a frame of another origin is refused");
+    assert!(
+        refused.contains("ADMIN_PASSWORD") && refused.contains(&w.site.url("")),
+        "{refused}"
+    );
+    answers.push(("refusal in a frame", refused));
 
     // The admin: the user name, then the password with Enter.
     let login = mcp
