@@ -50,10 +50,18 @@ async fn signing_in_by_secret_name_shows_no_secret(w: World) {
         ),
     )
     .unwrap();
+    let downloads = w.sb.tmp.path().join("dl");
     let mcp = client_with(
         &w,
         "Signer",
-        &["--secrets".into(), file.display().to_string()],
+        &[
+            "--secrets".into(),
+            file.display().to_string(),
+            "--caps".into(),
+            "network".into(),
+            "--download-dir".into(),
+            downloads.display().to_string(),
+        ],
     )
     .await;
     let mut answers = Vec::new();
@@ -224,6 +232,19 @@ async fn signing_in_by_secret_name_shows_no_secret(w: World) {
     for (tool, answer) in &answers {
         assert_clean(tool, answer);
     }
+    // A file written for the model: the HAR of the sign-in holds the
+    // form's body, with the password masked.
+    mcp.ok(
+        "browser_network_har",
+        json!({"filename": "signin", "all": true}),
+    )
+    .await;
+    let har = std::fs::read_to_string(downloads.join("signin.har")).unwrap();
+    assert!(
+        har.contains("<secret ADMIN_PASSWORD>"),
+        "the HAR holds the sign-in's body"
+    );
+    assert_clean("the HAR", &har);
     // The audit log holds names, never the value.
     let audit = std::fs::read_to_string(w.sb.data_dir().join("audit.log")).unwrap_or_default();
     assert!(
