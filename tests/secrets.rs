@@ -245,6 +245,13 @@ async fn signing_in_by_secret_name_shows_no_secret(w: World) {
         "the HAR holds the sign-in's body"
     );
     assert_clean("the HAR", &har);
+    // browser_status names the secrets, never their values.
+    let status = mcp.ok("browser_status", json!({})).await;
+    assert!(
+        status.contains("named secrets (type one by its name): API_TOKEN, ADMIN_PASSWORD"),
+        "{status}"
+    );
+    assert_clean("browser_status", &status);
     // The audit log holds names, never the value.
     let audit = std::fs::read_to_string(w.sb.data_dir().join("audit.log")).unwrap_or_default();
     assert!(

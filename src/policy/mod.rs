@@ -272,7 +272,7 @@ impl Policy {
         };
         let tools: BTreeSet<_> = self.tools.iter().collect();
         format!(
-            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; groups of tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB); credentials for: {}{}",
+            "Policy: allowed domains: {}; denied domains: {}; read-only: {}; eval: {}; tools: {}; groups of tools: {}; file URLs: {}; upload dirs: {}; downloads: {} (max {} MiB); credentials for: {}{}{}",
             list(&self.allow_domains),
             if self.deny_domains.is_empty() { "none".into() } else { self.deny_domains.join(", ") },
             if self.read_only { "yes" } else { "no" },
@@ -285,6 +285,9 @@ impl Policy {
             self.max_download_mb.unwrap_or(DEFAULT_MAX_DOWNLOAD_MB),
             if self.credentials.is_empty() { "none".into() } else { self.credentials.iter().map(|c| c.host.as_str()).collect::<Vec<_>>().join(", ") },
             if self.confirm_sites { "; sites need the user's yes: on" } else { "" },
+            if self.secrets.is_empty() { String::new() } else {
+                format!("; named secrets (type one by its name): {}", self.secrets.names().collect::<Vec<_>>().join(", "))
+            },
         )
     }
 }
