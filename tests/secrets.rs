@@ -39,6 +39,13 @@ fn assert_clean(tool: &str, answer: &str) {
     }
 }
 
+/// The ref of the first textbox among snapshot `lines`.
+fn first_textbox<'a>(lines: impl Iterator<Item = &'a str>) -> Option<String> {
+    lines
+        .filter(|l| l.contains("textbox"))
+        .find_map(|l| Some(l.split("[ref=").nth(1)?.split(']').next()?.to_string()))
+}
+
 async fn signing_in_by_secret_name_shows_no_secret(w: World) {
     let app = apps::django_admin(w.sb.tmp.path(), PASSWORD);
     let file = w.sb.tmp.path().join("secrets.env");
@@ -73,20 +80,7 @@ async fn signing_in_by_secret_name_shows_no_secret(w: World) {
             json!({"url": w.site.url("/pages/batch-form.html")}),
         )
         .await;
-    let field = other
-        .lines()
-        .find_map(|l| {
-            l.contains("textbox")
-                .then(|| {
-                    l.split("[ref=")
-                        .nth(1)?
-                        .split(']')
-                        .next()
-                        .map(str::to_string)
-                })
-                .flatten()
-        })
-        .expect("a textbox on the form");
+    let field = first_textbox(other.lines()).expect("a textbox on the form");
     let refused = mcp
         .text(
             "browser_type",
@@ -102,7 +96,7 @@ async fn signing_in_by_secret_name_shows_no_secret(w: World) {
     let value = mcp
         .ok(
             "browser_evaluate",
-            json!({"function": format!("() => document.querySelector('[aria-ref], input')?.value ?? ''")}),
+            json!({"function": "() => document.querySelector('[aria-ref], input')?.value ?? ''"}),
         )
         .await;
     assert!(!value.contains("ADMIN_PASSWORD"), "{value}");
@@ -127,20 +121,7 @@ async fn signing_in_by_secret_name_shows_no_secret(w: World) {
         .await;
     assert!(framed.contains("true"), "{framed}");
     let snap = mcp.ok("browser_snapshot", json!({})).await;
-    let in_frame = snap
-        .lines()
-        .skip_while(|l| !l.contains("Iframe"))
-        .find_map(|l| {
-            l.contains("textbox")
-                .then(|| {
-                    l.split("[ref=")
-                        .nth(1)?
-                        .split(']')
-                        .next()
-                        .map(str::to_string)
-                })
-                .flatten()
-        })
+    let in_frame = first_textbox(snap.lines().skip_while(|l| !l.contains("Iframe")))
         .unwrap_or_else(|| panic!("a textbox inside the frame:\n{snap}"));
     let refused = mcp
         .text(

@@ -618,6 +618,17 @@
     return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
   }
 
+  // WCAG's contrast ratio of two colours ([r, g, b]).
+  function contrast(x, y) {
+    const a = luminance(x), b = luminance(y);
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  }
+
+  // The colour `fill` shows as when laid over `bg` at `alpha`.
+  function over(fill, bg, alpha) {
+    return [0, 1, 2].map((i) => fill[i] * alpha + bg[i] * (1 - alpha));
+  }
+
   function luminance([r, g, b]) {
     const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
     return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
@@ -657,10 +668,7 @@
         const faint = (bgs) => !!bgs && bgs.every((bg) => {
           if (mode === undefined) mode = s.mixBlendMode;
           const blended = blend(mode, fill, bg);
-          if (!blended) return false;
-          const seenAs = [0, 1, 2].map((i) => blended[i] * alpha + bg[i] * (1 - alpha));
-          const a = luminance(seenAs), b = luminance(bg);
-          return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) < FAINT;
+          return !!blended && contrast(over(blended, bg, alpha), bg) < FAINT;
         });
         if (faint(colours(painter(el))) && faint(backdrops_(el))) p = alpha < 0.9 || fill[3] < 0.9 ? "too faint" : "same colour as its background";
       }
@@ -688,7 +696,6 @@
     // Drawn against laid-out height: zoom times every transform's scale.
     return size * Math.min(1, rectOf(el).height / laid / zoom);
   }
-
 
   // Whether a text-shadow draws letters near the text: one of its shadows
   // is of a colour that shows and lies within SHADOW_REACH px.
@@ -760,9 +767,16 @@
 
   // The element behind `node` (text or element) when a person cannot see
   // it, else null. Counted once per such element in `leftOut`.
-  function unseen(node, count = true) {
+  // The element that paints `node` (text or element): itself or the
+  // nearest ancestor with a box of its own (not display: contents).
+  function painting(node) {
     let el = node.nodeType === 3 ? paintParent(node) : node;
     while (el && box(el).display === "contents") el = paintParent(el);
+    return el;
+  }
+
+  function unseen(node, count = true) {
+    const el = painting(node);
     if (!el) return null;
     let why = unseenWhy(node, el);
     // Text drawn in ways the rules cannot vouch for: what the pixels said.
@@ -1204,13 +1218,9 @@
     return d;
   }
   function doubtful_(el) {
-    const b = box(el);
-    const s = b.style;
-    // (A highlight cannot take away a text's shadow, nor a background
-    // clipped to its letters: pixels would see such text unchanged and
-    // call it unseen. The rules judge it.)
-    if (s.textShadow !== "none" || textClip(el)) return false;
-    if (b.styled || b.alpha < 0.999 || blended(el)) return true;
+    if (pixelsCannot(el)) return false;
+    if (unmodelled(el)) return true;
+    const s = box(el).style;
     if (parseFloat(s.webkitTextStrokeWidth) > 0) return true;
     if (glyphSize(el, s) < 9) return true;
     const fill = el.namespaceURI === SVG_NS ? null : rgba(s.webkitTextFillColor) || rgba(s.color);
@@ -1218,10 +1228,21 @@
     const bgs = backdrops_(el);
     // An image behind it: colour says nothing.
     if (!bgs) return true;
-    return bgs.some((bg) => {
-      const a = luminance(fill), c = luminance(bg);
-      return (Math.max(a, c) + 0.05) / (Math.min(a, c) + 0.05) < PALE;
-    });
+    return bgs.some((bg) => contrast(fill, bg) < PALE);
+  }
+
+  // Whether a highlight cannot take the text of `el` away: a shadow, or a
+  // background clipped to its letters (pixels would see it unchanged and
+  // call it unseen; the rules judge it).
+  function pixelsCannot(el) {
+    return box(el).style.textShadow !== "none" || textClip(el);
+  }
+
+  // Whether `el` is painted through what the rules do not model on the
+  // way up: a filter, mask, clip-path, transform, opacity or blend mode.
+  function unmodelled(el) {
+    const b = box(el);
+    return b.styled || b.alpha < 0.999 || blended(el);
   }
 
   // Whether `el` or an ancestor blends with what is behind it.
@@ -1249,10 +1270,9 @@
     const win = el.ownerDocument.defaultView;
     const v = view(win);
     if (el.ownerDocument !== document || r.right <= 0 || r.bottom <= 0 || r.left >= v.w || r.top >= v.h) {
-      // (Outside the viewport only what costs nothing to tell is
+      // (Outside the viewport only what costs little to tell is
       // counted: paint the rules do not model on the way up.)
-      const b = box(el);
-      if ((b.styled || b.alpha < 0.999 || blended(el)) && b.style.textShadow === "none" && !textClip(el)) unjudged.add(node);
+      if (unmodelled(el) && !pixelsCannot(el)) unjudged.add(node);
       return null;
     }
     if (!doubtful(el)) return null;
@@ -1330,7 +1350,7 @@
     lastSkeleton = null;
     pending.forEach((n, i) => {
       if (typeof seen[i] !== "boolean" || !n.isConnected) return;
-      const el = paintParent(n);
+      const el = painting(n);
       if (!el) return;
       verdicts.set(n, { key: verdictKey(n, el, nodeRect(n)), seen: seen[i] });
     });
@@ -1595,10 +1615,9 @@
     return any;
   }
   const NO_GENERATED = Object.freeze({ before: "", after: "" });
+  // (Callers ask only when wordsAnywhere() or inside a frame, whose
+  // document is looked at on its own: most pages generate no words.)
   function generated(el) {
-    // (Most pages generate no words: nothing to look up per element.)
-    // (A frame's document is looked at on its own.)
-    if (el.ownerDocument === document && !wordsAnywhere()) return NO_GENERATED;
     const root = el.getRootNode();
     let sels = pseudoOf.get(root);
     if (sels === undefined) {
@@ -1623,7 +1642,8 @@
     const words = contentWords(ps.content, el);
     if (!words) return "";
     const b = box(el);
-    const scale = b.scaled ? glyphSize(el, b.style) / (parseFloat(b.style.fontSize) || 1) : 1;
+    // (The element's zoom and transforms draw its pseudo-elements too.)
+    const scale = glyphSize(el, b.style) / (parseFloat(b.style.fontSize) || 1);
     if (parseFloat(ps.fontSize) * scale < MIN_FONT) return "";
     const fill = rgba(ps.webkitTextFillColor) || rgba(ps.color);
     const alpha = (fill ? fill[3] : 1) * b.alpha * parseFloat(ps.opacity) * filterOpacity(ps.filter);
@@ -1632,15 +1652,11 @@
       const bg = backdrop(el);
       const own = rgba(ps.backgroundColor);
       const under = own && own[3] >= 0.5 ? own : bg;
-      if (under) {
-        const seenAs = [0, 1, 2].map((i) => fill[i] * alpha + under[i] * (1 - alpha));
-        const a = luminance(seenAs), c = luminance(under);
-        if ((Math.max(a, c) + 0.05) / (Math.min(a, c) + 0.05) < FAINT) return "";
-      }
+      if (under && contrast(over(fill, under, alpha), under) < FAINT) return "";
     }
-    // Placed far outside its element (the off-screen trick).
+    // Placed or indented far outside its element (the off-screen trick).
     if ((ps.position === "absolute" || ps.position === "fixed") &&
-      (parseFloat(ps.left) < -999 || parseFloat(ps.top) < -999 || parseFloat(ps.textIndent) < -999)) return "";
+      (parseFloat(ps.left) < -999 || parseFloat(ps.top) < -999)) return "";
     if (parseFloat(ps.textIndent) < -999) return "";
     return words;
   }
@@ -3024,8 +3040,7 @@
         if (!unseen(n)) {
           // Line breaks a person sees stay (pre, pre-wrap, pre-line: a
           // poem, an address); other white space collapses.
-          const up = n.parentElement;
-          const keep = up && BROKEN.test(box(up).style.whiteSpace);
+          const keep = keepsBreaks(n.parentElement);
           const data = shownData(n);
           out += keep ? data.replace(/[^\S\n]+/g, " ") : data.replace(/\s+/g, " ");
         }

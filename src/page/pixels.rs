@@ -50,11 +50,24 @@ struct Doubts {
     viewport: Option<Rect>,
 }
 
+/// Whether the pixels hid any of the doubts of the engine's last call on
+/// `tab` (the answer must then be made again). A check that failed is
+/// logged and leaves the rules' judgement in place.
+pub async fn hid_any(s: &Client, tab: TabId) -> bool {
+    match judge(s, tab).await {
+        Ok(unseen) => unseen > 0,
+        Err(e) => {
+            tracing::debug!(target: "tabwire::pixels", "the pixels could not judge: {e}");
+            false
+        }
+    }
+}
+
 /// Asks the pixels about the doubts of the engine's last call on `tab`'s
 /// top document; returns how many of them show nothing legible (the
 /// answer must be made again when any do). Errors leave the rules'
 /// judgement in place: the pixels only ever hide more.
-pub async fn judge(s: &Client, tab: TabId) -> Result<usize, ToolError> {
+async fn judge(s: &Client, tab: TabId) -> Result<usize, ToolError> {
     let doubts: Doubts = match s.engine_value(tab, 0, "doubtRects", "").await? {
         Some(d) => d,
         None => return Ok(0),
@@ -205,23 +218,22 @@ mod tests {
         }
     }
 
-    fn rect(x: f64, y: f64, width: f64, height: f64) -> Option<Rect> {
-        Some(Rect {
+    fn r(x: f64, y: f64, width: f64, height: f64) -> Rect {
+        Rect {
             x,
             y,
             width,
             height,
-        })
+        }
+    }
+
+    fn rect(x: f64, y: f64, width: f64, height: f64) -> Option<Rect> {
+        Some(r(x, y, width, height))
     }
 
     #[test]
     fn a_legible_change_is_seen_and_a_faint_or_absent_one_is_not() {
-        let clip = Rect {
-            x: 0.0,
-            y: 0.0,
-            width: 60.0,
-            height: 20.0,
-        };
+        let clip = r(0.0, 0.0, 60.0, 20.0);
         let before = image(60, 20, 255);
         let mut hidden = image(60, 20, 255);
         // Text 1: dark glyphs (hiding them makes them white).
@@ -243,12 +255,7 @@ mod tests {
 
     #[test]
     fn a_dense_screen_needs_as_many_css_pixels() {
-        let clip = Rect {
-            x: 0.0,
-            y: 0.0,
-            width: 10.0,
-            height: 10.0,
-        };
+        let clip = r(0.0, 0.0, 10.0, 10.0);
         let a = image(20, 20, 255);
         let mut b = image(20, 20, 255);
         // 2x2 CSS px changed: 16 device pixels at scale 2, under 6 CSS px.
@@ -268,18 +275,8 @@ mod tests {
     fn a_crop_takes_the_clip_at_the_image_scale() {
         let mut img = image(8, 4, 0);
         paint(&mut img, 2, 2, 4, 4, 200);
-        let viewport = Rect {
-            x: 0.0,
-            y: 0.0,
-            width: 4.0,
-            height: 2.0,
-        };
-        let clip = Rect {
-            x: 1.0,
-            y: 1.0,
-            width: 1.0,
-            height: 1.0,
-        };
+        let viewport = r(0.0, 0.0, 4.0, 2.0);
+        let clip = r(1.0, 1.0, 1.0, 1.0);
         let part = img.crop(clip, viewport);
         assert_eq!((part.width, part.height), (2, 2));
         assert!(part.rgb.iter().all(|&v| v == 200));
@@ -287,12 +284,7 @@ mod tests {
 
     #[test]
     fn screenshots_of_two_sizes_are_an_error() {
-        let clip = Rect {
-            x: 0.0,
-            y: 0.0,
-            width: 10.0,
-            height: 10.0,
-        };
+        let clip = r(0.0, 0.0, 10.0, 10.0);
         assert!(legible(&image(10, 10, 0), &image(10, 9, 0), clip, &[]).is_err());
     }
 }

@@ -28,19 +28,11 @@ pub async fn read_with_page_line(
             .unwrap_or_default();
         // Text the rules cannot vouch for: the pixels decide (see
         // super::pixels), and the page is read again when they hid any.
-        if r["doubts"].as_u64().unwrap_or(0) > 0 {
-            match super::pixels::judge(s, tab).await {
-                Ok(0) => {}
-                Ok(_) => {
-                    r = s
-                        .engine_value::<serde_json::Value>(tab, 0, "read", &args)
-                        .await?
-                        .unwrap_or_default();
-                }
-                Err(e) => {
-                    tracing::debug!(target: "tabwire::pixels", "the pixels could not judge: {e}")
-                }
-            }
+        if r["doubts"].as_u64().unwrap_or(0) > 0 && super::pixels::hid_any(s, tab).await {
+            r = s
+                .engine_value::<serde_json::Value>(tab, 0, "read", &args)
+                .await?
+                .unwrap_or_default();
         }
         let page = match (r["title"].as_str(), r["url"].as_str()) {
             (Some(title), Some(url)) => s.page_head(tab, title, url),

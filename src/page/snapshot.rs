@@ -174,15 +174,8 @@ async fn capture_from(
     };
     // Text the rules cannot vouch for: the pixels decide, and the answer
     // is made again when they hid any.
-    let snap = if root.is_none() && snap.doubts > 0 {
-        match super::pixels::judge(s, tab).await {
-            Ok(0) => snap,
-            Ok(_) => top_snapshot(s, tab, detail).await?,
-            Err(e) => {
-                tracing::debug!(target: "tabwire::pixels", "the pixels could not judge: {e}");
-                snap
-            }
-        }
+    let snap = if root.is_none() && snap.doubts > 0 && super::pixels::hid_any(s, tab).await {
+        top_snapshot(s, tab, detail).await?
     } else {
         snap
     };
