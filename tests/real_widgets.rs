@@ -159,9 +159,19 @@ async fn sortable_lists_from_npm_take_drags_by_ref_and_by_coordinates(w: World) 
 
     // Shopify Draggable (a drag starts only past 10 px of movement).
     let snap = goto(&mcp, &app, "draggable.html").await;
-    // (Its items are focusable list items holding their text.)
-    let wash = ref_above(&snap, "- text: Wash");
-    let fry = ref_above(&snap, "- text: Fry");
+    // (Its items are focusable list items holding their text once the
+    // library has set them up; an answer taken before that frame shows
+    // them as draggable items named by their text. Either way the ref is
+    // the item's.)
+    let item = |name: &str| {
+        if snap.lines().any(|l| l.trim() == format!("- text: {name}")) {
+            ref_above(&snap, &format!("- text: {name}"))
+        } else {
+            ref_of_name(&snap, name)
+        }
+    };
+    let wash = item("Wash");
+    let fry = item("Fry");
     let out = mcp
         .ok(
             "browser_drag",
