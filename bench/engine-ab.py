@@ -4,14 +4,18 @@ time of a skeleton snapshot, a full (40 KB) snapshot and a change report
 (`changes`) after a small DOM change, for engine A and engine B, runs
 interleaved in fresh browsers so that machine load hits both alike.
 
-Use it to check that a change to src/engine/engine.js keeps the snapshot
-budget (issue 20: ≤ +10 % on the big page):
-  git show main:src/engine/engine.js > /tmp/engine-main.js
-  python3 bench/engine-ab.py /tmp/engine-main.js src/engine/engine.js
+Use it to check that a change to the engine (src/engine/parts/) keeps the
+snapshot budget (issue 20: ≤ +10 % on the big page):
+  python3 bench/engine-ab.py @main current
+Each engine is `current` (the working tree's parts, joined as the build
+joins them: bench/engine_source.py), `@REV` (the engine at git revision
+REV, e.g. @main; a revision from before the split gives its engine.js) or
+the path of a joined file, such as one written by
+  python3 bench/engine_source.py --rev main > /tmp/engine-main.js
 
 Needs Chromium at /usr/lib/chromium/chromium and, for the default page,
 `sh bench/real-site.sh &` (python3-doc's stdtypes.html, ~0.7 MB).
-Run: python3 bench/engine-ab.py A.js B.js [URL] [--rounds 3]
+Run: python3 bench/engine-ab.py A B [URL] [--rounds 3]
 Prints medians and writes bench/results/engine-ab-<time>.json.
 """
 import argparse
@@ -24,6 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fidelity import Pipe  # noqa: E402
+import engine_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STEPS = {
@@ -63,13 +68,13 @@ def measure(engine, url, repeat):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("a")
-    ap.add_argument("b")
+    ap.add_argument("a", help="engine A: current, @REV or a joined file")
+    ap.add_argument("b", help="engine B: current, @REV or a joined file")
     ap.add_argument("url", nargs="?", default="http://127.0.0.1:8765/library/stdtypes.html")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=4)
     args = ap.parse_args()
-    engines = {"A": open(args.a).read(), "B": open(args.b).read()}
+    engines = {"A": engine_source.load(args.a), "B": engine_source.load(args.b)}
     times = {k: {s: [] for s in STEPS} for k in engines}
     for r in range(args.rounds):
         for k, src in engines.items():

@@ -191,7 +191,9 @@ NAV_IN_WORKER = r"""(async (url, runs, engine) => {
 
 
 def navigation_floor():
-    engine = open(os.path.join(ROOT, "src", "engine", "engine.js")).read()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import engine_source  # noqa: E402
+    engine = engine_source.source()
     r = cdp("Runtime.evaluate", {"expression": NAV_IN_WORKER % (json.dumps(url), RUNS, json.dumps(engine)),
                                  "awaitPromise": True, "returnByValue": True}, worker_session)
     if "exceptionDetails" in r:

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fidelity of the snapshot engine (src/engine/engine.js) on real pages and
+"""Fidelity of the snapshot engine (src/engine/parts/, joined by
+bench/engine_source.py as the build joins them) on real pages and
 apps, both ways: what it shows is right, and what a person can see or
 operate is not left out.
 
@@ -94,7 +95,10 @@ import argparse, collections, datetime, json, os, shutil, signal, socket, sqlite
 import base64, struct, sys, tempfile, time, urllib.request, zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINE = open(os.path.join(ROOT, "src/engine/engine.js")).read()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import engine_source  # noqa: E402
+
+ENGINE = engine_source.source()
 ORACLE = open(os.path.join(ROOT, "bench/fidelity-oracle.js")).read()
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/lib/chromium/chromium")
 WIDTH, HEIGHT = 1280, 800

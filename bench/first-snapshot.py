@@ -11,8 +11,11 @@ times: navigate, wait for the load event, then time skeleton snapshots
 
 Needs Chromium at /usr/lib/chromium/chromium and, for the default pages,
 `sh bench/real-site.sh &` (Python's docs: stdtypes, os, functions).
-Run: python3 bench/first-snapshot.py [--runs 5] [--engine FILE] [URL ...]
-(--engine: another engine.js to time, for an A/B with src/engine/engine.js)
+Run: python3 bench/first-snapshot.py [--runs 5] [--engine ENGINE] [URL ...]
+(--engine: the engine to time: `current`, the default, is the working
+tree's src/engine/parts/ joined as the build joins them; `@REV` is the
+engine at git revision REV; anything else is the path of a joined file,
+e.g. from `python3 bench/engine_source.py --rev main > /tmp/engine-main.js`)
 Prints the median of each snapshot's time per page and writes
 bench/results/first-snapshot-<time>.json.
 """
@@ -25,6 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import write_results  # noqa: E402
+import engine_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location("nav_waits", f"{ROOT}/bench/nav-waits.py")
@@ -59,7 +63,7 @@ def measure(cdp, url, runs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--engine", default=f"{ROOT}/src/engine/engine.js")
+    ap.add_argument("--engine", default="current")
     ap.add_argument("urls", nargs="*", default=PAGES)
     a = ap.parse_args()
     nav_waits.TMP = tempfile.mkdtemp(prefix="tabwire-first-snapshot-")
@@ -68,7 +72,7 @@ def main():
         cdp.send("Emulation.setDeviceMetricsOverride",
                  {"width": 1280, "height": 720, "deviceScaleFactor": 1, "mobile": False}, cdp.session)
         cdp.send("Runtime.enable", {}, cdp.session)
-        engine = open(a.engine).read()
+        engine = engine_source.load(a.engine)
         cdp.send("Page.addScriptToEvaluateOnNewDocument",
                  {"source": engine, "worldName": "tabwire"}, cdp.session)
         results = {u: measure(cdp, u, a.runs) for u in a.urls}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The hidden-text corpus against the engine alone: loads
 tests/pages/hidden.html (served over http from a local `python3 -m
-http.server`), injects src/engine/engine.js into an isolated world named
+http.server`), injects the engine (src/engine/parts/ joined, see
+bench/engine_source.py) into an isolated world named
 "tabwire" as tabwire does, and reads the page the ways answers do:
 
   skeleton  __tabwire.snapshot({budget: 40000, skeleton: 12000})  (navigate)
@@ -56,11 +57,11 @@ import urllib.request
 BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 from fidelity import Pipe  # noqa: E402
+import engine_source  # noqa: E402
 
 ROOT = os.path.dirname(BENCH)
 PAGES = os.path.join(ROOT, "tests/pages")
 PAGE = os.path.join(PAGES, "hidden.html")
-ENGINE_PATH = os.path.join(ROOT, "src/engine/engine.js")
 
 CALLS = {
     "skeleton": "__tabwire.snapshot({budget: 40000, skeleton: 12000})",
@@ -311,7 +312,7 @@ def main():
     print(f"hidden-corpus: {len(hidden) - 1} HIDDEN-nn variants (+ LINKNAME), {len(seen)} SEEN-nn markers, "
           f"{len([i for i in hidden if i not in seen and i != 'LINKNAME'])} HIDDEN without a twin",
           file=sys.stderr)
-    engine = open(ENGINE_PATH).read()
+    engine = engine_source.source()
     server, base = serve()
     url = base + "/hidden.html"
     cdp = Pipe()

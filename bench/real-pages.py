@@ -35,6 +35,7 @@ import argparse, datetime, importlib.util, json, os, re, statistics, subprocess,
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import CHROMIUM, McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+import engine_source  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location(
     "nav_waits", os.path.join(os.path.dirname(os.path.abspath(__file__)), "nav-waits.py"))
@@ -79,7 +80,7 @@ class EngineAlone:
     def __init__(self, home):
         self.c = raw_browser(home)
         self.c.send("Runtime.enable", {}, self.c.session)
-        engine = open(f"{ROOT}/src/engine/engine.js").read()
+        engine = engine_source.source()
         self.c.send("Page.addScriptToEvaluateOnNewDocument",
                     {"source": engine, "worldName": "tabwire"}, self.c.session)
 

@@ -3,7 +3,7 @@
 next to how many the browser emits for the same loads.
 
 The extension drops events no server reads before they enter native
-messaging (extension/background.js, `unread`): every message it does not
+messaging (extension/relay.js, `unread`): every message it does not
 send is work the worker, the browser's native-messaging thread, the host
 and serve skip while the page loads.
 

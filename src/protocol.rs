@@ -33,7 +33,7 @@
 //! `cdp` events are a driven tab's CDP events, less those no serve reads:
 //! the extension drops `Network.requestServedFromCache`, the `…ExtraInfo`
 //! pair, `Network.resourceChangedPriority`, and `Network.dataReceived`
-//! except for `text/event-stream` responses (extension/background.js,
+//! except for `text/event-stream` responses (extension/relay.js,
 //! `unread`).
 
 use serde::{Deserialize, Serialize};

@@ -1,22 +1,29 @@
 //! Rules of the house the project checks itself (no browser needed):
-//! the layers only import downwards, no Rust file in src/ is over 600
-//! lines, tools/ names no method of the browser's protocol, and README's
-//! tool table names exactly the tools the server offers.
+//! the layers only import downwards, no Rust file in src/ and no
+//! JavaScript file of the engine or the extension is over 600 lines, the
+//! engine's build joins every one of its parts, tools/ names no method of
+//! the browser's protocol, and README's tool table names exactly the tools
+//! the server offers.
 
 use std::path::{Path, PathBuf};
 
-/// Every `.rs` file under `dir`.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+/// Every file under `dir` whose extension is `ext`.
+fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            out.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.extend(files_with_extension(&path, ext));
+        } else if path.extension().is_some_and(|e| e == ext) {
             out.push(path);
         }
     }
     out
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extension(dir, "rs")
 }
 
 /// Lines of code (comments aside) in the files of `layer` that name a
@@ -223,5 +230,68 @@ fn no_rust_file_in_src_is_over_600_lines() {
         long.is_empty(),
         "files over 600 lines:\n{}",
         long.join("\n")
+    );
+}
+
+#[test]
+fn no_js_file_of_the_engine_or_the_extension_is_over_600_lines() {
+    // The same rule as for Rust: the engine is one script, kept as parts
+    // (src/engine/parts/) that say what they do.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = files_with_extension(&root.join("src/engine"), "js");
+    files.extend(files_with_extension(&root.join("extension"), "js"));
+    let long: Vec<String> = files
+        .into_iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(&f).unwrap().lines().count();
+            (lines > 600).then(|| format!("{}: {lines} lines", f.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over 600 lines:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_engine_joins_every_part_once_in_the_order_of_their_numbers() {
+    // src/engine/mod.rs builds the engine with
+    // concat!(include_str!("parts/01-….js"), …): a part left out of that
+    // list would silently drop its code from the engine, one listed twice
+    // would define its names twice, and a list out of step with the file
+    // names' numbers would make them lie about the order.
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
+    let mod_rs = std::fs::read_to_string(engine.join("mod.rs")).unwrap();
+    const INCLUDE: &str = "include_str!(\"parts/";
+    let listed: Vec<String> = mod_rs
+        .match_indices(INCLUDE)
+        .filter_map(|(at, _)| {
+            let rest = &mod_rs[at + INCLUDE.len()..];
+            rest.find('"').map(|end| rest[..end].to_string())
+        })
+        .collect();
+    assert!(!listed.is_empty(), "src/engine/mod.rs includes no parts");
+
+    let mut parts: Vec<String> = std::fs::read_dir(engine.join("parts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    parts.sort();
+
+    let missing: Vec<&String> = parts.iter().filter(|p| !listed.contains(*p)).collect();
+    let twice: Vec<&String> = parts
+        .iter()
+        .filter(|p| listed.iter().filter(|l| l == p).count() > 1)
+        .collect();
+    let unknown: Vec<&String> = listed.iter().filter(|l| !parts.contains(*l)).collect();
+    assert!(
+        missing.is_empty() && twice.is_empty() && unknown.is_empty(),
+        "src/engine/mod.rs's include list leaves out {missing:?}, lists {twice:?} more than \
+         once and names {unknown:?}, which src/engine/parts/ does not hold"
+    );
+    assert_eq!(
+        listed, parts,
+        "src/engine/mod.rs's include list is not in the order of the parts' numbers"
     );
 }

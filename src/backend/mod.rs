@@ -171,7 +171,7 @@ pub enum BackendError {
 /// Whether a `Fetch.enable` asks for more than the document pause every
 /// tab has (for sign-in challenges): then serve answers the tab's paused
 /// requests (its routes), and the backend must not let them go on itself.
-/// The same rule is in `extension/background.js`.
+/// The same rule is in `extension/relay.js` (`noteFetch`).
 pub fn holds_paused(fetch_enable: &Value) -> bool {
     fetch_enable["patterns"]
         .as_array()

@@ -26,6 +26,12 @@ pub const FILES: &[(&str, &str)] = &[
     ("options.html", include_str!("../../extension/options.html")),
     ("sites.js", include_str!("../../extension/sites.js")),
     ("downloads.js", include_str!("../../extension/downloads.js")),
+    ("host.js", include_str!("../../extension/host.js")),
+    ("identity.js", include_str!("../../extension/identity.js")),
+    ("consent.js", include_str!("../../extension/consent.js")),
+    ("stop.js", include_str!("../../extension/stop.js")),
+    ("relay.js", include_str!("../../extension/relay.js")),
+    ("pages.js", include_str!("../../extension/pages.js")),
     ("confirm.html", include_str!("../../extension/confirm.html")),
     ("confirm.js", include_str!("../../extension/confirm.js")),
 ];

@@ -11,7 +11,7 @@
 //! `Fetch.enable` with the document pattern and one pattern per route;
 //! seeing a pattern other than the document one, the backend hands that
 //! tab's paused requests to serve instead (`backend::holds_paused` is the rule,
-//! `extension/background.js` has the same), and [`on_paused`] answers
+//! `extension/relay.js` has the same), and [`on_paused`] answers
 //! each: the newest matching route fulfils or aborts it, anything else
 //! goes on. A request whose URL the policy denies is never fulfilled: it
 //! goes on, and the browser's own blocking stands.

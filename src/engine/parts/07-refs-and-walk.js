@@ -1,0 +1,350 @@
+  // ---- what the engine remembers about a node --------------------------------
+
+  // A fact kept per node between calls (its ref, whether an answer showed
+  // its line, why its line was left out), stored on the node's wrapper in
+  // this isolated world under a symbol only the engine holds: it goes
+  // with the node, and the page's scripts never see it (their world has
+  // its own wrapper). WeakMaps and WeakSets did this before, but their
+  // tables keep the capacity they reached between two full GCs and only
+  // shrink when an entry is added after one: on a page that makes a
+  // thousand new elements per snapshot, the page's heap grew in steps of
+  // a table's doubling over a long session (issue 24).
+  function nodeFact() {
+    const key = Symbol();
+    return {
+      get: (n) => n[key],
+      has: (n) => n[key] !== undefined,
+      set: (n, value) => { n[key] = value; },
+      // (Set to undefined, not deleted: deleting a property can turn the
+      // wrapper's properties into a slower dictionary.)
+      delete: (n) => { if (n[key] !== undefined) n[key] = undefined; },
+    };
+  }
+
+  // ---- refs -----------------------------------------------------------------
+
+  let prefix = "e";       // "f2e" in a frame reached through its own context
+  let nextRef = 1;        // refs are never reused: e1, e2, … in order made
+  const refOf = nodeFact();        // element -> ref
+  // ref -> WeakRef(element), for elements that were on the page at the
+  // last sweep or got their ref since. A page that replaces its content
+  // (a feed, a dashboard) makes new elements, and refs for them, on every
+  // render: the sweep drops the entries of elements that left the page
+  // once the table has doubled since the last sweep, so it follows the
+  // page's size, not the number of snapshots taken of it. A ref with no
+  // entry whose number was handed out belongs to a removed element.
+  const elementOf = new Map();
+  const MIN_SWEEP = 256;
+  let sweepAt = MIN_SWEEP;
+  let sweeps = 0;
+
+  function refFor(el) {
+    let r = refOf.get(el);
+    if (!r) {
+      r = prefix + nextRef++;
+      refOf.set(el, r);
+    }
+    // (Also for an element that was swept while out of the page and is
+    // back: it keeps its ref.)
+    if (!elementOf.has(r)) {
+      elementOf.set(r, new WeakRef(el));
+      if (elementOf.size >= sweepAt) sweep();
+    }
+    return r;
+  }
+
+  function sweep() {
+    for (const [r, weak] of elementOf) {
+      const el = weak.deref();
+      if (!el || !el.isConnected) elementOf.delete(r);
+    }
+    sweepAt = Math.max(MIN_SWEEP, 2 * elementOf.size);
+    sweeps++;
+  }
+
+  const REF = /^(f\d+)?e\d+$/;
+
+  // A ref or CSS selector to an element of this document, or an error
+  // the model can act on.
+  function resolve(target) {
+    target = String(target).trim();
+    if (REF.test(target)) {
+      if (!target.startsWith(prefix) || !/^\d+$/.test(target.slice(prefix.length))) {
+        throw new Error(`ref ${target} belongs to another frame or page than this one. Call browser_snapshot and use a ref from it`);
+      }
+      if (Number(target.slice(prefix.length)) >= nextRef) throw new Error(`ref ${target} is not in any snapshot of this page. Call browser_snapshot and use a ref from it`);
+      // (No entry: swept with its element.)
+      const el = elementOf.get(target)?.deref();
+      if (!el || !el.isConnected) throw new Error(`ref ${target} no longer exists on the page (the element was removed). Call browser_snapshot again`);
+      return el;
+    }
+    let el;
+    try {
+      el = document.querySelector(target);
+    } catch (e) {
+      throw new Error(`${JSON.stringify(target)} is neither a snapshot ref (like e12) nor a valid CSS selector: ${e.message}`);
+    }
+    // (Its name is the kind Rust decides on: the message is for the model.)
+    if (!el) throw Object.assign(new Error(`no element matches the selector ${JSON.stringify(target)}`), { name: "NotFound" });
+    return el;
+  }
+
+  // The iframes of the last snapshot or change report, for frameOwner
+  // (a search's rendering leaves them as they were).
+  let lastFrames = [];
+
+  // ---- the walk ---------------------------------------------------------------
+
+  const MAX_NAME = 200;
+
+  function cut(s) {
+    return s.length > MAX_NAME ? s.slice(0, MAX_NAME) + "…" : s;
+  }
+
+  function quote(s) {
+    return `"${s.replace(/"/g, '\\"')}"`;
+  }
+
+  // Renders the subtree of `root` as outline lines until `budget` bytes
+  // (UTF-16 units, a close enough measure) are used. Returns the text, the
+  // number of shown lines, whether it was cut, and the iframes whose
+  // documents this world cannot read (another origin or process).
+  // With `recs`, each line's depth, role and node are recorded there too
+  // (what a skeleton is made from), with the context the line was made in
+  // (what rendering one element again in its place needs, see
+  // regionLines()). `ctx` renders `root` in such a context.
+  // The last skeleton, its walk and its key. It is only reused when no
+  // other rendering (a hover's forced one, say) came after it: every
+  // rendering drops it, which also frees the walk it holds.
+  let lastSkeleton = null;
+  // How many same-origin frames the walk is inside (their documents'
+  // stylesheets are their own, see generated()).
+  let frameDepth = 0;
+
+  // `see`: leave out what a person cannot see as lines are made (budgeted
+  // walks); the skeleton's big walk leaves it to the lines it shows.
+  function render(root, budget, count = true, recs = null, see = true, ctx = null) {
+    inControl = 0;
+    lastSkeleton = null;
+    claimSurfaces(root);
+    const lines = [];
+    let used = 0;
+    let full = false;
+    const frames = [];
+    // A node whose walk the budget stopped: elements from it on are counted.
+    let stoppedAt = null;
+
+    function emit(line, depth, role, node, name, pn, tn) {
+      if (used + line.length + 1 > budget) {
+        full = true;
+        return false;
+      }
+      lines.push(line);
+      if (recs) recs.push({ depth, role, node, name, pn, tn });
+      used += line.length + 1;
+      return true;
+    }
+
+    // (`ownTextHidden`: the parent's own text is invisible, not that of
+    // a child element that sets visibility: visible.)
+    function walkChildren(parent, depth, parentName, textIsName, ownTextHidden = false) {
+      // An open shadow root is what the page shows in place of the light
+      // DOM (slots bring light children back in).
+      const shadow = parent.shadowRoot;
+      if (shadow) { watch(shadow); claimShadow(shadow); }
+      // Text its stylesheet generates stands before and after what it
+      // holds (not when its text is its name: the name says it).
+      const gen = !textIsName && !ownTextHidden && parent.nodeType === 1 && (frameDepth > 0 || wordsAnywhere()) ? generated(parent) : null;
+      if (gen?.before) emitGenerated(gen.before, parent, depth, parentName);
+      const first = shadow ? shadow.firstChild : parent.firstChild;
+      for (let n = first; n && !full; n = n.nextSibling) {
+        if (ownTextHidden && n.nodeType === 3) continue;
+        walk(n, depth, parentName, textIsName);
+      }
+      if (gen?.after && !full) emitGenerated(gen.after, parent, depth, parentName);
+    }
+
+    function emitGenerated(words, el, depth, parentName) {
+      words = words.trim();
+      if (words === parentName) return;
+      if (!emit(`${"  ".repeat(depth)}- text: ${cut(words)}`, depth, "text", el, undefined, parentName, false)) stoppedAt = el;
+    }
+
+    function walk(node, depth, parentName, textIsName) {
+      if (full) return;
+      if (node.nodeType === 3) {
+        // Most text nodes of a big page are the blanks between tags.
+        if (textIsName || !NON_SPACE.test(node.data)) return;
+        const whole = clean(node.data);
+        if (whole === parentName || (see && unseen(node))) return;
+        // (Line breaks a person sees make lines of their own.)
+        if (!(node.data.includes("\n") && keepsBreaks(node.parentElement)) && !cuts.has(node)) {
+          if (!emit(`${"  ".repeat(depth)}- text: ${cut(whole)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
+          return;
+        }
+        for (const t of textLines(node)) {
+          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node, undefined, parentName, textIsName)) { stoppedAt = node; break; }
+        }
+        return;
+      }
+      if (node.nodeType !== 1) return;
+      const el = node;
+      if (SKIP.has(el.tagName)) return;
+      if (el.localName === "slot") {
+        const fill = el.assignedNodes();
+        if (fill.length) for (const a of fill) walk(a, depth, parentName, textIsName);
+        else walkChildren(el, depth, parentName, textIsName);
+        return;
+      }
+      const h = hidden(el);
+      if (h === "all") return;
+      // Its own text is invisible too; a child that sets visible shows.
+      if (h === "self") { walkChildren(el, depth, parentName, textIsName, true); return; }
+      if (el.localName.includes("-") && !el.shadowRoot && closedHost(el)) closedHosts.add(el);
+      // The surface an editor or slider draws: the control's line, once.
+      const drawn = claimed.get(el);
+      if (drawn) {
+        const role = roleOf(drawn);
+        // A label of the hidden control shown on its surface says what a
+        // person reads there (Material for MkDocs' palette toggle: the
+        // label "Switch to dark mode" checks the input named "Switch to
+        // light mode").
+        const shownLabel = [...(drawn.labels || [])].find((l) => (l === el || el.contains(l)) && l.checkVisibility());
+        const said = shownLabel ? cut(clean(contentText(shownLabel, 0)) || clean(shownLabel.title)) : "";
+        const name = said || seenName(drawn, role, cut(nameOf(drawn, role)));
+        let line = `${"  ".repeat(depth)}- ${role}`;
+        if (name) line += ` ${quote(name)}`;
+        const st = states(drawn, role);
+        if (st.length) line += " " + st.join(" ");
+        line += ` [ref=${refFor(drawn)}]`;
+        const value = clean(TEXT_PROXY_ROLES.has(role) ? fieldValue(drawn) : valueOf(drawn, role));
+        if (value && value !== name) line += `: ${cut(value)}`;
+        if (!emit(line, depth, role, drawn, name, parentName, textIsName)) stoppedAt = el;
+        return;
+      }
+
+      let role = roleOf(el);
+      let name = cut(nameOf(el, role));
+      const isFocusable = focusable(el);
+      // A div, span, label or image a person clicks (no role says so).
+      // (The skeleton's big walk leaves that to the lines it shows.)
+      const click = see && !inControl && !isFocusable && !INTERACTIVE.has(role) && clickable(el, role);
+      if (click) {
+        role = click;
+        if (!name) name = cut(clickName(el));
+      }
+      // (Most elements have no tabindex and none of those roles: one
+      // attribute read, not a call, for them.)
+      const part = !click && !isFocusable && (GRID_PARTS.has(role) || el.hasAttribute("tabindex")) && !INTERACTIVE.has(role) && widgetPart(el, role);
+      if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !isFocusable && !(part && !inControl && rovingLeaf(el, role))) {
+        walkChildren(el, depth, parentName, textIsName);
+        return;
+      }
+      if (see) {
+        if (unseen(el)) return;
+        name = seenName(el, role, name);
+      }
+      let line = `${"  ".repeat(depth)}- ${role}`;
+      if (name) line += ` ${quote(name)}`;
+      const st = states(el, role);
+      if (st.length) line += " " + st.join(" ");
+      const acts = INTERACTIVE.has(role) || isFocusable || !!click || part || (see && !inControl && pointerPart(el, role));
+      if (acts) line += ` [ref=${refFor(el)}]`;
+      const value = clean(valueOf(el, role));
+      if (value && value !== name) line += `: ${cut(value)}`;
+      if (!emit(line, depth, role, el, name, parentName, textIsName)) { stoppedAt = el; return; }
+
+      if (role === "Iframe") {
+        let doc = null;
+        try { doc = el.contentDocument; } catch { /* another origin */ }
+        if (doc && doc.documentElement) {
+          watch(doc);
+          frameDepth++;
+          try {
+            walkChildren(doc.body || doc.documentElement, depth + 1, "", false);
+          } finally {
+            frameDepth--;
+          }
+        } else {
+          // Rust fills the frame in through the frame's own context.
+          frames.push(el);
+          lines[lines.length - 1] += ` [frame=${frames.length}]`;
+        }
+        return;
+      }
+      // Controls show their state on their own line; their inner DOM
+      // (options excepted) is the browser's, not the page's.
+      // (Options have no box while the list is closed: listed as they are.)
+      if (el.localName === "select") {
+        for (const o of el.querySelectorAll("option")) {
+          if (full) continue;
+          if (o.hidden || getComputedStyle(o).display === "none") { if (see) leftOut.add(o); continue; }
+          let opt = `${"  ".repeat(depth + 1)}- option ${quote(cut(nameOf(o, "option")))}`;
+          const ost = states(o, "option");
+          if (ost.length) opt += " " + ost.join(" ");
+          if (!emit(`${opt} [ref=${refFor(o)}]`, depth + 1, "option", o)) stoppedAt = o;
+        }
+        return;
+      }
+      if (el.localName === "textarea" || el.localName === "input") return;
+      // An editable region (CodeMirror 6, a rich text box) shows its text
+      // as its value, once.
+      if (value && el.hasAttribute("contenteditable") && (role === "textbox" || role === "searchbox")) return;
+      const nameIsText = (NAME_FROM_CONTENT.has(role) || click) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !(AX_INFO && internals(el)?.name);
+      if (acts) inControl++;
+      try {
+        walkChildren(el, depth + 1, name, nameIsText);
+      } finally {
+        if (acts) inControl--;
+      }
+    }
+
+    if (ctx) {
+      walk(root, ctx.depth, ctx.pn, ctx.tn);
+    } else if (root === document.documentElement || root === document.body) {
+      // (A document not parsed yet may have no root element at all.)
+      const top = document.body || document.documentElement;
+      if (top) walkChildren(top, 0, "", false);
+    } else {
+      walk(root, 0, "", false);
+    }
+    let more = 0;
+    if (full && count) more = countAfter(stoppedAt, root);
+    return { lines, full, more, frames, stoppedAt };
+  }
+
+  // The lines a text node reads as: one, or one per line break a person
+  // sees (pre, pre-wrap, pre-line, break-spaces keep them: a poem, an
+  // address, a code block).
+  const BROKEN = /^(pre|pre-wrap|pre-line|break-spaces)$/;
+  const INNER_BREAK = /\S\s*\n\s*\S/;
+  function textLines(node) {
+    const data = shownData(node);
+    if (!data.includes("\n") || !keepsBreaks(node.parentElement) || !INNER_BREAK.test(data)) {
+      const t = clean(data);
+      return t ? [t] : [];
+    }
+    return data.split("\n").map(clean).filter(Boolean);
+  }
+
+  // Whether `el` shows the line breaks of its text (see textLines).
+  let breaksOf = new Map();   // element -> keepsBreaks() (this call)
+  function keepsBreaks(el) {
+    if (!el) return false;
+    let k = breaksOf.get(el);
+    if (k === undefined) breaksOf.set(el, k = BROKEN.test((boxes.get(el)?.style || getComputedStyle(el)).whiteSpace));
+    return k;
+  }
+
+  // Elements with refs' kinds that follow `node` in the document (inside
+  // `root`): what a cut outline leaves out, counted natively.
+  function countAfter(node, root) {
+    if (!node) return 0;
+    const scope = root === document.documentElement || root === document.body ? document : root;
+    let n = 0;
+    for (const el of scope.querySelectorAll("a[href], button, input:not([type=hidden]), select, textarea, [role], [tabindex], summary")) {
+      if (node.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) n++;
+    }
+    return n;
+  }
+
