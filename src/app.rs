@@ -15,6 +15,7 @@ use crate::backend::direct::launch::LaunchOptions;
 use crate::backend::extension::{ExtensionBackend, ExtensionOptions};
 use crate::backend::Backend;
 use crate::broker;
+use crate::page::storage_state::StorageState;
 use crate::page::Client;
 use crate::policy::{Policy, PolicyArgs};
 use crate::wire;
@@ -62,8 +63,30 @@ pub struct ServeArgs {
     /// registry, on by default); page tools then come from tabwire's shim.
     #[arg(long)]
     pub no_webmcp: bool,
+    /// CDP fallback: sign in from this storage-state file (what
+    /// browser_storage_state or Playwright saved): its cookies and
+    /// localStorage are loaded before the browser's first page. Never
+    /// loaded into your own browser.
+    #[arg(long, value_name = "FILE")]
+    pub storage_state: Option<PathBuf>,
     #[command(flatten)]
     pub policy: PolicyArgs,
+}
+
+/// The `--storage-state` file, read and checked before anything starts.
+fn read_storage_state(path: &std::path::Path) -> Result<StorageState, String> {
+    let bad = |why: String| format!("--storage-state {}: {why}", path.display());
+    let size = std::fs::metadata(path)
+        .map_err(|e| bad(e.to_string()))?
+        .len();
+    if size > crate::page::storage_state::MAX_FILE {
+        return Err(bad(format!(
+            "{size} bytes; a storage-state file may have at most {}",
+            crate::page::storage_state::MAX_FILE
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    StorageState::parse(&bytes).map_err(bad)
 }
 
 /// A running server's parts.
@@ -87,6 +110,11 @@ impl App {
         client_name: Option<String>,
     ) -> Result<Self, String> {
         let policy = Arc::new(Policy::load(&args.policy)?);
+        let start_state = args
+            .storage_state
+            .as_deref()
+            .map(read_storage_state)
+            .transpose()?;
         let mode = match args.backend.unwrap_or(default_backend) {
             BackendChoice::Auto => Mode::Auto,
             BackendChoice::Extension => Mode::Extension,
@@ -152,6 +180,9 @@ impl App {
         let client = Client::new(backend.clone(), policy);
         if let Some(name) = &client_name {
             client.set_client_name(name);
+        }
+        if let Some(state) = start_state {
+            client.start_with_state(state);
         }
         // Scripts stop a little before the command times out, so the tab
         // stays usable.

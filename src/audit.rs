@@ -32,6 +32,9 @@ pub struct Entry<'a> {
     pub url: Option<&'a str>,
     pub error: Option<&'a str>,
     pub ms: u64,
+    /// What the tool adds to its line (browser_storage_state: the sites
+    /// whose sign-in left the browser).
+    pub note: Option<Value>,
 }
 
 pub fn default_path() -> PathBuf {
@@ -60,6 +63,10 @@ impl AuditLog {
             "error": e.error.map(|m| m.chars().take(300).collect::<String>()),
             "ms": e.ms,
         });
+        let mut line = line;
+        if let Some(note) = &e.note {
+            line["note"] = note.clone();
+        }
         let _guard = self.lock.lock().expect("audit lock");
         if let Err(err) = self.append(&line.to_string()) {
             tracing::warn!(path = %self.path.display(), error = %err, "could not write the audit log");
@@ -167,8 +174,12 @@ pub fn format_line(e: &Value) -> String {
     } else {
         format!("ERROR {}", e["error"].as_str().unwrap_or(""))
     };
+    let note = match &e["note"] {
+        Value::Null => String::new(),
+        n => format!(" note={n}"),
+    };
     format!(
-        "{} {} {} {}ms {} {} {}",
+        "{} {} {} {}ms {} {} {}{note}",
         e["time"].as_str().unwrap_or("?"),
         e["client"].as_str().unwrap_or("?"),
         e["tool"].as_str().unwrap_or("?"),
@@ -246,6 +257,7 @@ mod tests {
                 url: Some("https://x/"),
                 error: (i == 9).then_some("boom"),
                 ms: 3,
+                note: (i == 9).then(|| json!({"exported_sites": ["https://x"]})),
             });
         }
         #[cfg(unix)]
@@ -262,6 +274,7 @@ mod tests {
         assert_eq!(b[1]["args"]["n"], 9);
         assert_eq!(b[1]["ok"], false);
         assert!(format_line(&b[1]).contains("ERROR boom"));
+        assert!(format_line(&b[1]).contains(r#"note={"exported_sites":["https://x"]}"#));
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(!text.contains("\"pw\""));
     }

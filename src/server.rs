@@ -319,6 +319,7 @@ impl TabwireServer {
             url: url.as_deref(),
             error: error.as_deref(),
             ms,
+            note: self.client.take_audit_note(),
         });
         self.client.backend().note_call(name, error.is_none());
         outcome.map_err(|e| {

@@ -79,7 +79,7 @@ fn the_readme_tool_table_names_every_tool_and_no_other() {
             "call",
             "--list",
             "--caps",
-            "network,emulation,vision,devtools,testing",
+            "network,emulation,vision,devtools,testing,storage",
         ])
         .env(
             "TABWIRE_DATA_DIR",
@@ -111,6 +111,7 @@ fn the_readme_tool_table_names_every_tool_and_no_other() {
         "`vision`",
         "`devtools`",
         "`testing`",
+        "`storage`",
     ];
     let mut documented: Vec<String> = readme
         .lines()

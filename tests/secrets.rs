@@ -248,16 +248,6 @@ async fn a_bad_secrets_file_stops_the_server_with_its_line() {
     let sb = common::Sandbox::new();
     let file = sb.tmp.path().join("bad.env");
     std::fs::write(&file, "A=abcd\nA=efgh\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tabwire"))
-        .args(["serve", "--backend", "cdp", "--secrets"])
-        .arg(&file)
-        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
-        .env("TABWIRE_DATA_DIR", sb.data_dir())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = common::serve_refuses(&sb, "--secrets", &file);
     assert!(err.contains("line 2: A is defined twice"), "{err}");
-    assert!(out.stdout.is_empty(), "stdout carries protocol bytes only");
 }

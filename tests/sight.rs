@@ -370,7 +370,7 @@ fn strings_in(v: &serde_json::Value) -> Vec<String> {
 async fn every_string_a_page_controls_stays_inside_a_fence(w: World) {
     let caps = [
         "--caps".to_string(),
-        "network,emulation,vision,devtools,testing".to_string(),
+        "network,emulation,vision,devtools,testing,storage".to_string(),
     ];
     let mcp = client_with(&w, "Marker", &caps).await;
     let page = format!("{}?QXMARK-url", w.site.url("/pages/marker.html"));
@@ -465,6 +465,11 @@ async fn every_string_a_page_controls_stays_inside_a_fence(w: World) {
         ("browser_pdf_save", json!({})),
         ("browser_cookies", json!({"action": "get"})),
         ("browser_storage", json!({"action": "get", "area": "local"})),
+        ("browser_storage_state", json!({"filename": "QXMARK-state"})),
+        (
+            "browser_set_storage_state",
+            json!({"filename": "QXMARK-state.json"}),
+        ),
         ("browser_page_tools", json!({})),
         (
             "browser_page_tool_call",

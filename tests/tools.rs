@@ -144,7 +144,7 @@ async fn markdown_keeps_the_article_and_drops_the_chrome(w: World) {
 }
 
 async fn network_log_cookies_and_storage(w: World) {
-    let mcp = client(&w, "Data").await;
+    let mcp = client_with(&w, "Data", &["--caps".into(), "storage".into()]).await;
     mcp.ok("browser_navigate", json!({"url": w.site.url("/media")}))
         .await;
     // The page's own fetch lands in the log with its status and type.

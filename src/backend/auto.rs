@@ -332,6 +332,10 @@ impl Backend for AutoBackend {
         tab < TAB_ID_BASE && self.ext.as_ref().is_some_and(|e| e.is_void(tab))
     }
 
+    fn is_own_browser(&self, tab: TabId) -> bool {
+        tab >= TAB_ID_BASE
+    }
+
     fn browsers(&self) -> Vec<(String, bool)> {
         match (self.which(), &self.ext) {
             (Which::Extension, Some(ext)) => ext.browsers(),

@@ -280,6 +280,13 @@ pub trait Backend: Send + Sync {
     fn is_void(&self, _tab: TabId) -> bool {
         false
     }
+    /// Whether `tab`'s browser is tabwire's own (the CDP fallback, launched
+    /// or attached to), whose state holds only what tabwire did there; the
+    /// user's browser (through the extension) holds their whole life, and
+    /// what crosses out of it is kept to the client's tabs.
+    fn is_own_browser(&self, _tab: TabId) -> bool {
+        false
+    }
     /// The browsers that serve calls, by name, each with whether new tabs
     /// open there by default; empty when there is just one unnamed browser.
     fn browsers(&self) -> Vec<(String, bool)> {

@@ -51,6 +51,12 @@ struct Inner {
     /// Counts the changes of the current tab's page tools (its page, its
     /// registry, which tab is current), for `tools/list_changed`.
     page_tools_changed: tokio::sync::watch::Sender<u64>,
+    /// `serve --storage-state`: the state tabwire's own browser starts
+    /// with, and the browser generation it was last loaded into.
+    start_state: Mutex<Option<(Arc<super::storage_state::StorageState>, Option<u64>)>>,
+    /// What the current call adds to its audit-log line (taken by the
+    /// server when it records the call).
+    audit_note: Mutex<Option<serde_json::Value>>,
 }
 
 /// One MCP client's view of the browser: its tabs, the current one, its
@@ -95,6 +101,8 @@ impl Client {
                 state: Mutex::new(State::default()),
                 fence: Fence::new(),
                 page_tools_changed: tokio::sync::watch::Sender::new(0),
+                start_state: Mutex::new(None),
+                audit_note: Mutex::new(None),
             }),
         };
         session.watch_events();
@@ -103,6 +111,45 @@ impl Client {
 
     pub fn backend(&self) -> &dyn Backend {
         self.inner.backend.as_ref()
+    }
+
+    /// Loads `state` into tabwire's own browser before its first page
+    /// (and into each browser that replaces it); never into the user's.
+    pub fn start_with_state(&self, state: super::storage_state::StorageState) {
+        *self.inner.start_state.lock().expect("start state lock") = Some((Arc::new(state), None));
+    }
+
+    /// The start state, if `tab`'s browser has yet to get it: marked as
+    /// given (a failed load is reported once, not on every call).
+    pub(super) fn start_state_due(
+        &self,
+        tab: TabId,
+    ) -> Option<Arc<super::storage_state::StorageState>> {
+        if !self.backend().is_own_browser(tab) {
+            return None;
+        }
+        let generation = self.backend().generation();
+        let mut slot = self.inner.start_state.lock().expect("start state lock");
+        let (state, loaded_in) = slot.as_mut()?;
+        if *loaded_in == Some(generation) {
+            return None;
+        }
+        *loaded_in = Some(generation);
+        Some(state.clone())
+    }
+
+    /// Adds `note` to the current call's audit-log line.
+    pub fn note_for_audit(&self, note: serde_json::Value) {
+        *self.inner.audit_note.lock().expect("audit note lock") = Some(note);
+    }
+
+    /// The current call's note for the audit log (see [`Self::note_for_audit`]).
+    pub fn take_audit_note(&self) -> Option<serde_json::Value> {
+        self.inner
+            .audit_note
+            .lock()
+            .expect("audit note lock")
+            .take()
     }
 
     pub fn policy(&self) -> &Policy {

@@ -75,18 +75,28 @@ impl Client {
                 )
             }));
         }
-        if let Some(tab) = self.current_tab() {
-            return Ok(tab);
-        }
-        let tabs = self.backend().list_tabs().await?;
-        let tab = match tabs.iter().find(|t| t.active).or(tabs.first()) {
-            Some(t) => t.tab_id,
+        let tab = match self.current_tab() {
+            Some(tab) => tab,
             None => {
-                let name = self.client_name();
-                self.backend().new_tab("about:blank", &name).await?.tab_id
+                let tabs = self.backend().list_tabs().await?;
+                let tab = match tabs.iter().find(|t| t.active).or(tabs.first()) {
+                    Some(t) => t.tab_id,
+                    None => {
+                        let name = self.client_name();
+                        self.backend().new_tab("about:blank", &name).await?.tab_id
+                    }
+                };
+                self.set_current(Some(tab));
+                tab
             }
         };
-        self.set_current(Some(tab));
+        // `serve --storage-state`: before the first page of tabwire's own browser.
+        if let Some(state) = self.start_state_due(tab) {
+            self.load_storage_state_in(tab, &state).await.map_err(|e| {
+                let text = format!("could not load the --storage-state file: {e}");
+                e.retold(text)
+            })?;
+        }
         Ok(tab)
     }
 

@@ -43,6 +43,7 @@ pub mod slider;
 pub mod snapshot;
 pub mod socket_replies;
 pub mod started_requests;
+pub mod storage_state;
 pub mod tab;
 pub mod tabs;
 pub mod trace;

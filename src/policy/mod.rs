@@ -63,6 +63,9 @@ pub enum Cap {
     Devtools,
     /// Assertions and test export.
     Testing,
+    /// Cookies, web storage, and sign-in saved to a file and loaded again
+    /// (storage state).
+    Storage,
     /// The current page's own tools (WebMCP), each offered as an MCP tool
     /// of its own (`page_<name>`), kept current with `list_changed`.
     #[serde(rename = "page-tools")]
@@ -77,6 +80,7 @@ impl Cap {
             Cap::Vision => "vision",
             Cap::Devtools => "devtools",
             Cap::Testing => "testing",
+            Cap::Storage => "storage",
             Cap::PageTools => "page-tools",
         }
     }

@@ -23,6 +23,7 @@ mod screenshot;
 pub mod snapshot;
 mod status;
 mod storage;
+mod storage_state;
 mod tabs;
 mod testing;
 mod viewport;
@@ -57,6 +58,7 @@ pub fn all_tools_with(runner: &RunnerSlot) -> Vec<ToolDef> {
     tools.extend(screenshot::tools());
     tools.extend(files::tools());
     tools.extend(storage::tools());
+    tools.extend(storage_state::tools());
     tools.extend(webmcp::tools());
     tools.extend(viewport::tools());
     tools.extend(evaluate::tools());
@@ -116,8 +118,6 @@ mod tests {
                 "browser_download",
                 "browser_capture_media",
                 "browser_pdf_save",
-                "browser_cookies",
-                "browser_storage",
                 "browser_page_tools",
                 "browser_page_tool_call",
                 "browser_resize",
@@ -133,6 +133,10 @@ mod tests {
         assert_eq!(
             grouped,
             [
+                "storage:browser_cookies",
+                "storage:browser_storage",
+                "storage:browser_storage_state",
+                "storage:browser_set_storage_state",
                 "vision:browser_mouse_click_xy",
                 "vision:browser_mouse_move_xy",
                 "vision:browser_mouse_drag_xy",

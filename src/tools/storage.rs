@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::def::cut_with;
-use super::def::{Kind, Response, ToolDef, ToolError};
+use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
 use crate::page::{Client, Tab};
 
@@ -77,14 +77,16 @@ pub fn tools() -> Vec<ToolDef> {
             Kind::Action,
             "Cookies of the page (or `url`): list, get, set, delete, clear.",
             cookies_tool,
-        ),
+        )
+        .in_group(Cap::Storage),
         ToolDef::on_tab(
             "browser_storage",
             "Web storage",
             Kind::Action,
             "The page's localStorage/sessionStorage: list, get, set, delete, clear.",
             storage,
-        ),
+        )
+        .in_group(Cap::Storage),
     ]
 }
 

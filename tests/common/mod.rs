@@ -732,3 +732,24 @@ pub fn register_host(sb: &Sandbox) {
         .expect("run tabwire install");
     assert!(status.success(), "tabwire install failed");
 }
+
+/// `tabwire serve --backend cdp` with a flag given `file`, expected to
+/// refuse to start: its stderr (stdout, which carries protocol bytes
+/// only, must stay empty).
+pub fn serve_refuses(sb: &Sandbox, flag: &str, file: &Path) -> String {
+    let out = std::process::Command::new(BIN)
+        .args(["serve", "--backend", "cdp", flag])
+        .arg(file)
+        .env("TABWIRE_RUNTIME_DIR", &sb.runtime)
+        .env("TABWIRE_DATA_DIR", sb.data_dir())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "serve started with {flag} {}",
+        file.display()
+    );
+    assert!(out.stdout.is_empty(), "stdout carries protocol bytes only");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

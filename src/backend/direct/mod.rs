@@ -386,6 +386,10 @@ impl Backend for DirectBackend {
             .map(drop)
     }
 
+    fn is_own_browser(&self, _tab: TabId) -> bool {
+        true
+    }
+
     async fn status(&self) -> String {
         self.describe()
     }
