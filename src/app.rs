@@ -69,6 +69,11 @@ pub struct ServeArgs {
     /// loaded into your own browser.
     #[arg(long, value_name = "FILE")]
     pub storage_state: Option<PathBuf>,
+    /// CDP fallback: give every tab a virtual authenticator (WebAuthn), so
+    /// sites' passkey sign-up and sign-in work; its passkeys are saved with
+    /// browser_storage_state. On by itself when --storage-state holds passkeys.
+    #[arg(long)]
+    pub virtual_authenticator: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -180,6 +185,9 @@ impl App {
         let client = Client::new(backend.clone(), policy);
         if let Some(name) = &client_name {
             client.set_client_name(name);
+        }
+        if args.virtual_authenticator {
+            client.use_virtual_authenticator();
         }
         if let Some(state) = start_state {
             client.start_with_state(state);

@@ -57,6 +57,8 @@ struct Inner {
     /// What the current call adds to its audit-log line (taken by the
     /// server when it records the call).
     audit_note: Mutex<Option<serde_json::Value>>,
+    /// Passkeys in tabwire's own browser (see `passkeys`).
+    passkeys: Mutex<super::passkeys::Passkeys>,
 }
 
 /// One MCP client's view of the browser: its tabs, the current one, its
@@ -103,6 +105,7 @@ impl Client {
                 page_tools_changed: tokio::sync::watch::Sender::new(0),
                 start_state: Mutex::new(None),
                 audit_note: Mutex::new(None),
+                passkeys: Mutex::new(Default::default()),
             }),
         };
         session.watch_events();
@@ -136,6 +139,15 @@ impl Client {
         }
         *loaded_in = Some(generation);
         Some(state.clone())
+    }
+
+    /// Whether `tab` was set up for tools (its events flowing).
+    pub(super) fn is_set_up(&self, tab: TabId) -> bool {
+        self.state().tabs.get(&tab).is_some_and(|t| t.set_up)
+    }
+
+    pub(super) fn passkeys(&self) -> MutexGuard<'_, super::passkeys::Passkeys> {
+        self.inner.passkeys.lock().expect("passkeys lock")
     }
 
     /// Adds `note` to the current call's audit-log line.
@@ -241,9 +253,16 @@ impl Client {
                     params,
                 } = &event
                 {
+                    if method.starts_with("WebAuthn.") {
+                        super::passkeys::on_event(&session, *tab, method, params);
+                        continue;
+                    }
                     if super::interrupts::intercept(&session, *tab, method, params) {
                         continue;
                     }
+                }
+                if let TabEvent::Closed { tab } | TabEvent::Detached { tab, .. } = &event {
+                    session.disarm(*tab);
                 }
                 let mut st = session.state();
                 match event {

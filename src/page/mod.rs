@@ -28,6 +28,7 @@ pub mod locator;
 pub mod navigation;
 pub mod network_log;
 pub mod open_connections;
+pub mod passkeys;
 pub mod pixels;
 pub mod playwright_code;
 pub mod read;

@@ -21,7 +21,7 @@ use crate::error::{ErrorKind, ToolError};
 #[derive(Default)]
 pub struct TabState {
     /// The tab got [`tab_setup`] (its Page and Runtime events flow).
-    set_up: bool,
+    pub(super) set_up: bool,
     pub events: TabEvents,
     pub worlds: TabWorlds,
     pub interrupts: TabInterrupts,
@@ -186,23 +186,25 @@ impl Client {
                 .set_up_tab(tab, setup, then)
                 .await
                 .map_err(|e| self.tab_error(tab, e))?;
-            let mut state = self.tab_state(tab);
-            state.set_up = true;
-            if let [tree, world] = done.then.as_slice() {
-                let doc = doc_of_tree(tree);
-                if state.events.doc().is_none() {
-                    state.events.set_doc(doc.clone());
-                }
-                if let Some(context_id) = world["executionContextId"].as_i64() {
-                    // A session set up before gave every later document
-                    // the engine; else its source goes with the first call.
-                    state
-                        .worlds
-                        .adopt_top(doc.loader_id, context_id, done.before);
+            {
+                let mut state = self.tab_state(tab);
+                state.set_up = true;
+                if let [tree, world] = done.then.as_slice() {
+                    let doc = doc_of_tree(tree);
+                    if state.events.doc().is_none() {
+                        state.events.set_doc(doc.clone());
+                    }
+                    if let Some(context_id) = world["executionContextId"].as_i64() {
+                        // A session set up before gave every later document
+                        // the engine; else its source goes with the first call.
+                        state
+                            .worlds
+                            .adopt_top(doc.loader_id, context_id, done.before);
+                    }
                 }
             }
-            drop(state);
             self.enable_registry_soon(tab, None);
+            self.arm_authenticator(tab).await?;
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {

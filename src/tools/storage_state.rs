@@ -127,9 +127,17 @@ async fn load_state(s: Client, a: LoadArgs) -> Result<Response, ToolError> {
     } else {
         "only these sites' cookies and localStorage were replaced in your browser"
     };
+    let passkeys = match (loaded.passkeys, loaded.passkeys_left_out) {
+        (0, 0) => String::new(),
+        (n, 0) => format!(" {n} passkey(s) are in tabwire's virtual authenticator, in every tab."),
+        (_, n) => format!(
+            " {n} passkey(s) were not loaded: your browser keeps its passkeys in its own \
+             authenticators (they load only into tabwire's own browser)."
+        ),
+    };
     Ok(Response::text(format!(
-        "Loaded {}: {} cookies on {} sites, localStorage of {} origins ({cleared}). Navigate to \
-         a site to use it.",
+        "Loaded {}: {} cookies on {} sites, localStorage of {} origins ({cleared}).{passkeys} \
+         Navigate to a site to use it.",
         s.fence().quote(&path.display().to_string()),
         loaded.cookies,
         loaded.sites,

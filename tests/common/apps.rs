@@ -356,3 +356,26 @@ pub fn django_admin(tmp: &Path, password: &str) -> App {
         "/admin/login/",
     )
 }
+
+/// tests/apps/passkeys_app.py: django-otp-webauthn (PyPI) with one user,
+/// alice. Passkeys work only at `http://localhost:PORT` (an IP address is
+/// no relying-party id): use [`on_localhost`] for the browser's URLs.
+pub fn passkeys(tmp: &Path) -> App {
+    let dir = tmp.join("passkeys");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = apps_dir().join("passkeys_app.py");
+    let script = script.to_str().unwrap().to_string();
+    let data = dir.to_str().unwrap().to_string();
+    start(
+        "python3",
+        &[&script, "{port}", &data],
+        &dir,
+        &tmp.join("passkeys.log"),
+        "/",
+    )
+}
+
+/// `base` (http://127.0.0.1:PORT) as http://localhost:PORT.
+pub fn on_localhost(base: &str) -> String {
+    base.replacen("127.0.0.1", "localhost", 1)
+}

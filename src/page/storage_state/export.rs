@@ -75,9 +75,17 @@ impl Client {
             }
         }
         let (cookies, partitioned) = self.allowed_cookies(&raw);
+        // Passkeys only from tabwire's own browser: the user's live in
+        // their own authenticators, whose keys never leave them.
+        let passkeys = if whole_browser {
+            self.passkeys_now().await
+        } else {
+            Vec::new()
+        };
         let mut state = StorageState {
             cookies,
             origins: Vec::new(),
+            passkeys,
         };
         for (origin, (tab, _)) in &origins {
             let r = self.call_page(*tab, WEB_STORAGE, Value::Null).await?;

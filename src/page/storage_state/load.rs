@@ -37,6 +37,10 @@ pub struct Loaded {
     pub cookies: usize,
     pub local_origins: usize,
     pub whole_browser: bool,
+    /// Passkeys given to tabwire's own browser's virtual authenticator.
+    pub passkeys: usize,
+    /// Passkeys not loaded: the user's browser has its own authenticators.
+    pub passkeys_left_out: usize,
 }
 
 impl Client {
@@ -50,7 +54,7 @@ impl Client {
             .new_tab("about:blank", &self.client_name())
             .await?
             .tab_id;
-        let r = self.load_from(scratch, &sites).await;
+        let r = self.load_from(scratch, &sites, &state.passkeys).await;
         let _ = self.backend().close_tab(scratch).await;
         r
     }
@@ -63,7 +67,7 @@ impl Client {
         state: &StorageState,
     ) -> Result<Loaded, ToolError> {
         let sites = self.allowed_sites(state)?;
-        let r = self.load_from(tab, &sites).await;
+        let r = self.load_from(tab, &sites, &state.passkeys).await;
         let _ = self
             .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
             .await;
@@ -94,8 +98,16 @@ impl Client {
         Ok(sites)
     }
 
-    async fn load_from(&self, tab: TabId, sites: &[Site<'_>]) -> Result<Loaded, ToolError> {
+    async fn load_from(
+        &self,
+        tab: TabId,
+        sites: &[Site<'_>],
+        passkeys: &[Value],
+    ) -> Result<Loaded, ToolError> {
         let whole_browser = self.backend().is_own_browser(tab);
+        if whole_browser && !passkeys.is_empty() {
+            self.add_passkeys(passkeys).await?;
+        }
         if whole_browser {
             self.cdp(tab, "Network.clearBrowserCookies", json!({}))
                 .await?;
@@ -105,6 +117,8 @@ impl Client {
             cookies: 0,
             local_origins: 0,
             whole_browser,
+            passkeys: if whole_browser { passkeys.len() } else { 0 },
+            passkeys_left_out: if whole_browser { 0 } else { passkeys.len() },
         };
         for (i, site) in sites.iter().enumerate() {
             self.set_progress(Some(format!(

@@ -7,9 +7,10 @@
 //! nothing); `export.rs` reads a browser's state, `load.rs` puts one
 //! into a browser.
 //!
-//! tabwire adds one field: an origin's `sessionStorage`, saved for the
+//! tabwire adds two fields: an origin's `sessionStorage`, saved for the
 //! record and never loaded back (it belongs to a tab, which a new browser
-//! does not have). Fields tabwire does not know (Playwright's `indexedDB`)
+//! does not have), and `passkeys`, the credentials of tabwire's own
+//! browser's virtual authenticator (see `page::passkeys`). Fields tabwire does not know (Playwright's `indexedDB`)
 //! are ignored.
 
 pub mod export;
@@ -28,6 +29,11 @@ const MAX_ORIGINS: usize = 2_000;
 pub struct StorageState {
     pub cookies: Vec<Cookie>,
     pub origins: Vec<OriginStorage>,
+    /// tabwire's addition: the passkeys of tabwire's own browser's virtual
+    /// authenticator, as CDP's `WebAuthn.getCredentials` gives them
+    /// (`credentialId`, `rpId`, `privateKey`, `userHandle`, `signCount`…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passkeys: Vec<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -203,6 +209,15 @@ impl StorageState {
                 return bad("its name or value holds a character a cookie cannot");
             }
         }
+        if let Some(i) = self
+            .passkeys
+            .iter()
+            .position(|c| !crate::page::passkeys::is_credential(c))
+        {
+            return Err(format!(
+                "passkey {i} lacks credentialId, rpId or privateKey (as WebAuthn.getCredentials gives them)"
+            ));
+        }
         for o in &self.origins {
             if origin_of(&o.origin).as_deref() != Some(o.origin.as_str()) {
                 return Err(format!(
@@ -276,6 +291,9 @@ impl StorageState {
                 hosts.join(", ")
             }
         );
+        if !self.passkeys.is_empty() {
+            s.push_str(&format!("; {} passkey(s)", self.passkeys.len()));
+        }
         if session > 0 {
             s.push_str(&format!(
                 "; sessionStorage of {session} origin(s) (kept for the record, not loaded back)"
@@ -356,6 +374,9 @@ mod tests {
         assert!(StorageState::parse(origin)
             .unwrap_err()
             .contains("not an origin"));
+        let key =
+            br#"{"cookies":[],"origins":[],"passkeys":[{"credentialId":"AA","rpId":"localhost"}]}"#;
+        assert!(StorageState::parse(key).unwrap_err().contains("passkey 0"));
         let scheme = br#"{"cookies":[],"origins":[{"origin":"file:///etc","localStorage":[]}]}"#;
         assert!(StorageState::parse(scheme).is_err());
         let domain = br#"{"cookies":[{"name":"a","value":"b","domain":"a b","path":"/",
@@ -409,6 +430,7 @@ mod tests {
                     session_storage: vec![],
                 },
             ],
+            passkeys: vec![],
         };
         let sites = state.sites();
         let names = |s: &Site| s.cookies.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
