@@ -13,7 +13,7 @@ import json, os, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import ROOT, McpServer, tabwire_bin
 
-GROUPS = ["network", "emulation", "vision", "devtools", "testing"]
+GROUPS = ["network", "emulation", "vision", "devtools", "testing", "storage"]
 LIMIT = 10 * 1024
 
 

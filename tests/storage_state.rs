@@ -146,6 +146,32 @@ async fn a_sign_in_saved_opens_signed_in_elsewhere(w: World) {
     assert_eq!(theme, json!("dark"));
     drop(fresh);
 
+    // The same file in Playwright (PyPI), and Playwright's own file back
+    // into tabwire (below): one format, both ways.
+    if w.via == Via::Cdp {
+        let saved_by_playwright = downloads.join("playwright.json");
+        let report =
+            playwright_round_trip(&file, &format!("{}/admin/", app.base), &saved_by_playwright);
+        assert!(report.contains("signed in: True"), "{report}");
+        mcp.ok("browser_cookies", json!({"action": "clear"})).await;
+        let loaded = mcp
+            .ok(
+                "browser_set_storage_state",
+                json!({"filename": "playwright.json"}),
+            )
+            .await;
+        let admin = mcp
+            .ok(
+                "browser_navigate",
+                json!({"url": format!("{}/admin/", app.base)}),
+            )
+            .await;
+        assert!(
+            signed_in(&admin),
+            "Playwright's file signs tabwire in:\n{loaded}\n{admin}"
+        );
+    }
+
     // Signed out in the first browser (the cookies cleared), then signed
     // back in from the file.
     mcp.ok("browser_cookies", json!({"action": "clear"})).await;
@@ -290,4 +316,33 @@ async fn a_bad_storage_state_flag_stops_the_server() {
         err.contains("--storage-state") && err.contains("not an origin"),
         "{err}"
     );
+}
+
+/// Opens `url` in Playwright (Python, from PyPI; this machine's Chromium)
+/// with the storage state `file`, then saves Playwright's own state to
+/// `out`; Playwright's report.
+fn playwright_round_trip(file: &std::path::Path, url: &str, out: &std::path::Path) -> String {
+    let script = format!(
+        "from playwright.sync_api import sync_playwright\n\
+         with sync_playwright() as p:\n    \
+         b = p.chromium.launch(executable_path={chromium:?}, args=['--no-sandbox'])\n    \
+         ctx = b.new_context(storage_state={file:?})\n    \
+         page = ctx.new_page()\n    \
+         page.goto({url:?})\n    \
+         print('signed in:', 'Site administration' in page.content())\n    \
+         ctx.storage_state(path={out:?})\n    \
+         b.close()\n",
+        chromium = chromium_path().display().to_string(),
+        file = file.display().to_string(),
+        out = out.display().to_string(),
+    );
+    let run = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3 runs");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    )
 }
