@@ -123,7 +123,7 @@ impl TabwireServer {
 
     /// [`Self::tool_list`] with each tool's human title.
     pub fn tool_list_titled(&self) -> Vec<rmcp::model::Tool> {
-        self.offered().map(ToolDef::to_mcp_titled).collect()
+        self.offered().map(ToolDef::to_mcp).collect()
     }
 
     /// Whether the current page's own tools are offered as MCP tools

@@ -84,6 +84,14 @@ fn stdout_is_protocol_only_and_stdin_close_ends_serve_and_removes_its_socket() {
                 "tools/list is {} bytes",
                 line.len()
             );
+            // Every tool has the human title clients show people.
+            for t in msg["result"]["tools"].as_array().unwrap() {
+                assert!(
+                    t["title"].as_str().is_some_and(|s| !s.is_empty()),
+                    "{} has no title",
+                    t["name"]
+                );
+            }
         }
     }
     let socket = std::fs::read_dir(&sb.runtime)

@@ -72,7 +72,7 @@ pub fn tools(slot: &RunnerSlot) -> Vec<ToolDef> {
     let slot = slot.clone();
     vec![ToolDef::new(
         NAME,
-        "Run tools in a row",
+        "Batch of tools",
         Kind::Action,
         "Run up to 10 tools in order (type, click, wait_for …): `actions` [{tool, arguments}]; stops at a failure.",
         move |_s: Client, a: BatchArgs| {

@@ -109,20 +109,12 @@ impl ToolDef {
         self
     }
 
-    /// This tool's MCP description with its human title, for people
-    /// (`tabwire call --list`).
-    pub fn to_mcp_titled(&self) -> Tool {
-        let mut tool = self.to_mcp();
-        tool.title = Some(self.title.to_string());
-        tool
-    }
-
-    /// The MCP description of this tool. The title is left out: it is for
-    /// people, clients show the name in its place, and the 38 default
-    /// titles would cost `tools/list` 876 bytes, past its 10 KiB budget
-    /// (every conversation pays for the list).
+    /// The MCP description of this tool, with its human title (clients
+    /// show it to people in place of the name; the default list holds the
+    /// titles within its 10 KiB budget, which `tests/serve_alone.rs` keeps).
     pub fn to_mcp(&self) -> Tool {
-        let tool = Tool::new(self.name, self.description, self.schema.clone());
+        let mut tool = Tool::new(self.name, self.description, self.schema.clone());
+        tool.title = Some(self.title.to_string());
         match annotations(self.kind) {
             Some(a) => tool.with_annotations(a),
             None => tool,

@@ -51,14 +51,14 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_download",
             "Download a file",
             Kind::Action,
-            "Save `url` or the file `target` links to or shows (page's cookies) in the download dir; returns path, size, type.",
+            "Save `url` or the file `target` links to or shows (page's cookies) in the download dir.",
             download_tool,
         ),
         ToolDef::on_tab(
             "browser_capture_media",
             "Capture media",
             Kind::ReadOnly,
-            "Save the image/video/audio/canvas `target` shows (or `url`): path, size, type.",
+            "Save the image/video/audio/canvas `target` shows (or `url`) in the download dir.",
             capture_media,
         ),
         ToolDef::on_tab(

@@ -18,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         ToolDef::new(
             "browser_navigate",
-            "Navigate to a URL",
+            "Navigate",
             Kind::Action,
             "Load `url` in the current tab; returns a snapshot.",
             navigate,

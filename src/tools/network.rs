@@ -37,7 +37,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         ToolDef::on_tab(
             "browser_network_request",
-            "Network request details",
+            "Request details",
             Kind::ReadOnly,
             "Headers, status, post data of request `id` (`body`: its body too).",
             network_request,

@@ -29,7 +29,7 @@ pub struct ScreenshotArgs {
 pub fn tools() -> Vec<ToolDef> {
     vec![ToolDef::on_tab(
         "browser_take_screenshot",
-        "Take a screenshot",
+        "Screenshot",
         Kind::ReadOnly,
         "PNG/JPEG of the viewport, full page or `target` (a snapshot is cheaper).",
         take_screenshot,
