@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """`tabwire call` from a shell, through the extension: how long each call
 takes end to end, process start to exit, and where that time goes.
+With --backend cdp, the same calls over the CDP fallback, where the calls
+of one `--session` share a browser kept by the session's process (the
+first call starts it and the browser; the parts below are then not split).
 
 Headless Chromium runs with the real extension and the native host
 registered by `tabwire install`; a small page is served by a local HTTP
@@ -22,7 +25,7 @@ before the runs and again after N more calls: a tab's setup that piled up
 per call (each serve adding the engine's script for new documents again)
 showed as navigations getting slower with every call.
 
-Run: python3 bench/call-latency.py [--runs 30] [--grow 300]
+Run: python3 bench/call-latency.py [--runs 30] [--grow 300] [--backend cdp]
 Prints median/p90 and the first call, and writes
 bench/results/call-latency-<time>.json. Target (issue 25): median ≤ 20 ms
 after the first call.
@@ -84,11 +87,20 @@ def log_time(line):
         return None
 
 
+CHROMIUM = os.environ.get("TABWIRE_TEST_CHROMIUM", "/usr/lib/chromium/chromium")
+# The call's own flags: through the extension, or a CDP session.
+VIA = {"extension": ["--connect-timeout", "30"],
+       "cdp": ["--backend", "cdp", "--session", "bench", "--browser-path", CHROMIUM, "--headless",
+               "--browser-arg=--disable-background-networking",
+               "--browser-arg=--disable-component-update", "--browser-arg=--disable-sync"]}
+via = "extension"
+
+
 def call(b, env, tool, args, log):
     """Runs one `tabwire call`; (ms end to end, {phase: ms}, stdout)."""
     wall = time.time()
     t = time.perf_counter()
-    p = subprocess.run([b, "call", tool, "--args", json.dumps(args), "--connect-timeout", "30"],
+    p = subprocess.run([b, "call", *VIA[via], tool, "--args", json.dumps(args)],
                        env=env, capture_output=True)
     ms = (time.perf_counter() - t) * 1000
     end = wall + ms / 1000
@@ -122,9 +134,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--grow", type=int, default=0)
+    ap.add_argument("--backend", choices=["extension", "cdp"], default="extension")
     opts = ap.parse_args()
+    global via
+    via = opts.backend
     b = tabwire_bin("call-latency")
-    env, _ = tabwire_servers(b, TMP)
+    if via == "cdp":
+        env = dict(os.environ, TABWIRE_RUNTIME_DIR=f"{TMP}/rt", TABWIRE_DATA_DIR=f"{TMP}/data")
+    else:
+        env, _ = tabwire_servers(b, TMP)
     # CALL_LATENCY_LOG=tabwire=debug shows each call's CDP round trips in
     # the log (its path is printed at the end).
     env["RUST_LOG"] = os.environ.get("CALL_LATENCY_LOG", "tabwire=info")
@@ -174,7 +192,10 @@ def main():
             phase_medians[name] = round(statistics.median(xs), 1)
 
     print(f"tabwire call browser_navigate (first, browser warming): {nav_ms:.0f} ms")
-    print(f"tabwire call browser_get_text, {opts.runs} runs through the extension:")
+    if via == "cdp":
+        subprocess.run([b, "call", *VIA["cdp"], "--close"], env=env, capture_output=True)
+    through = "through the extension" if via == "extension" else "over the CDP fallback (one session)"
+    print(f"tabwire call browser_get_text, {opts.runs} runs {through}:")
     print(f"  first {summary['first_ms']:.1f} ms; after it: median {summary['median_ms']:.1f} ms, "
           f"p90 {summary['p90_ms']:.1f} ms, min {summary['min_ms']:.1f} ms  (target: median ≤ 20 ms)")
     print("  median per part: " + ", ".join(f"{k} {v:.1f} ms" for k, v in phase_medians.items()))
@@ -184,10 +205,10 @@ def main():
 
     os.makedirs(f"{ROOT}/bench/results", exist_ok=True)
     stamp = time.strftime("%Y-%m-%dT%H-%M-%SZ", time.gmtime())
-    path = f"{ROOT}/bench/results/call-latency-{stamp}.json"
+    path = f"{ROOT}/bench/results/call-latency-{via}-{stamp}.json"
     with open(path, "w") as f:
         binary = os.path.relpath(b, ROOT) if b.startswith(ROOT + "/") else os.path.basename(b)
-        json.dump({"bench": "call-latency", "binary": binary,
+        json.dump({"bench": "call-latency", "backend": via, "binary": binary,
                    "build": "release" if "/release/" in b else "debug",
                    "runs": opts.runs, "navigate_first_ms": round(nav_ms, 1),
                    "get_text": summary, "phase_medians_ms": phase_medians, "grow": grow,

@@ -40,6 +40,7 @@ pub mod audit;
 pub mod backend;
 pub mod broker;
 pub mod call;
+pub mod call_session;
 pub mod engine;
 pub mod error;
 pub mod fence;
