@@ -164,11 +164,13 @@ async fn a_passkey_made_in_one_browser_signs_in_in_another() {
 async fn the_users_browser_keeps_its_own_passkeys() {
     let _serial = BROWSER_LOCK.lock().await;
     let w = world(Via::Extension);
-    let downloads = w.sb.tmp.path().join("dl");
-    std::fs::create_dir_all(&downloads).unwrap();
+    // In an upload directory: a file the user chose (see provenance).
+    let uploads = w.sb.tmp.path().join("up");
+    std::fs::create_dir_all(&uploads).unwrap();
     let origin = w.site.url("").trim_end_matches('/').to_string();
+    let keyed = uploads.join("keyed.json");
     std::fs::write(
-        downloads.join("keyed.json"),
+        &keyed,
         json!({
             "cookies": [{"name": "kept", "value": "1", "domain": "127.0.0.1", "path": "/",
                          "expires": -1, "httpOnly": false, "secure": false, "sameSite": "Lax"}],
@@ -185,15 +187,15 @@ async fn the_users_browser_keeps_its_own_passkeys() {
         &[
             "--caps".into(),
             "storage".into(),
-            "--download-dir".into(),
-            downloads.display().to_string(),
+            "--upload-dir".into(),
+            uploads.display().to_string(),
         ],
     )
     .await;
     let loaded = mcp
         .ok(
             "browser_set_storage_state",
-            json!({"filename": "keyed.json"}),
+            json!({"filename": keyed.display().to_string()}),
         )
         .await;
     assert!(

@@ -197,6 +197,26 @@ async fn a_sign_in_saved_opens_signed_in_elsewhere(w: World) {
         .await;
     assert!(signed_in(&back), "signed back in:\n{loaded}\n{back}");
 
+    // A state file tabwire did not write (any page can put one in the
+    // download directory) loads into tabwire's own browser, never into
+    // the user's.
+    std::fs::copy(&file, downloads.join("planted.json")).unwrap();
+    let planted = mcp
+        .text(
+            "browser_set_storage_state",
+            json!({"filename": "planted.json"}),
+        )
+        .await;
+    match w.via {
+        Via::Extension => {
+            let refused = planted.expect_err("a planted file is refused in the user's browser");
+            assert!(refused.contains("tabwire saved"), "{refused}");
+        }
+        Via::Cdp => {
+            planted.expect("tabwire's own browser loads any state file");
+        }
+    }
+
     // Bad files are refused and change nothing.
     std::fs::write(downloads.join("broken.json"), "{\"cookies\": 3}").unwrap();
     let broken = mcp

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::save::{sanitize_name, save};
-use crate::page::storage_state::{StorageState, MAX_FILE};
+use crate::page::storage_state::{provenance, StorageState, MAX_FILE};
 use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -78,6 +78,9 @@ async fn save_state(s: Client, a: SaveArgs) -> Result<Response, ToolError> {
         ));
     }
     let saved = save(&dir, &name, &json, "application/json")?;
+    if let Err(e) = provenance::record_written(&crate::paths::data_dir(), &saved.path) {
+        tracing::warn!("could not record the storage state as tabwire's own: {e}");
+    }
     let origins: Vec<&str> = exported
         .state
         .origins
@@ -106,6 +109,8 @@ async fn save_state(s: Client, a: SaveArgs) -> Result<Response, ToolError> {
 /// browser_set_storage_state.
 async fn load_state(s: Client, a: LoadArgs) -> Result<Response, ToolError> {
     let path = resolve(&s, &a.filename)?;
+    let users_word = provenance::written_by_tabwire(&crate::paths::data_dir(), &path)
+        || s.policy().check_upload(&path).is_ok();
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     if size > MAX_FILE {
         return Err(ToolError::other(format!(
@@ -121,7 +126,7 @@ async fn load_state(s: Client, a: LoadArgs) -> Result<Response, ToolError> {
             path.display()
         ))
     })?;
-    let loaded = s.load_storage_state(&state).await?;
+    let loaded = s.load_storage_state(&state, users_word).await?;
     let cleared = if loaded.whole_browser {
         "tabwire's own browser's cookies were replaced"
     } else {

@@ -47,13 +47,32 @@ impl Client {
     /// Loads `state` (see the module's doc). Every site is checked
     /// against the policy first: a file naming a site the policy keeps
     /// out is refused whole, before anything changes.
-    pub async fn load_storage_state(&self, state: &StorageState) -> Result<Loaded, ToolError> {
+    /// `users_word`: the file is one the user vouches for (tabwire wrote
+    /// it, or it is in an upload directory); only such a file loads into
+    /// the user's own browser (see `provenance`).
+    pub async fn load_storage_state(
+        &self,
+        state: &StorageState,
+        users_word: bool,
+    ) -> Result<Loaded, ToolError> {
         let sites = self.allowed_sites(state)?;
         let scratch = self
             .backend()
             .new_tab("about:blank", &self.client_name())
             .await?
             .tab_id;
+        if !users_word && !self.backend().is_own_browser(scratch) {
+            let _ = self.backend().close_tab(scratch).await;
+            return Err(ToolError::new(
+                crate::error::ErrorKind::PolicyRefused,
+                "nothing was loaded: your own browser takes only storage states tabwire saved \
+                 itself (browser_storage_state) or files in an upload directory (--upload-dir). \
+                 Any page can put a file in the download directory, and a stranger's state would \
+                 sign your browser into their accounts. Ask the user to put the file in an upload \
+                 directory if they want it loaded"
+                    .into(),
+            ));
+        }
         let r = self.load_from(scratch, &sites, &state.passkeys).await;
         let _ = self.backend().close_tab(scratch).await;
         r

@@ -15,6 +15,7 @@
 
 pub mod export;
 pub mod load;
+pub mod provenance;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
