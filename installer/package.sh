@@ -140,6 +140,11 @@ NAME="tabwire-$TRIPLE"
 mkdir "$STAGE/$NAME"
 cp "$BIN_DIR/tabwire$EXE" "$BIN_DIR/tabwire-host$EXE" "$STAGE/$NAME/"
 chmod 755 "$STAGE/$NAME/tabwire$EXE" "$STAGE/$NAME/tabwire-host$EXE"
+# The Windows archive also carries the relay that lets a tabwire inside
+# WSL use Windows Chrome (README: "Windows Chrome from WSL").
+if [ "$NPM_OS" = win32 ] && [ -f "$BIN_DIR/tabwire-wsl-relay.exe" ]; then
+  cp "$BIN_DIR/tabwire-wsl-relay.exe" "$STAGE/$NAME/"
+fi
 cp -R "$ROOT/extension" "$STAGE/$NAME/extension"
 cp "$ROOT/README.md" "$ROOT/LICENSE-MIT" "$ROOT/LICENSE-APACHE" "$STAGE/$NAME/"
 if [ "$NPM_OS" = win32 ]; then

@@ -21,6 +21,8 @@
 //! - [`server`]   rmcp glue for `tabwire serve`
 //! - [`call`]     `tabwire call`: one tool from a shell
 //! - [`install`]  registering the native host with browsers
+//! - [`wsl`]      Windows Chrome from inside WSL: the `wsl.exe` relay, and
+//!   install's and doctor's Windows side
 //!
 //! `src/main.rs` is CLI dispatch only.
 
@@ -57,3 +59,4 @@ pub mod server;
 pub mod text;
 pub mod tools;
 pub mod wire;
+pub mod wsl;

@@ -16,6 +16,9 @@
 //! - [`setup`]     install and uninstall: plan, print, apply
 //! - [`doctor`]    the checks behind `tabwire doctor`
 //!
+//! Inside WSL, install and doctor also do the Windows side (the relay that
+//! lets Windows Chrome reach the distribution): see [`crate::wsl`].
+//!
 //! Paths are computed from an [`Env`] rather than read from the process
 //! environment deep inside, so every OS's answers are testable on Linux.
 
@@ -88,6 +91,10 @@ pub struct Env {
     /// `$TABWIRE_LAUNCHER`: `npm` when the npm package's launcher runs
     /// tabwire, `archive` when install.sh runs a release archive's binary.
     pub launcher: Option<String>,
+    /// Linux inside WSL ([`crate::wsl::Wsl::here`]; None with
+    /// `TABWIRE_WSL=0`): install and doctor also do the Windows side, for
+    /// Windows Chrome.
+    pub wsl: Option<crate::wsl::Wsl>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -165,6 +172,10 @@ impl Env {
         let launcher = std::env::var(source::LAUNCHER_VAR)
             .ok()
             .filter(|v| !v.is_empty());
+        let wsl = match os {
+            Os::Linux => crate::wsl::Wsl::here(),
+            Os::MacOs | Os::Windows => None,
+        };
         Ok(Self {
             os,
             home,
@@ -177,6 +188,7 @@ impl Env {
             codex_home,
             cargo_bin,
             launcher,
+            wsl,
         })
     }
 
@@ -204,6 +216,7 @@ impl Env {
             codex_home: j(".codex"),
             cargo_bin: j(".cargo/bin"),
             launcher: None,
+            wsl: None,
             home,
         }
     }

@@ -8,8 +8,9 @@
 //! browser reads the host registration, and the manifest and binary found
 //! there), `policy` (browser policies that block per-user hosts), `servers`
 //! (the socket directory and the serves in it, with the extension behind
-//! them) and `fallback` (the browser for the CDP fallback). This file runs
-//! them in order.
+//! them), `fallback` (the browser for the CDP fallback) and `wsl` (inside
+//! WSL: the Windows side that lets Windows Chrome reach the distribution).
+//! This file runs them in order.
 
 mod fallback;
 mod manifests;
@@ -17,6 +18,7 @@ mod placed;
 mod policy;
 mod report;
 mod servers;
+mod wsl;
 
 pub use policy::policy_blocks;
 pub use report::{Check, Report, Status};
@@ -76,7 +78,34 @@ pub async fn run(opts: &DoctorOptions, env: &Env) -> Report {
     } else {
         Some(source::host_path(env.os, &env.data_dir))
     };
-    checks.extend(manifest_checks(&targets, me.as_deref(), expected_host));
+    match &env.wsl {
+        // Inside WSL: the Windows side too. With no Linux browser to check,
+        // Windows Chrome (through the relay) is the browser, so its links
+        // are failures when broken and the Linux "no browser found" is not
+        // said; beside a Linux browser they are warnings.
+        Some(here) => {
+            let linux_browsers = targets.iter().any(|t| t.expected);
+            if linux_browsers {
+                checks.extend(manifest_checks(&targets, me.as_deref(), expected_host));
+            }
+            let runtime_dir = crate::broker::dir::runtime_dir_path();
+            let expect = wsl::Expect {
+                binary: me.as_deref(),
+                runtime_dir: &runtime_dir,
+                severity: if linux_browsers {
+                    Status::Warn
+                } else {
+                    Status::Fail
+                },
+            };
+            checks.extend(wsl::wsl_checks(
+                &crate::wsl::interop::SystemInterop,
+                here,
+                &expect,
+            ));
+        }
+        None => checks.extend(manifest_checks(&targets, me.as_deref(), expected_host)),
+    }
     checks.extend(policy_checks(&targets, env));
     checks.push(extension_files_check(env));
     let (dir_check, dir) = runtime_dir_check();

@@ -98,7 +98,9 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
         }
     }
     let targets = targets(opts, env)?;
-    if targets.is_empty() {
+    // Inside WSL the browser is usually Windows Chrome (the Windows step
+    // below): the distribution need not have a browser of its own.
+    if targets.is_empty() && env.wsl.is_none() {
         return Err(InstallError::Usage(format!(
             "no Chromium-family browser found (looked for Chrome, Chromium, Edge, Brave, Vivaldi \
              and Opera in their standard locations and in PATH). Install one, or name yours: \
@@ -152,6 +154,17 @@ pub fn install(opts: &InstallOptions, env: &Env, out: &mut dyn Write) -> Result<
         w.write(&record_path, &text)?;
     }
     let ext_dir = steps?;
+    if let Some(wsl) = &env.wsl {
+        let runtime_dir = crate::broker::dir::runtime_dir_path();
+        let plan = crate::wsl::setup::Plan {
+            wsl,
+            binary: &binary,
+            host: &host,
+            runtime_dir: &runtime_dir,
+            dry_run: dry,
+        };
+        crate::wsl::setup::install(&crate::wsl::interop::SystemInterop, &plan, out);
+    }
     let loaded_in: Vec<&Browser> = targets.iter().map(|(b, _)| *b).collect();
     next_steps(env, source, &launch, &ext_dir, &loaded_in, &clients, out);
     Ok(())
@@ -547,5 +560,31 @@ mod tests {
     fn build_dir_binaries_are_noticed() {
         assert!(in_build_dir(Path::new("/src/tw/target/debug/tabwire")));
         assert!(!in_build_dir(Path::new("/home/a/.cargo/bin/tabwire")));
+    }
+
+    #[test]
+    fn inside_wsl_no_linux_browser_is_needed_and_a_missing_relay_is_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut env = env_in(&tmp.path().join("home"));
+        env.wsl = Some(crate::wsl::Wsl {
+            distro: Some("Ubuntu".into()),
+            interop: true,
+        });
+        // No tabwire-wsl-relay.exe beside it: Windows is left alone (no
+        // call into it is made), the Linux side is installed.
+        let bin = fake_binaries(&tmp.path().join("bin"), "host");
+        let opts = InstallOptions {
+            binary: Some(bin),
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        install(&opts, &env, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("tabwire-wsl-relay.exe is not beside this tabwire"),
+            "{text}"
+        );
+        let host = source::host_path(Os::Linux, &env.data_dir);
+        assert_eq!(std::fs::read_to_string(host).unwrap(), "host");
     }
 }
