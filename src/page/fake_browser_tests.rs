@@ -146,3 +146,155 @@ async fn a_ref_from_no_snapshot_is_stale_before_the_browser_is_asked() {
         "{asked:?}"
     );
 }
+
+/// A browser whose one tab, asked to navigate, starts navigating, commits
+/// document L2 at `url` and then sends `lifecycle` (its names, in order)
+/// for it, as a real browser does a moment after answering.
+fn navigating(url: &'static str, lifecycle: &'static [&'static str]) -> Arc<FakeBrowser> {
+    let me: Arc<std::sync::OnceLock<std::sync::Weak<FakeBrowser>>> = Arc::default();
+    let handle = me.clone();
+    let browser = Arc::new(FakeBrowser::with_tab(
+        "https://a.example/",
+        move |tab, m, _| match m {
+            "Page.navigate" => {
+                let browser = handle.get().and_then(std::sync::Weak::upgrade)?;
+                tokio::spawn(async move {
+                    browser.emit(
+                        tab,
+                        "Page.frameStartedNavigating",
+                        json!({"frameId": "F1", "url": url, "navigationType": "differentDocument"}),
+                    );
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    browser.emit(
+                        tab,
+                        "Page.frameNavigated",
+                        json!({"frame": {"id": "F1", "loaderId": "L2", "url": url}, "type": "Navigation"}),
+                    );
+                    for name in lifecycle {
+                        browser.emit(
+                            tab,
+                            "Page.lifecycleEvent",
+                            json!({"frameId": "F1", "loaderId": "L2", "name": name}),
+                        );
+                    }
+                });
+                Some(Ok(json!({"frameId": "F1", "loaderId": "L2"})))
+            }
+            other => plain_page(other, "https://a.example/"),
+        },
+    ));
+    let _ = me.set(Arc::downgrade(&browser));
+    browser
+}
+
+#[tokio::test]
+async fn a_navigation_answers_once_its_document_has_loaded() {
+    let browser = navigating("https://b.example/", &["DOMContentLoaded", "load"]);
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    let started = std::time::Instant::now();
+    let (end, _notes) = super::navigation::go(&s, tab, "https://b.example/")
+        .await
+        .unwrap();
+    assert_eq!(end.still_loading, None, "{end:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "answered at the load event, not at a time-out: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        browser.sent_of("Page.navigate"),
+        [json!({"url": "https://b.example/"})]
+    );
+}
+
+#[tokio::test]
+async fn a_page_parsed_and_quiet_without_its_load_event_is_said_to_be_loading() {
+    let browser = navigating(
+        "https://b.example/",
+        &["DOMContentLoaded", "networkAlmostIdle"],
+    );
+    let s = client(browser, Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    let (end, _notes) = super::navigation::go(&s, tab, "https://b.example/")
+        .await
+        .unwrap();
+    let why = end
+        .still_loading
+        .clone()
+        .expect("the load event never came");
+    assert!(why.contains("some request never finished"), "{why}");
+    assert!(end.note().contains("still loading"), "{}", end.note());
+}
+
+#[tokio::test]
+async fn a_navigation_to_a_denied_site_sends_nothing() {
+    let browser = navigating("https://evil.example/", &["load"]);
+    let deny = Policy {
+        deny_domains: vec!["evil.example".into()],
+        ..Policy::default()
+    };
+    let s = client(browser.clone(), deny);
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    let err = super::navigation::go(&s, tab, "https://evil.example/x")
+        .await
+        .unwrap_err();
+    assert!(err.text().contains("not navigating"), "{err}");
+    assert!(browser.sent_of("Page.navigate").is_empty());
+}
+
+#[tokio::test]
+async fn an_action_that_opens_a_dialog_answers_at_once_with_it() {
+    let browser = page("https://a.example/");
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    s.ensure_tab_events(tab).await.unwrap();
+    let fire = browser.clone();
+    let outcome = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        s.settle(tab, move || async move {
+            // A click whose alert blocks the page: the input never answers.
+            fire.emit(
+                tab,
+                "Page.javascriptDialogOpening",
+                json!({"type": "alert", "message": "Saved", "url": "https://a.example/"}),
+            );
+            std::future::pending::<()>().await;
+            Ok(())
+        }),
+    )
+    .await
+    .expect("the dialog ends the wait")
+    .unwrap();
+    let dialog = outcome.dialog.expect("the outcome names the dialog");
+    assert!(dialog.describe(s.fence()).contains("Saved"));
+    assert!(!outcome.navigated);
+}
+
+#[tokio::test]
+async fn an_action_that_starts_a_navigation_waits_for_the_new_page() {
+    let browser = navigating("https://b.example/", &["DOMContentLoaded", "load"]);
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    s.ensure_tab_events(tab).await.unwrap();
+    let click = s.clone();
+    let outcome = s
+        .settle(tab, move || async move {
+            // A link's click: the browser starts the navigation.
+            click
+                .backend()
+                .cdp(tab, "Page.navigate", json!({"url": "https://b.example/"}))
+                .await
+                .ok();
+            click
+                .backend()
+                .cdp(tab, "Runtime.evaluate", json!({}))
+                .await
+                .ok();
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert!(outcome.navigated, "{outcome:?}");
+    assert_eq!(outcome.load.still_loading, None, "{:?}", outcome.load);
+}
