@@ -119,6 +119,27 @@ pub fn log_path(name: &str) -> PathBuf {
         .join(format!("call-session-{name}.log"))
 }
 
+/// The session process's command line: this call's, without the tool's
+/// arguments (a process's command line is readable by every local user,
+/// and the arguments may hold typed text; the process never runs the
+/// first call's tool itself: the call sends it over the socket).
+fn without_tool_arguments(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut args = argv.iter();
+    while let Some(a) = args.next() {
+        if a == "--args" {
+            out.push(a.clone());
+            out.push("{}".into());
+            args.next();
+        } else if a.starts_with("--args=") {
+            out.push("--args={}".into());
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
 /// Starts the session process, detached from this call and its terminal.
 fn spawn(name: &str, argv: &[String]) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find tabwire itself: {e}"))?;
@@ -132,7 +153,7 @@ fn spawn(name: &str, argv: &[String]) -> Result<(), String> {
         .open(&log)
         .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
     let mut cmd = std::process::Command::new(exe);
-    cmd.args(argv)
+    cmd.args(without_tool_arguments(argv))
         .arg("--serve-session")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -291,6 +312,28 @@ mod tests {
         assert!(check_name("").is_err());
         assert!(check_name(&"x".repeat(64)).is_ok());
         assert!(check_name(&"x".repeat(65)).unwrap_err().contains("64"));
+    }
+
+    #[test]
+    fn the_session_process_never_sees_the_tools_arguments() {
+        let argv: Vec<String> = [
+            "call",
+            "--backend",
+            "cdp",
+            "browser_type",
+            "--args",
+            r#"{"text":"hunter2"}"#,
+            "--session",
+            "s",
+        ]
+        .map(String::from)
+        .to_vec();
+        let kept = without_tool_arguments(&argv);
+        assert!(!kept.iter().any(|a| a.contains("hunter2")), "{kept:?}");
+        assert_eq!(kept[4..6], ["--args", "{}"]);
+        assert_eq!(kept[6..], ["--session", "s"]);
+        let joined = without_tool_arguments(&["--args={\"text\":\"pw\"}".to_string()]);
+        assert_eq!(joined, ["--args={}"]);
     }
 
     #[cfg(unix)]

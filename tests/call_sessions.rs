@@ -92,7 +92,14 @@ async fn a_cdp_session_keeps_its_browser_between_calls() {
 
     let listed = call(&sb, &["--sessions"]);
     assert_eq!(listed.json, json!(["work"]));
-    assert_eq!(session_processes(&sb).len(), 1);
+    let sessions = session_processes(&sb);
+    assert_eq!(sessions.len(), 1);
+    // Its command line (readable by every local user) holds no tool
+    // arguments of the call that started it.
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", sessions[0])).unwrap();
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    assert!(cmdline.contains("--serve-session"), "{cmdline}");
+    assert!(!cmdline.contains("batch-form"), "{cmdline}");
 
     // Its process killed, the next call starts another and says so.
     for pid in session_processes(&sb) {
