@@ -147,9 +147,15 @@ fn spawn(name: &str, argv: &[String]) -> Result<(), String> {
     if let Some(parent) = log.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
-    let err = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        // What the pages were is the user's own business.
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let err = options
         .open(&log)
         .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
     let mut cmd = std::process::Command::new(exe);
