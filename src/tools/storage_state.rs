@@ -43,9 +43,10 @@ pub fn tools() -> Vec<ToolDef> {
             "browser_set_storage_state",
             "Load sign-in",
             Kind::Action,
-            "Loads a storage-state file (cookies and localStorage) saved by \
+            "Loads a storage-state file (cookies, localStorage, passkeys) saved by \
              browser_storage_state or Playwright, replacing those of its sites; then navigate. \
-             A file naming a site the policy blocks is refused whole.",
+             The user's own browser takes only files tabwire saved or ones in an upload \
+             directory; a file naming a site the policy blocks is refused whole.",
             load_state,
         )
         .in_group(Cap::Storage),
