@@ -27,7 +27,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fidelity import Pipe  # noqa: E402
+from fidelity import Pipe, engine_tab  # noqa: E402
 import engine_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,16 +42,7 @@ STEPS = {
 def measure(engine, url, repeat):
     cdp = Pipe()
     try:
-        s = cdp.open_tab()
-        cdp.send("Page.navigate", {"url": url}, s)
-        for _ in range(200):
-            r = cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, s)
-            if r["result"]["value"] == "complete":
-                break
-            time.sleep(0.05)
-        frame = cdp.send("Page.getFrameTree", {}, s)["frameTree"]["frame"]["id"]
-        ctx = cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": "tabwire"}, s)["executionContextId"]
-        cdp.send("Runtime.evaluate", {"expression": engine, "contextId": ctx}, s)
+        s, ctx = engine_tab(cdp, url, engine)
         out = {}
         for name, expr in STEPS.items():
             times = []

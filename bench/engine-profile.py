@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fidelity import Pipe  # noqa: E402
+from fidelity import Pipe, engine_tab  # noqa: E402
 import engine_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -116,16 +116,8 @@ def main():
     cdp = Pipe()
     results = {}
     try:
-        s = cdp.open_tab()
-        cdp.send("Page.navigate", {"url": args.url}, s)
-        for _ in range(200):
-            r = cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, s)
-            if r["result"]["value"] == "complete":
-                break
-            time.sleep(0.05)
-        frame = cdp.send("Page.getFrameTree", {}, s)["frameTree"]["frame"]["id"]
-        ctx = cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": "tabwire"}, s)["executionContextId"]
-        cdp.send("Runtime.evaluate", {"expression": f"{source}\n//# sourceURL={ENGINE_URL}", "contextId": ctx}, s)
+        # (Named, so the profile can tell the engine's frames.)
+        s, ctx = engine_tab(cdp, args.url, f"{source}\n//# sourceURL={ENGINE_URL}")
         engine_ids = set()
         for name, expr in CALLS.items():
             # Warm up: the first call compiles and fills the caches.

@@ -191,6 +191,22 @@ class Pipe:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def engine_tab(cdp, url, source, name="tabwire"):
+    """A fresh tab at `url`, loaded, with `source` (the engine) evaluated
+    in an isolated world `name` as serve puts it there: (session, context id)."""
+    s = cdp.open_tab()
+    cdp.send("Page.navigate", {"url": url}, s)
+    for _ in range(200):
+        r = cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, s)
+        if r["result"]["value"] == "complete":
+            break
+        time.sleep(0.05)
+    frame = cdp.send("Page.getFrameTree", {}, s)["frameTree"]["frame"]["id"]
+    ctx = cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": name}, s)["executionContextId"]
+    cdp.send("Runtime.evaluate", {"expression": source, "contextId": ctx}, s)
+    return s, ctx
+
+
 def clean(s):
     return " ".join((s or "").split())
 
