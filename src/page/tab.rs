@@ -204,7 +204,11 @@ impl Client {
                 }
             }
             self.enable_registry_soon(tab, None);
-            self.arm_authenticator(tab).await?;
+            // Passkeys are one feature: a tab whose authenticator could not
+            // be made still serves every other tool.
+            if let Err(e) = self.arm_authenticator(tab).await {
+                tracing::warn!(tab, "no virtual authenticator in this tab: {e}");
+            }
         }
         if !DIALOG_SAFE.contains(&method) {
             if let Some(d) = self.dialog(tab) {
