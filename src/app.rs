@@ -78,22 +78,6 @@ pub struct ServeArgs {
     pub policy: PolicyArgs,
 }
 
-/// The `--storage-state` file, read and checked before anything starts.
-fn read_storage_state(path: &std::path::Path) -> Result<StorageState, String> {
-    let bad = |why: String| format!("--storage-state {}: {why}", path.display());
-    let size = std::fs::metadata(path)
-        .map_err(|e| bad(e.to_string()))?
-        .len();
-    if size > crate::page::storage_state::MAX_FILE {
-        return Err(bad(format!(
-            "{size} bytes; a storage-state file may have at most {}",
-            crate::page::storage_state::MAX_FILE
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    StorageState::parse(&bytes).map_err(bad)
-}
-
 /// A running server's parts.
 pub struct App {
     pub client: Client,
@@ -118,7 +102,11 @@ impl App {
         let start_state = args
             .storage_state
             .as_deref()
-            .map(read_storage_state)
+            // Read and checked before anything starts.
+            .map(|p| {
+                StorageState::read(p)
+                    .map_err(|why| format!("--storage-state {}: {why}", p.display()))
+            })
             .transpose()?;
         let mode = match args.backend.unwrap_or(default_backend) {
             BackendChoice::Auto => Mode::Auto,

@@ -94,7 +94,7 @@ pub async fn run(args: CallArgs) -> i32 {
     let server = TabwireServer::new(app.client.clone(), app.audit.clone());
     let code = match &args.tool {
         None => {
-            let tools = server.tool_list_titled();
+            let tools = server.tool_list();
             println!(
                 "{}",
                 serde_json::to_string_pretty(&tools).unwrap_or_default()

@@ -121,11 +121,6 @@ impl TabwireServer {
         self.offered().map(|t| t.to_mcp_under(policy)).collect()
     }
 
-    /// [`Self::tool_list`] with each tool's human title.
-    pub fn tool_list_titled(&self) -> Vec<rmcp::model::Tool> {
-        self.offered().map(ToolDef::to_mcp).collect()
-    }
-
     /// Whether the current page's own tools are offered as MCP tools
     /// (`serve --caps page-tools`).
     fn offers_page_tools(&self) -> bool {

@@ -238,34 +238,34 @@ async fn a_sign_in_saved_opens_signed_in_elsewhere(w: World) {
 
     // Bad files are refused and change nothing.
     std::fs::write(downloads.join("broken.json"), "{\"cookies\": 3}").unwrap();
-    let broken = mcp
-        .text(
-            "browser_set_storage_state",
-            json!({"filename": "broken.json"}),
-        )
-        .await
-        .expect_err("a file that is not a storage state is refused");
+    let broken = refusal(
+        &mcp,
+        "browser_set_storage_state",
+        json!({"filename": "broken.json"}),
+        "a file that is not a storage state is refused",
+    )
+    .await;
     assert!(broken.contains("not a storage-state file"), "{broken}");
     let outside = w.sb.tmp.path().join("outside.json");
     std::fs::copy(&file, &outside).unwrap();
-    let refused = mcp
-        .text(
-            "browser_set_storage_state",
-            json!({"filename": outside.display().to_string()}),
-        )
-        .await
-        .expect_err("a file outside the download directory is refused");
+    let refused = refusal(
+        &mcp,
+        "browser_set_storage_state",
+        json!({"filename": outside.display().to_string()}),
+        "a file outside the download directory is refused",
+    )
+    .await;
     assert!(
         refused.contains("outside the download directory"),
         "{refused}"
     );
-    let escape = mcp
-        .text(
-            "browser_storage_state",
-            json!({"filename": outside.display().to_string()}),
-        )
-        .await
-        .expect_err("saving outside the download directory is refused");
+    let escape = refusal(
+        &mcp,
+        "browser_storage_state",
+        json!({"filename": outside.display().to_string()}),
+        "saving outside the download directory is refused",
+    )
+    .await;
     assert!(
         escape.contains("only in the download directory"),
         "{escape}"
@@ -319,13 +319,13 @@ async fn a_state_for_a_blocked_site_is_refused_whole() {
         ],
     )
     .await;
-    let refused = mcp
-        .text(
-            "browser_set_storage_state",
-            json!({"filename": "mixed.json"}),
-        )
-        .await
-        .expect_err("a blocked site in the file refuses it whole");
+    let refused = refusal(
+        &mcp,
+        "browser_set_storage_state",
+        json!({"filename": "mixed.json"}),
+        "a blocked site in the file refuses it whole",
+    )
+    .await;
     assert!(
         refused.contains("blocked.example") && refused.contains("nothing was loaded"),
         "{refused}"
@@ -384,4 +384,10 @@ fn playwright_round_trip(file: &std::path::Path, url: &str, out: &std::path::Pat
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     )
+}
+
+/// The error text of a `tool` call that must be refused (`why`: what the
+/// refusal is for, said if the call succeeds instead).
+async fn refusal(mcp: &Mcp, tool: &str, args: Value, why: &str) -> String {
+    mcp.text(tool, args).await.expect_err(why)
 }

@@ -45,6 +45,12 @@ fn authenticator_options() -> Value {
     }})
 }
 
+/// `WebAuthn.addCredential`'s parameters: `c` into `authenticator` (a
+/// credential id it holds already is replaced).
+fn add_credential(authenticator: &str, c: &Value) -> Value {
+    json!({"authenticatorId": authenticator, "credential": c})
+}
+
 /// Whether `c` has what `WebAuthn.addCredential` needs.
 pub fn is_credential(c: &Value) -> bool {
     ["credentialId", "rpId", "privateKey"]
@@ -97,12 +103,8 @@ impl Client {
             p.credentials.clone()
         };
         for c in kept {
-            self.plain_cdp(
-                tab,
-                "WebAuthn.addCredential",
-                json!({"authenticatorId": id, "credential": c}),
-            )
-            .await?;
+            self.plain_cdp(tab, "WebAuthn.addCredential", add_credential(&id, &c))
+                .await?;
         }
         Ok(())
     }
@@ -155,7 +157,7 @@ impl Client {
                         self.cdp(
                             t.tab_id,
                             "WebAuthn.addCredential",
-                            json!({"authenticatorId": authenticator, "credential": c}),
+                            add_credential(&authenticator, c),
                         )
                         .await?;
                     }
@@ -217,7 +219,7 @@ pub(super) fn on_event(s: &Client, tab: TabId, method: &str, params: &Value) {
                 .cdp(
                     other,
                     "WebAuthn.addCredential",
-                    json!({"authenticatorId": authenticator, "credential": c}),
+                    add_credential(&authenticator, &c),
                 )
                 .await;
             if let Err(e) = r {

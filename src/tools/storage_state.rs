@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::save::{sanitize_name, save};
-use crate::page::storage_state::{provenance, StorageState, MAX_FILE};
+use crate::page::storage_state::{provenance, StorageState};
 use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -112,16 +112,7 @@ async fn load_state(s: Client, a: LoadArgs) -> Result<Response, ToolError> {
     let path = resolve(&s, &a.filename)?;
     let users_word = provenance::written_by_tabwire(&crate::paths::data_dir(), &path)
         || s.policy().check_upload(&path).is_ok();
-    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    if size > MAX_FILE {
-        return Err(ToolError::other(format!(
-            "{} is {size} bytes; a storage-state file may have at most {MAX_FILE}",
-            path.display()
-        )));
-    }
-    let bytes = std::fs::read(&path)
-        .map_err(|e| ToolError::other(format!("cannot read {}: {e}", path.display())))?;
-    let state = StorageState::parse(&bytes).map_err(|why| {
+    let state = StorageState::read(&path).map_err(|why| {
         ToolError::other(format!(
             "{} was not loaded: {why}. Nothing was changed",
             path.display()

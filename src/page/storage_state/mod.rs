@@ -163,6 +163,18 @@ pub struct Site<'a> {
 }
 
 impl StorageState {
+    /// Reads the storage-state file at `path` (its size checked before it
+    /// is read); Err says what is wrong with it.
+    pub fn read(path: &std::path::Path) -> Result<Self, String> {
+        let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+        if size > MAX_FILE {
+            return Err(format!(
+                "{size} bytes; a storage-state file may have at most {MAX_FILE}"
+            ));
+        }
+        Self::parse(&std::fs::read(path).map_err(|e| e.to_string())?)
+    }
+
     /// Reads a storage-state file's bytes; Err says what is wrong with it
     /// (nothing has been loaded then).
     pub fn parse(bytes: &[u8]) -> Result<Self, String> {
@@ -246,7 +258,7 @@ impl StorageState {
         for c in &self.cookies {
             let home = sites
                 .iter()
-                .position(|s| host_of_origin(&s.origin).is_some_and(|h| c.is_for_host(h)));
+                .position(|s| host_of_origin(&s.origin).is_some_and(|h| c.is_for_host(&h)));
             match home {
                 Some(i) => sites[i].cookies.push(c),
                 None => {
@@ -304,29 +316,16 @@ impl StorageState {
     }
 }
 
-/// `scheme://host[:port]` of an http(s) URL, lower-cased; None otherwise.
+/// The origin (`scheme://host[:port]`, as browsers write it: default port
+/// left out) of an http(s) URL; None otherwise.
 pub fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return None;
-    }
-    let authority = rest.split(['/', '?', '#']).next()?;
-    // No user info in an origin.
-    let authority = authority.rsplit('@').next()?;
-    if authority.is_empty() {
-        return None;
-    }
-    Some(format!("{scheme}://{}", authority.to_ascii_lowercase()))
+    let u = url::Url::parse(url).ok()?;
+    matches!(u.scheme(), "http" | "https").then(|| u.origin().ascii_serialization())
 }
 
 /// The host of an origin (no port; an IPv6 address keeps its brackets).
-pub fn host_of_origin(origin: &str) -> Option<&str> {
-    let authority = origin.split_once("://")?.1;
-    if authority.starts_with('[') {
-        return authority.split_inclusive(']').next();
-    }
-    authority.split(':').next()
+pub fn host_of_origin(origin: &str) -> Option<String> {
+    url::Url::parse(origin).ok()?.host_str().map(str::to_string)
 }
 
 #[cfg(test)]
@@ -452,7 +451,15 @@ mod tests {
             Some("http://example.com:8080")
         );
         assert_eq!(origin_of("about:blank"), None);
-        assert_eq!(host_of_origin("http://127.0.0.1:80"), Some("127.0.0.1"));
-        assert_eq!(host_of_origin("http://[::1]:80"), Some("[::1]"));
+        // Browsers leave a scheme's default port out of an origin.
+        assert_eq!(
+            origin_of("https://example.com:443/x").as_deref(),
+            Some("https://example.com")
+        );
+        assert_eq!(
+            host_of_origin("http://127.0.0.1:80").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(host_of_origin("http://[::1]:80").as_deref(), Some("[::1]"));
     }
 }
