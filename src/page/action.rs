@@ -7,13 +7,17 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::sync::broadcast::error::RecvError;
 
 use super::client::Client;
 use super::console_and_dialogs::{ConsoleEntry, Dialog};
+use super::download::ExpectDownload;
 use super::load::{LoadEnd, LOAD_TIMEOUT};
+use super::refs::SnapshotMark;
+use super::snapshot::{take, take_loaded, View};
 use super::started_requests::After;
+use super::tab::next_event;
 use crate::backend::{TabEvent, TabId};
+use crate::engine::{self, Changes, MAX_SNAPSHOT};
 use crate::error::ToolError;
 use crate::fence::Fence;
 
@@ -149,27 +153,6 @@ impl Outcome {
     }
 }
 
-/// Waits for the first event of `tab` that `pred` accepts and returns its
-/// params; None if the tab closes or the event stream ends first.
-pub async fn next_event(
-    events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
-    tab: TabId,
-    pred: fn(&str, &Value) -> bool,
-) -> Option<Value> {
-    loop {
-        match events.recv().await {
-            Ok(TabEvent::Cdp {
-                tab: t,
-                method,
-                params,
-            }) if t == tab && pred(&method, &params) => return Some(params),
-            Ok(TabEvent::Closed { tab: t }) if t == tab => return None,
-            Err(RecvError::Closed) => return None,
-            _ => {}
-        }
-    }
-}
-
 /// A JavaScript dialog opened.
 fn is_dialog_opening(method: &str, _params: &Value) -> bool {
     method == "Page.javascriptDialogOpening"
@@ -289,7 +272,7 @@ impl Client {
             // (Not when the browser already reported what the action did:
             // a file chooser, or a download the click was known to start.)
             let reported = self.tab_state(tab).events.file_chooser() != chooser_before
-                || self.tab_state(tab).expect_download;
+                || self.tab_state(tab).slot::<ExpectDownload>().0;
             if self.dialog(tab).is_none() {
                 self.settle_in_page(tab, !waited && activates && !reported)
                     .await;
@@ -338,7 +321,7 @@ impl Client {
         }
         // Downloads announce themselves before the navigation that turned
         // into one ends, or (a download link, a script) by now.
-        let expect = match std::mem::take(&mut self.tab_state(tab).expect_download) {
+        let expect = match std::mem::take(&mut self.tab_state(tab).slot::<ExpectDownload>().0) {
             true => super::download::DOWNLOAD_ANNOUNCE,
             false => Duration::ZERO,
         };
@@ -453,4 +436,61 @@ impl Client {
             _ = &mut window => false,
         }
     }
+}
+
+/// What an action changed, for its report: after a navigation the new
+/// page's whole snapshot; otherwise, when the model has a snapshot of this
+/// document, the lines the engine saw added and removed since its last
+/// rendering (refs stay valid). None when there is nothing to compare
+/// with (the caller reports the page line). The engine walks the page
+/// again only when it saw the DOM or a control change, or
+/// `outcome.css_may_change`; after a pointer move it renders again what
+/// the page's :hover rules can have restyled.
+pub async fn after_action(
+    s: &Client,
+    tab: TabId,
+    outcome: &Outcome,
+) -> Result<Option<View>, ToolError> {
+    let navigated = outcome.navigated;
+    if navigated {
+        return take_loaded(s, tab, outcome.load.snapshot.clone())
+            .await
+            .map(|t| Some(View::Snapshot(t)));
+    }
+    let Some(before) = s.last_snapshot().filter(|m| m.tab == tab) else {
+        return Ok(None);
+    };
+    if s.loader_id(tab).await? != before.loader_id {
+        return take(s, tab).await.map(|t| Some(View::Snapshot(t)));
+    }
+    let began = std::time::Instant::now();
+    let args = engine::changes_args(MAX_SNAPSHOT, outcome.css_may_change, outcome.pointer_moved);
+    let Some(mut changes) = s.engine_value::<Changes>(tab, 0, "changes", &args).await? else {
+        return Ok(None);
+    };
+    // Frames rendered through their own worlds report their own changes.
+    for frame in s.frame_numbers(tab) {
+        if let Ok(Some(c)) = s
+            .engine_value::<Changes>(tab, frame, "changes", &args)
+            .await
+        {
+            changes.added.extend(c.added);
+            changes.removed.extend(c.removed);
+            changes.hidden += c.hidden;
+            changes.walked |= c.walked;
+        }
+    }
+    tracing::debug!(
+        target: "tabwire::timing",
+        changes_ms = began.elapsed().as_secs_f64() * 1e3,
+        walked = changes.walked,
+        "change report"
+    );
+    let added = changes.added.join("\n");
+    s.remember_snapshot(SnapshotMark::new(tab, before.loader_id, &added));
+    Ok(Some(View::Changes(format!(
+        "{}\n{}",
+        s.page_head(tab, &changes.title, &changes.url),
+        engine::render_changes(&changes, s.fence())
+    ))))
 }

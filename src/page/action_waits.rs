@@ -11,6 +11,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::client::Client;
 use super::socket_replies::SocketReplies;
+use super::started_requests::LongLived;
 use super::started_requests::{self, After, StartedRequests};
 use crate::backend::{TabEvent, TabId};
 
@@ -57,7 +58,7 @@ impl Client {
         after: After,
         watch_sockets: bool,
     ) -> (Vec<String>, bool) {
-        let known = self.tab_state(tab).long_lived.routes();
+        let known = self.tab_state(tab).slot::<LongLived>().routes();
         let mut requests = StartedRequests::new(after, known);
         // An action's messages on the page's sockets are questions whose
         // answers come back on them (see `socket_replies`).
@@ -171,7 +172,7 @@ impl Client {
             self.set_progress(None);
         }
         let report = requests.report();
-        self.tab_state(tab).long_lived.learn(&report);
+        self.tab_state(tab).slot::<LongLived>().learn(&report);
         let mut notes = Vec::new();
         if !report.still_loading.is_empty() {
             notes.push(format!(

@@ -13,7 +13,9 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::console_and_dialogs::TabEvents;
+use super::feature::TabFeature;
 use super::refs::SnapshotMark;
+use super::slots::{SlotGuard, Slots};
 use super::tab::TabState;
 use crate::backend::{Backend, TabEvent, TabId};
 use crate::fence::Fence;
@@ -32,8 +34,6 @@ pub(super) struct State {
     pub(super) tabs: HashMap<TabId, TabState>,
     /// The backend generation our handles belong to.
     pub(super) generation: u64,
-    /// The session as a test (the testing group only).
-    pub(super) recording: super::recording::TestRecording,
 }
 
 struct Inner {
@@ -51,14 +51,13 @@ struct Inner {
     /// Counts the changes of the current tab's page tools (its page, its
     /// registry, which tab is current), for `tools/list_changed`.
     page_tools_changed: tokio::sync::watch::Sender<u64>,
-    /// `serve --storage-state`: the state tabwire's own browser starts
-    /// with, and the browser generation it was last loaded into.
-    start_state: Mutex<Option<(Arc<super::storage_state::StorageState>, Option<u64>)>>,
     /// What the current call adds to its audit-log line (taken by the
     /// server when it records the call).
     audit_note: Mutex<Option<serde_json::Value>>,
-    /// Passkeys in tabwire's own browser (see `passkeys`).
-    passkeys: Mutex<super::passkeys::Passkeys>,
+    /// What features keep for the whole client (see [`Client::slot`]).
+    slots: Mutex<Slots>,
+    /// The features' hooks into each tab's life, in the order they run.
+    features: Vec<Arc<dyn TabFeature>>,
 }
 
 /// One MCP client's view of the browser: its tabs, the current one, its
@@ -92,7 +91,13 @@ impl DerefMut for TabGuard<'_> {
 }
 
 impl Client {
-    pub fn new(backend: Arc<dyn Backend>, policy: Arc<Policy>) -> Self {
+    /// A client whose tabs get `features`' hooks (`Client::new`, in
+    /// `page/mod.rs`, gives every feature).
+    pub(super) fn with_features(
+        backend: Arc<dyn Backend>,
+        policy: Arc<Policy>,
+        features: Vec<Arc<dyn TabFeature>>,
+    ) -> Self {
         let session = Self {
             inner: Arc::new(Inner {
                 backend,
@@ -103,9 +108,9 @@ impl Client {
                 state: Mutex::new(State::default()),
                 fence: Fence::new(),
                 page_tools_changed: tokio::sync::watch::Sender::new(0),
-                start_state: Mutex::new(None),
                 audit_note: Mutex::new(None),
-                passkeys: Mutex::new(Default::default()),
+                slots: Mutex::new(Slots::default()),
+                features,
             }),
         };
         session.watch_events();
@@ -116,38 +121,20 @@ impl Client {
         self.inner.backend.as_ref()
     }
 
-    /// Loads `state` into tabwire's own browser before its first page
-    /// (and into each browser that replaces it); never into the user's.
-    pub fn start_with_state(&self, state: super::storage_state::StorageState) {
-        *self.inner.start_state.lock().expect("start state lock") = Some((Arc::new(state), None));
-    }
-
-    /// The start state, if `tab`'s browser has yet to get it: marked as
-    /// given (a failed load is reported once, not on every call).
-    pub(super) fn start_state_due(
-        &self,
-        tab: TabId,
-    ) -> Option<Arc<super::storage_state::StorageState>> {
-        if !self.backend().is_own_browser(tab) {
-            return None;
-        }
-        let generation = self.backend().generation();
-        let mut slot = self.inner.start_state.lock().expect("start state lock");
-        let (state, loaded_in) = slot.as_mut()?;
-        if *loaded_in == Some(generation) {
-            return None;
-        }
-        *loaded_in = Some(generation);
-        Some(state.clone())
-    }
-
     /// Whether `tab` was set up for tools (its events flowing).
     pub(super) fn is_set_up(&self, tab: TabId) -> bool {
         self.state().tabs.get(&tab).is_some_and(|t| t.set_up)
     }
 
-    pub(super) fn passkeys(&self) -> MutexGuard<'_, super::passkeys::Passkeys> {
-        self.inner.passkeys.lock().expect("passkeys lock")
+    /// What a feature keeps for the whole client: its `T`, made with
+    /// `Default` on first use (the lock is held while the guard lives).
+    pub(super) fn slot<T: Default + Send + 'static>(&self) -> SlotGuard<'_, T> {
+        SlotGuard::new(self.inner.slots.lock().expect("slots lock"))
+    }
+
+    /// The features' hooks, in order.
+    pub(super) fn features(&self) -> &[Arc<dyn TabFeature>] {
+        &self.inner.features
     }
 
     /// Adds `note` to the current call's audit-log line.
@@ -247,22 +234,22 @@ impl Client {
                 };
                 let Some(inner) = weak.upgrade() else { return };
                 let session = Client { inner };
+                let features = session.features();
                 if let TabEvent::Cdp {
                     tab,
                     method,
                     params,
                 } = &event
                 {
-                    if method.starts_with("WebAuthn.") {
-                        super::passkeys::on_event(&session, *tab, method, params);
-                        continue;
-                    }
-                    if super::interrupts::intercept(&session, *tab, method, params) {
+                    if features
+                        .iter()
+                        .any(|f| f.intercept(&session, *tab, method, params))
+                    {
                         continue;
                     }
                 }
                 if let TabEvent::Closed { tab } | TabEvent::Detached { tab, .. } = &event {
-                    session.disarm(*tab);
+                    features.iter().for_each(|f| f.gone(&session, *tab));
                 }
                 let mut st = session.state();
                 match event {
@@ -278,6 +265,7 @@ impl Client {
                     TabEvent::Detached { tab, .. } => {
                         if let Some(t) = st.tabs.get_mut(&tab) {
                             t.detached();
+                            features.iter().for_each(|f| f.detached(t));
                         }
                     }
                     TabEvent::Opened { .. } => {}
@@ -289,20 +277,8 @@ impl Client {
                         let current = st.current == Some(tab);
                         let t = st.tabs.entry(tab).or_default();
                         t.events.record(&method, &params);
-                        let tools_changed = t.webmcp.record(&method, &params)
-                            || (method == "Page.frameNavigated"
-                                && params["frame"].get("parentId").is_none());
-                        if current && tools_changed {
-                            session.page_tools_changed();
-                        }
-                        // An out-of-process frame's page tools are in its
-                        // own session's registry.
-                        if method == "Target.attachedToTarget"
-                            && params["targetInfo"]["type"] == "iframe"
-                        {
-                            if let Some(child) = params["sessionId"].as_str() {
-                                session.enable_registry_soon(tab, Some(child.to_string()));
-                            }
+                        for f in features {
+                            f.record(&session, tab, t, current, &method, &params);
                         }
                     }
                 }

@@ -8,6 +8,11 @@ use super::client::Client;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
+/// How the tab's latest screenshot maps to its page (for input at its
+/// coordinates): the tab's slot.
+#[derive(Default)]
+pub struct LastShot(pub Option<ShotFrame>);
+
 /// How the latest screenshot of a tab maps to its page.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ShotFrame {
@@ -59,7 +64,7 @@ pub async fn remember_shot(
         scale: v.ratio,
         origin: clip.unwrap_or(v.scroll),
     };
-    s.tab_state(tab).last_shot = Some(frame);
+    s.tab_state(tab).slot::<LastShot>().0 = Some(frame);
     Ok(())
 }
 
@@ -73,7 +78,7 @@ pub async fn viewport_point(
     (x, y): (f64, f64),
 ) -> Result<(f64, f64), ToolError> {
     let v = viewport(s, tab).await?;
-    let shot = s.tab_state(tab).last_shot;
+    let shot = s.tab_state(tab).slot::<LastShot>().0;
     let (dx, dy) = shot
         .unwrap_or(ShotFrame {
             scale: 1.0,

@@ -90,12 +90,10 @@ impl Client {
                 tab
             }
         };
-        // `serve --storage-state`: before the first page of tabwire's own browser.
-        if let Some(state) = self.start_state_due(tab) {
-            self.load_storage_state_in(tab, &state).await.map_err(|e| {
-                let text = format!("could not load the --storage-state file: {e}");
-                e.retold(text)
-            })?;
+        // What features do before a tab's first use (`serve
+        // --storage-state`: before the first page of tabwire's own browser).
+        for f in self.features() {
+            f.chosen(self, tab).await?;
         }
         Ok(tab)
     }

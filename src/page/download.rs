@@ -16,12 +16,36 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use super::action::next_event;
 use super::client::Client;
 use super::resource::{first_that_works, Way};
 use super::save::{extension_for, sanitize_name, save, Saved};
+use super::tab::next_event;
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
+
+/// The action under way clicked a download link: its answer waits a
+/// moment for the download to be announced (the tab's slot).
+#[derive(Default)]
+pub struct ExpectDownload(pub bool);
+
+/// Keeps revoked blob: URLs readable for saving (see [`BLOB_GRACE`]).
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn setup(
+        &self,
+        _: &Client,
+        _: TabId,
+        _: &mut super::tab::TabState,
+    ) -> Vec<(&'static str, Value)> {
+        // A revoked blob: URL stays readable long enough to save what an
+        // export button downloads.
+        vec![(
+            "Page.addScriptToEvaluateOnNewDocument",
+            serde_json::json!({ "source": BLOB_GRACE }),
+        )]
+    }
+}
 
 /// Installed in every new document of a driven tab (the page's own
 /// world): a `blob:` URL the page revokes is revoked 10 s later instead.
@@ -377,7 +401,7 @@ impl Client {
     /// The action about to run on `tab` clicks a download link: its answer
     /// waits a moment for the download to be announced.
     pub fn expect_download(&self, tab: TabId, yes: bool) {
-        self.tab_state(tab).expect_download = yes;
+        self.tab_state(tab).slot::<ExpectDownload>().0 = yes;
     }
 
     /// The downloads `tab` announced on `events` (subscribed before what

@@ -208,3 +208,51 @@ impl Client {
         Ok(Element::by_node(id))
     }
 }
+
+impl Client {
+    /// Calls `function` (a JS function declaration) with the element as
+    /// `this` and `arg` as its argument; returns the JSON result.
+    pub async fn call_on(
+        &self,
+        tab: TabId,
+        el: Element,
+        function: &str,
+        arg: Value,
+    ) -> Result<Value, ToolError> {
+        let session = el.session.as_deref();
+        let resolved = el.object_id.is_none();
+        let object_id = match &el.object_id {
+            Some(id) => id.to_string(),
+            None => {
+                let node = self
+                    .cdp_in(tab, session, "DOM.resolveNode", el.dom_params(json!({})))
+                    .await?;
+                node["object"]["objectId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            }
+        };
+        let r = self
+            .cdp_in(
+                tab,
+                session,
+                "Runtime.callFunctionOn",
+                super::tab::call_params(&object_id, function, arg),
+            )
+            .await;
+        // A handle made for this call only: the browser would keep it (and
+        // the element) for the document's life.
+        if resolved {
+            let _ = self
+                .cdp_in(
+                    tab,
+                    session,
+                    "Runtime.releaseObject",
+                    json!({"objectId": object_id}),
+                )
+                .await;
+        }
+        super::tab::page_value(r?)
+    }
+}

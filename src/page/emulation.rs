@@ -11,6 +11,20 @@ use super::client::Client;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
+/// Sends what the tab emulates again when it is set up again.
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn setup(
+        &self,
+        _: &Client,
+        _: TabId,
+        state: &mut super::tab::TabState,
+    ) -> Vec<(&'static str, Value)> {
+        state.slot::<Emulation>().commands()
+    }
+}
+
 /// A device preset: what a page sees of the device.
 #[derive(Debug, PartialEq)]
 pub struct Device {
@@ -351,7 +365,7 @@ fn accept_language(locale: &str) -> String {
 impl Client {
     /// What `tab` emulates.
     pub fn emulation(&self, tab: TabId) -> Emulation {
-        self.tab_state(tab).emulation.clone()
+        self.tab_state(tab).slot::<Emulation>().clone()
     }
 
     /// Sends `commands` to `tab` and keeps `now` as what it emulates. On a
@@ -367,14 +381,19 @@ impl Client {
                 .await
                 .map_err(|e| ToolError::other(format!("the browser refused {method}: {e}")))?;
         }
-        self.tab_state(tab).emulation = now;
+        *self.tab_state(tab).slot::<Emulation>() = now;
         Ok(())
     }
 
     /// The browser's own user agent (read once per tab, before any
     /// override of it).
     pub async fn own_user_agent(&self, tab: TabId) -> Result<String, ToolError> {
-        if let Some(ua) = self.tab_state(tab).emulation.own_user_agent.clone() {
+        if let Some(ua) = self
+            .tab_state(tab)
+            .slot::<Emulation>()
+            .own_user_agent
+            .clone()
+        {
             return Ok(ua);
         }
         let ua = self
@@ -383,7 +402,7 @@ impl Client {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        self.tab_state(tab).emulation.own_user_agent = Some(ua.clone());
+        self.tab_state(tab).slot::<Emulation>().own_user_agent = Some(ua.clone());
         Ok(ua)
     }
 
@@ -421,7 +440,7 @@ impl Client {
     /// The page line (title and URL), and under it what the tab emulates.
     pub fn page_head(&self, tab: TabId, title: &str, url: &str) -> String {
         let line = crate::engine::page_line(title, url, self.fence());
-        match self.tab_state(tab).emulation.summary() {
+        match self.tab_state(tab).slot::<Emulation>().summary() {
             Some(e) => format!("{line}\n{e}"),
             None => line,
         }

@@ -95,7 +95,7 @@ impl Client {
         frame: u32,
     ) -> Result<(i64, bool, Option<Arc<str>>), ToolError> {
         self.tab_state(tab)
-            .worlds
+            .slot::<TabWorlds>()
             .frames
             .get(&frame)
             .map(|w| (w.context_id, w.installed, w.session.clone()))
@@ -142,13 +142,16 @@ impl Client {
         // A frame in the same renderer answers through its parent's
         // session; an out-of-process one through its own child session.
         let (session, context_id) = self.frame_world_for(tab, parent_session, &frame_id).await?;
-        let (number, unused) = self.tab_state(tab).worlds.frame_number(FrameWorld {
-            frame_id,
-            context_id,
-            installed: false,
-            session,
-            owner: (parent, object_id),
-        });
+        let (number, unused) = self
+            .tab_state(tab)
+            .slot::<TabWorlds>()
+            .frame_number(FrameWorld {
+                frame_id,
+                context_id,
+                installed: false,
+                session,
+                owner: (parent, object_id),
+            });
         // (Handles the browser would otherwise keep for the document's life.)
         for (parent, handle) in unused {
             let _ = self
@@ -230,7 +233,7 @@ impl Client {
             return None;
         }
         self.tab_state(tab)
-            .worlds
+            .slot::<TabWorlds>()
             .frames
             .get(&frame)
             .and_then(|w| w.session.clone())
@@ -247,7 +250,7 @@ impl Client {
         while frame != 0 {
             let Some((session, (parent, owner))) = self
                 .tab_state(tab)
-                .worlds
+                .slot::<TabWorlds>()
                 .frames
                 .get(&frame)
                 .map(|w| (w.session.clone(), w.owner.clone()))
@@ -284,12 +287,18 @@ impl Client {
 
     /// Frame worlds kept for `tab` (for the debug counts of browser_status).
     pub fn frame_count(&self, tab: TabId) -> usize {
-        self.tab_state(tab).worlds.frame_count()
+        self.tab_state(tab).slot::<TabWorlds>().frame_count()
     }
 
     /// Frame numbers whose worlds this tab has (for change reports).
     pub fn frame_numbers(&self, tab: TabId) -> Vec<u32> {
-        let mut v: Vec<u32> = self.tab_state(tab).worlds.frames.keys().copied().collect();
+        let mut v: Vec<u32> = self
+            .tab_state(tab)
+            .slot::<TabWorlds>()
+            .frames
+            .keys()
+            .copied()
+            .collect();
         v.sort_unstable();
         v
     }

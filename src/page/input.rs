@@ -460,12 +460,12 @@ impl Pointer {
 
 /// The tab's mouse (see [`Pointer`]).
 pub fn pointer(s: &Client, tab: TabId) -> Pointer {
-    s.tab_state(tab).pointer.clone()
+    s.tab_state(tab).slot::<Pointer>().clone()
 }
 
 /// Records that input went to `at` (a click, a hover, a move).
 pub fn pointer_moved(s: &Client, tab: TabId, at: (f64, f64)) {
-    s.tab_state(tab).pointer.at = at;
+    s.tab_state(tab).slot::<Pointer>().at = at;
 }
 
 /// Presses (`down`) or releases `button` where the mouse is, as
@@ -485,7 +485,7 @@ pub async fn mouse_button(
     };
     s.cdp_batch(tab, vec![mouse_event(kind, x, y, Some((button, 1)), 0)])
         .await?;
-    s.tab_state(tab).pointer.held = down.then(|| button.to_string());
+    s.tab_state(tab).slot::<Pointer>().held = down.then(|| button.to_string());
     Ok(())
 }
 

@@ -28,6 +28,30 @@ use serde_json::{json, Value};
 use super::client::Client;
 use crate::backend::TabId;
 
+/// Answers authentication challenges and leave questions; forgets a tab's
+/// interruptions when its debugger lets go.
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn setup(
+        &self,
+        _: &Client,
+        _: TabId,
+        _: &mut super::tab::TabState,
+    ) -> Vec<(&'static str, Value)> {
+        // HTTP authentication challenges reach tabwire.
+        vec![fetch_setup()]
+    }
+
+    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+        intercept(client, tab, method, params)
+    }
+
+    fn detached(&self, state: &mut super::tab::TabState) {
+        *state.slot::<TabInterrupts>() = TabInterrupts::default();
+    }
+}
+
 /// The pattern that pauses document requests (pages and frames), the only
 /// ones whose authentication challenges tabwire answers.
 pub(super) fn fetch_setup() -> (&'static str, Value) {
@@ -65,19 +89,19 @@ pub struct Note {
 impl Client {
     /// The notes recorded for `tab` since the last call, oldest first.
     pub fn take_notes(&self, tab: TabId) -> Vec<Note> {
-        std::mem::take(&mut self.tab_state(tab).interrupts.notes)
+        std::mem::take(&mut self.tab_state(tab).slot::<TabInterrupts>().notes)
     }
 
     fn note(&self, tab: TabId, text: String, fatal: bool) {
         self.tab_state(tab)
-            .interrupts
+            .slot::<TabInterrupts>()
             .notes
             .push(Note { text, fatal });
     }
 
     /// Marks `tab` as being left on purpose until the guard drops.
     pub fn leaving(&self, tab: TabId) -> Leaving {
-        self.tab_state(tab).interrupts.leaving += 1;
+        self.tab_state(tab).slot::<TabInterrupts>().leaving += 1;
         Leaving {
             client: self.clone(),
             tab,
@@ -85,7 +109,7 @@ impl Client {
     }
 
     pub fn is_leaving(&self, tab: TabId) -> bool {
-        self.tab_state(tab).interrupts.leaving > 0
+        self.tab_state(tab).slot::<TabInterrupts>().leaving > 0
     }
 }
 
@@ -98,7 +122,7 @@ pub struct Leaving {
 impl Drop for Leaving {
     fn drop(&mut self) {
         self.client.if_tab_known(self.tab, |t| {
-            t.interrupts.leaving = t.interrupts.leaving.saturating_sub(1);
+            t.slot::<TabInterrupts>().leaving = t.slot::<TabInterrupts>().leaving.saturating_sub(1);
         });
     }
 }
@@ -106,17 +130,8 @@ impl Drop for Leaving {
 /// Handles an event that needs an answer from tabwire before the page can
 /// go on. True when the event is fully handled here (not to be recorded
 /// as page state).
-pub(super) fn intercept(s: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+fn intercept(s: &Client, tab: TabId, method: &str, params: &Value) -> bool {
     match method {
-        // Backends let these go themselves unless the tab has routes.
-        "Fetch.requestPaused" => {
-            super::routes::on_paused(s, tab, params);
-            true
-        }
-        "Page.screencastFrame" => {
-            super::video::on_frame(s, tab, params);
-            true
-        }
         "Fetch.authRequired" => {
             on_auth_required(s, tab, params);
             true
@@ -192,7 +207,7 @@ fn on_auth_required(s: &Client, tab: TabId, p: &Value) {
     }
     let first_time = {
         let mut state = s.tab_state(tab);
-        let i = &mut state.interrupts;
+        let i = state.slot::<TabInterrupts>();
         if i.answered.len() >= 1000 {
             // Old requests are long over; only a fresh one can come back.
             i.answered.clear();
@@ -224,7 +239,10 @@ fn on_auth_required(s: &Client, tab: TabId, p: &Value) {
             );
         }
         Err(why) => {
-            s.tab_state(tab).interrupts.answered.remove(&id);
+            s.tab_state(tab)
+                .slot::<TabInterrupts>()
+                .answered
+                .remove(&id);
             refuse(
                 s,
                 format!(

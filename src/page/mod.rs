@@ -17,6 +17,7 @@ pub mod drag;
 pub mod element;
 pub mod emulation;
 pub mod evaluate;
+pub mod feature;
 pub mod fields;
 pub mod frames;
 pub mod har;
@@ -41,6 +42,7 @@ pub mod screenshot;
 pub mod scroll;
 pub mod secret_fields;
 pub mod slider;
+pub mod slots;
 pub mod snapshot;
 pub mod socket_replies;
 pub mod started_requests;
@@ -63,3 +65,29 @@ pub use action::Outcome;
 pub use client::Client;
 pub use current::Tab;
 pub use element::Element;
+
+use std::sync::Arc;
+
+impl Client {
+    /// A client of `backend` under `policy`, whose tabs get every
+    /// feature's hooks (see [`feature::TabFeature`]), in this order: the
+    /// order of a tab's setup commands and of the event handlers.
+    pub fn new(
+        backend: Arc<dyn crate::backend::Backend>,
+        policy: Arc<crate::policy::Policy>,
+    ) -> Self {
+        let features: Vec<Arc<dyn feature::TabFeature>> = vec![
+            Arc::new(worlds::Feature),
+            Arc::new(webmcp::Feature),
+            Arc::new(download::Feature),
+            Arc::new(interrupts::Feature),
+            Arc::new(routes::Feature),
+            Arc::new(emulation::Feature),
+            Arc::new(video::Feature),
+            Arc::new(trace::Feature),
+            Arc::new(passkeys::Feature),
+            Arc::new(storage_state::load::Feature),
+        ];
+        Self::with_features(backend, policy, features)
+    }
+}

@@ -72,7 +72,41 @@ impl Passkeys {
     }
 }
 
+/// Arms each tab of tabwire's own browser as it is set up, keeps the
+/// passkeys made or used there, and forgets a tab's authenticator when the
+/// tab goes.
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn after_set_up<'a>(&'a self, client: &'a Client, tab: TabId) -> super::feature::Hook<'a, ()> {
+        Box::pin(async move {
+            // Passkeys are one feature: a tab whose authenticator could
+            // not be made still serves every other tool.
+            if let Err(e) = client.arm_authenticator(tab).await {
+                tracing::warn!(tab, "no virtual authenticator in this tab: {e}");
+            }
+        })
+    }
+
+    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+        if !method.starts_with("WebAuthn.") {
+            return false;
+        }
+        on_event(client, tab, method, params);
+        true
+    }
+
+    fn gone(&self, client: &Client, tab: TabId) {
+        client.disarm(tab);
+    }
+}
+
 impl Client {
+    /// The client's passkeys (its slot).
+    fn passkeys(&self) -> super::slots::SlotGuard<'_, Passkeys> {
+        self.slot()
+    }
+
     /// Gives every tab of tabwire's own browser a virtual authenticator.
     pub fn use_virtual_authenticator(&self) {
         self.passkeys().on = true;
@@ -80,7 +114,7 @@ impl Client {
 
     /// Arms `tab` (just set up) if passkeys are on and the browser is
     /// tabwire's own: an authenticator holding every passkey kept.
-    pub(super) async fn arm_authenticator(&self, tab: TabId) -> Result<(), ToolError> {
+    async fn arm_authenticator(&self, tab: TabId) -> Result<(), ToolError> {
         if !self.passkeys().on || !self.backend().is_own_browser(tab) {
             return Ok(());
         }
@@ -180,14 +214,14 @@ impl Client {
 
     /// Forgets `tab`'s authenticator (the tab closed or its session ended,
     /// taking the authenticator with it).
-    pub(super) fn disarm(&self, tab: TabId) {
+    fn disarm(&self, tab: TabId) {
         self.passkeys().armed.remove(&tab);
     }
 }
 
 /// A WebAuthn event of `tab`: a passkey made or used there is kept and
 /// copied into the other armed tabs.
-pub(super) fn on_event(s: &Client, tab: TabId, method: &str, params: &Value) {
+fn on_event(s: &Client, tab: TabId, method: &str, params: &Value) {
     if !matches!(
         method,
         "WebAuthn.credentialAdded" | "WebAuthn.credentialAsserted" | "WebAuthn.credentialUpdated"

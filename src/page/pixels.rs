@@ -127,7 +127,7 @@ struct Image {
 
 impl Image {
     fn decode(jpeg: &[u8]) -> Result<Self, String> {
-        let (rgb, width, height) = super::video::jpeg_rgb(jpeg, "a screenshot")?;
+        let (rgb, width, height) = jpeg_rgb(jpeg, "a screenshot")?;
         Ok(Self { width, height, rgb })
     }
 
@@ -195,6 +195,23 @@ fn legible(
             Some(strong as f64 >= need)
         })
         .collect())
+}
+
+/// A JPEG decoded to RGB, with its width and height; `what` names it in
+/// errors.
+pub(crate) fn jpeg_rgb(jpeg: &[u8], what: &str) -> Result<(Vec<u8>, usize, usize), String> {
+    let opts = zune_core::options::DecoderOptions::default()
+        .jpeg_set_out_colorspace(zune_core::colorspace::ColorSpace::RGB);
+    let mut d =
+        zune_jpeg::JpegDecoder::new_with_options(zune_core::bytestream::ZCursor::new(jpeg), opts);
+    let rgb = d
+        .decode()
+        .map_err(|e| format!("{what} could not be decoded ({e:?})"))?;
+    let (w, h) = d.dimensions().unwrap_or((0, 0));
+    if rgb.len() != w * h * 3 {
+        return Err(format!("{what} decoded to an unexpected size"));
+    }
+    Ok((rgb, w, h))
 }
 
 #[cfg(test)]

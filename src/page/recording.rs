@@ -164,7 +164,7 @@ impl Client {
             if let Some(tab) = tab {
                 let secrets = self.policy().secrets.clone();
                 for (frame, step) in steps(tool, &args, &found, &secrets) {
-                    self.state().recording.push(tab, frame, step);
+                    self.slot::<TestRecording>().push(tab, frame, step);
                 }
             }
         }
@@ -173,16 +173,15 @@ impl Client {
 
     /// Records a check that held (the verify tools).
     pub fn record_check(&self, tab: TabId, frame: u32, step: Step) {
-        self.state().recording.push(tab, frame, step);
+        self.slot::<TestRecording>().push(tab, frame, step);
     }
 
     /// The session so far, in the current tab, as a Playwright test; and
     /// notes on what it leaves out.
     pub fn export_test(&self, lang: Lang, title: &str) -> Result<(String, Vec<String>), ToolError> {
-        let st = self.state();
-        let tab = st.current;
-        let mine: Vec<&(TabId, u32, Step)> = st
-            .recording
+        let tab = self.current_tab();
+        let rec = self.slot::<TestRecording>();
+        let mine: Vec<&(TabId, u32, Step)> = rec
             .steps
             .iter()
             .filter(|(t, _, _)| Some(*t) == tab)
@@ -196,16 +195,16 @@ impl Client {
             ));
         }
         let mut notes = Vec::new();
-        let other = st.recording.steps.len() - mine.len();
+        let other = rec.steps.len() - mine.len();
         if other > 0 {
             notes.push(format!(
                 "{other} step(s) done in other tabs are left out (a test follows one page)."
             ));
         }
-        if st.recording.dropped > 0 {
+        if rec.dropped > 0 {
             notes.push(format!(
                 "The {} oldest steps of this long session were dropped.",
-                st.recording.dropped
+                rec.dropped
             ));
         }
         let framed = mine.iter().filter(|(_, f, _)| *f != 0).count();

@@ -30,6 +30,30 @@ use crate::backend::holds_paused;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
+/// The tab's routes, conditions and headers, sent again on setup; the
+/// requests its routes pause.
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn setup(
+        &self,
+        _: &Client,
+        _: TabId,
+        state: &mut super::tab::TabState,
+    ) -> Vec<(&'static str, Value)> {
+        state.slot::<TabNet>().setup()
+    }
+
+    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+        // Backends let these go themselves unless the tab has routes.
+        if method != "Fetch.requestPaused" {
+            return false;
+        }
+        on_paused(client, tab, params);
+        true
+    }
+}
+
 /// Routes kept per tab.
 const MAX_ROUTES: usize = 50;
 /// The largest mocked body (from `body` or `bodyFile`).
@@ -242,7 +266,7 @@ impl Client {
         };
         let enable = {
             let mut st = self.tab_state(tab);
-            let routes = &mut st.net.routes;
+            let routes = &mut st.slot::<TabNet>().routes;
             routes.retain(|r| r.pattern != pattern);
             if routes.len() >= MAX_ROUTES {
                 return Err(ToolError::other(format!(
@@ -250,11 +274,11 @@ impl Client {
                 )));
             }
             routes.push(route.clone());
-            st.net.fetch_enable()
+            st.slot::<TabNet>().fetch_enable()
         };
         if let Err(e) = self.cdp(tab, enable.0, enable.1).await {
             self.tab_state(tab)
-                .net
+                .slot::<TabNet>()
                 .routes
                 .retain(|r| r.pattern != pattern);
             return Err(e);
@@ -271,12 +295,15 @@ impl Client {
     ) -> Result<usize, ToolError> {
         let (gone, enable) = {
             let mut st = self.tab_state(tab);
-            let before = st.net.routes.len();
+            let before = st.slot::<TabNet>().routes.len();
             match pattern.map(normalize) {
-                Some(p) => st.net.routes.retain(|r| r.pattern != p),
-                None => st.net.routes.clear(),
+                Some(p) => st.slot::<TabNet>().routes.retain(|r| r.pattern != p),
+                None => st.slot::<TabNet>().routes.clear(),
             }
-            (before - st.net.routes.len(), st.net.fetch_enable())
+            (
+                before - st.slot::<TabNet>().routes.len(),
+                st.slot::<TabNet>().fetch_enable(),
+            )
         };
         if gone > 0 {
             self.cdp(tab, enable.0, enable.1).await?;
@@ -286,7 +313,7 @@ impl Client {
 
     /// `tab`'s routes, oldest first.
     pub fn routes(&self, tab: TabId) -> Vec<Route> {
-        self.tab_state(tab).net.routes.clone()
+        self.tab_state(tab).slot::<TabNet>().routes.clone()
     }
 
     /// Sets (Some) or clears (None) the tab's network conditions.
@@ -300,13 +327,13 @@ impl Client {
         });
         self.cdp(tab, "Network.emulateNetworkConditions", params)
             .await?;
-        self.tab_state(tab).net.conditions = conditions;
+        self.tab_state(tab).slot::<TabNet>().conditions = conditions;
         Ok(())
     }
 
     /// The tab's network conditions, if any are set.
     pub fn conditions(&self, tab: TabId) -> Option<Value> {
-        self.tab_state(tab).net.conditions.clone()
+        self.tab_state(tab).slot::<TabNet>().conditions.clone()
     }
 
     /// Sets the headers added to every request of the tab (empty: none).
@@ -326,14 +353,14 @@ impl Client {
             json!({"headers": value}),
         )
         .await?;
-        self.tab_state(tab).net.extra_headers =
+        self.tab_state(tab).slot::<TabNet>().extra_headers =
             (!value.as_object().is_some_and(|m| m.is_empty())).then_some(value);
         Ok(())
     }
 
     /// The extra request headers of the tab, if any.
     pub fn extra_headers(&self, tab: TabId) -> Option<Value> {
-        self.tab_state(tab).net.extra_headers.clone()
+        self.tab_state(tab).slot::<TabNet>().extra_headers.clone()
     }
 }
 
@@ -345,7 +372,7 @@ pub(super) fn on_paused(s: &Client, tab: TabId, p: &Value) {
     let url = p["request"]["url"].as_str().unwrap_or_default();
     let answer = {
         let mut st = s.tab_state(tab);
-        st.net
+        st.slot::<TabNet>()
             .routes
             .iter_mut()
             .rev()

@@ -5,12 +5,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::action::Outcome;
 use super::client::Client;
 use super::element::Element;
 use super::refs::SnapshotMark;
 use crate::backend::TabId;
-use crate::engine::{self, Changes, Detail, Snapshot, MAX_SNAPSHOT};
+use crate::engine::{self, Detail, Snapshot, MAX_SNAPSHOT};
 use crate::error::ToolError;
 use crate::fence::Fence;
 
@@ -319,61 +318,4 @@ pub async fn excerpt(s: &Client, tab: TabId, lines: usize) -> String {
         }
     }
     out
-}
-
-/// What an action changed, for its report: after a navigation the new
-/// page's whole snapshot; otherwise, when the model has a snapshot of this
-/// document, the lines the engine saw added and removed since its last
-/// rendering (refs stay valid). None when there is nothing to compare
-/// with (the caller reports the page line). The engine walks the page
-/// again only when it saw the DOM or a control change, or
-/// `outcome.css_may_change`; after a pointer move it renders again what
-/// the page's :hover rules can have restyled.
-pub async fn after_action(
-    s: &Client,
-    tab: TabId,
-    outcome: &Outcome,
-) -> Result<Option<View>, ToolError> {
-    let navigated = outcome.navigated;
-    if navigated {
-        return take_loaded(s, tab, outcome.load.snapshot.clone())
-            .await
-            .map(|t| Some(View::Snapshot(t)));
-    }
-    let Some(before) = s.last_snapshot().filter(|m| m.tab == tab) else {
-        return Ok(None);
-    };
-    if s.loader_id(tab).await? != before.loader_id {
-        return take(s, tab).await.map(|t| Some(View::Snapshot(t)));
-    }
-    let began = std::time::Instant::now();
-    let args = engine::changes_args(MAX_SNAPSHOT, outcome.css_may_change, outcome.pointer_moved);
-    let Some(mut changes) = s.engine_value::<Changes>(tab, 0, "changes", &args).await? else {
-        return Ok(None);
-    };
-    // Frames rendered through their own worlds report their own changes.
-    for frame in s.frame_numbers(tab) {
-        if let Ok(Some(c)) = s
-            .engine_value::<Changes>(tab, frame, "changes", &args)
-            .await
-        {
-            changes.added.extend(c.added);
-            changes.removed.extend(c.removed);
-            changes.hidden += c.hidden;
-            changes.walked |= c.walked;
-        }
-    }
-    tracing::debug!(
-        target: "tabwire::timing",
-        changes_ms = began.elapsed().as_secs_f64() * 1e3,
-        walked = changes.walked,
-        "change report"
-    );
-    let added = changes.added.join("\n");
-    s.remember_snapshot(SnapshotMark::new(tab, before.loader_id, &added));
-    Ok(Some(View::Changes(format!(
-        "{}\n{}",
-        s.page_head(tab, &changes.title, &changes.url),
-        engine::render_changes(&changes, s.fence())
-    ))))
 }

@@ -8,60 +8,36 @@ use serde_json::{json, Value};
 
 use super::client::Client;
 use super::console_and_dialogs::{ConsoleEntry, Dialog, TabEvents};
-use super::coordinates::ShotFrame;
-use super::element::Element;
-use super::emulation::Emulation;
-use super::interrupts::TabInterrupts;
-use super::worlds::TabWorlds;
-use crate::backend::{BackendError, TabId};
+use super::feature::TopWorld;
+use super::slots::Slots;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::backend::{BackendError, TabEvent, TabId};
 use crate::error::{ErrorKind, ToolError};
 
-/// What tabwire keeps about one tab: whether it is set up, what its
-/// events said, its engine worlds, and what interrupted it.
+/// What tabwire keeps about one tab: whether it is set up and what its
+/// events said; each feature's own per-tab state is in a slot
+/// ([`TabState::slot`]), so the tab names no feature.
 #[derive(Default)]
 pub struct TabState {
     /// The tab got [`tab_setup`] (its Page and Runtime events flow).
     pub(super) set_up: bool,
     pub events: TabEvents,
-    pub worlds: TabWorlds,
-    pub interrupts: TabInterrupts,
-    /// How the latest screenshot maps to the page (for input at its
-    /// coordinates).
-    pub last_shot: Option<ShotFrame>,
-    /// A performance trace is being recorded (see `trace.rs`).
-    pub tracing: bool,
-    /// A screen recording in progress (see `video.rs`).
-    pub video: Option<super::video::ScreenRecording>,
-    /// Routes, network conditions and extra headers (`network` group).
-    pub net: super::routes::TabNet,
-    /// What the tab emulates (kept over detaches: sent again on setup).
-    pub emulation: Emulation,
-    /// Routes the tab held open before (long polls, streams): not waited
-    /// for when an action opens them again.
-    pub long_lived: super::started_requests::LongLived,
-    /// Where the mouse is (the last point input went to) and the button
-    /// held down, if any (`browser_mouse_down` until `browser_mouse_up`).
-    pub pointer: super::input::Pointer,
-    /// The action under way clicked a download link: its answer waits a
-    /// moment for the download to be announced.
-    pub expect_download: bool,
-    /// The tools the browser's WebMCP registry announced (see `webmcp/`).
-    pub webmcp: super::webmcp::NativeTools,
+    slots: Slots,
 }
 
 impl TabState {
-    /// The debugger let go of the tab: events may have been missed, its
-    /// worlds are gone, and it needs setting up again.
+    /// A feature's state for this tab, made with `Default` on first use.
+    pub fn slot<T: Default + Send + 'static>(&mut self) -> &mut T {
+        self.slots.get_mut()
+    }
+
+    /// The debugger let go of the tab: events may have been missed, and it
+    /// needs setting up again (features forget what they must in their
+    /// `detached` hooks).
     pub(super) fn detached(&mut self) {
         self.set_up = false;
         self.events.forget_doc();
-        self.worlds = TabWorlds::default();
-        self.interrupts = TabInterrupts::default();
-        self.tracing = false;
-        self.webmcp.detached();
-        if let Some(rec) = self.video.as_mut() {
-            rec.interrupted = true;
-        }
     }
 }
 
@@ -74,8 +50,8 @@ const DIALOG_SAFE: &[&str] = &[
     "Network.enable",
 ];
 
-/// What a tab needs once before tools use it, sent as one batch (one
-/// message through the extension).
+/// What every tab needs once before tools use it, sent as one batch (one
+/// message through the extension) with what the features add.
 fn tab_setup() -> Vec<(&'static str, Value)> {
     vec![
         // Page events drive waiting and dialogs, Runtime events the console
@@ -92,18 +68,6 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
             "Page.setInterceptFileChooserDialog",
             json!({"enabled": true}),
         ),
-        // Pages that declare tools for agents find a registry even where
-        // the browser has none (from the next document on; see webmcp/).
-        (
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": super::webmcp::shim::REGISTRY_SHIM}),
-        ),
-        // A revoked blob: URL stays readable long enough to save what an
-        // export button downloads (see `download::BLOB_GRACE`).
-        (
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": super::download::BLOB_GRACE}),
-        ),
         // The snapshot engine is put into every new document's "tabwire"
         // world as it is created, so a navigation's snapshot need not send
         // the engine's source (40 KB) and wait for it to compile; a
@@ -118,8 +82,6 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
             "Target.setAutoAttach",
             json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
         ),
-        // HTTP authentication challenges reach tabwire (see `interrupts`).
-        super::interrupts::fetch_setup(),
     ]
 }
 
@@ -166,11 +128,9 @@ impl Client {
         let on = self.tab_state(tab).set_up;
         if !on {
             let mut setup = tab_setup();
-            setup.extend(self.tab_state(tab).net.setup());
-            setup.extend(self.tab_state(tab).emulation.commands());
-            // A recording goes on once the tab is set up again.
-            if self.tab_state(tab).video.is_some() {
-                setup.push(super::video::start_command());
+            for f in self.features() {
+                let more = f.setup(self, tab, &mut self.tab_state(tab));
+                setup.extend(more);
             }
             // The document and the engine's world ride along: a new serve
             // (each `tabwire call`) needs both for its first tool.
@@ -189,25 +149,28 @@ impl Client {
             {
                 let mut state = self.tab_state(tab);
                 state.set_up = true;
-                if let [tree, world] = done.then.as_slice() {
+                let mut world = None;
+                if let [tree, made] = done.then.as_slice() {
                     let doc = doc_of_tree(tree);
                     if state.events.doc().is_none() {
                         state.events.set_doc(doc.clone());
                     }
-                    if let Some(context_id) = world["executionContextId"].as_i64() {
-                        // A session set up before gave every later document
-                        // the engine; else its source goes with the first call.
-                        state
-                            .worlds
-                            .adopt_top(doc.loader_id, context_id, done.before);
-                    }
+                    // A session set up before gave every later document
+                    // the engine; else its source goes with the first call.
+                    world = made["executionContextId"]
+                        .as_i64()
+                        .map(|context_id| TopWorld {
+                            loader_id: doc.loader_id,
+                            context_id,
+                            installed: done.before,
+                        });
+                }
+                for f in self.features() {
+                    f.set_up(self, tab, &mut state, world.as_ref());
                 }
             }
-            self.enable_registry_soon(tab, None);
-            // Passkeys are one feature: a tab whose authenticator could not
-            // be made still serves every other tool.
-            if let Err(e) = self.arm_authenticator(tab).await {
-                tracing::warn!(tab, "no virtual authenticator in this tab: {e}");
+            for f in self.features() {
+                f.after_set_up(self, tab).await;
             }
         }
         if !DIALOG_SAFE.contains(&method) {
@@ -335,52 +298,6 @@ impl Client {
         self.eval(tab, &format!("({function})({arg})")).await
     }
 
-    /// Calls `function` (a JS function declaration) with the element as
-    /// `this` and `arg` as its argument; returns the JSON result.
-    pub async fn call_on(
-        &self,
-        tab: TabId,
-        el: Element,
-        function: &str,
-        arg: Value,
-    ) -> Result<Value, ToolError> {
-        let session = el.session.as_deref();
-        let resolved = el.object_id.is_none();
-        let object_id = match &el.object_id {
-            Some(id) => id.to_string(),
-            None => {
-                let node = self
-                    .cdp_in(tab, session, "DOM.resolveNode", el.dom_params(json!({})))
-                    .await?;
-                node["object"]["objectId"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string()
-            }
-        };
-        let r = self
-            .cdp_in(
-                tab,
-                session,
-                "Runtime.callFunctionOn",
-                call_params(&object_id, function, arg),
-            )
-            .await;
-        // A handle made for this call only: the browser would keep it (and
-        // the element) for the document's life.
-        if resolved {
-            let _ = self
-                .cdp_in(
-                    tab,
-                    session,
-                    "Runtime.releaseObject",
-                    json!({"objectId": object_id}),
-                )
-                .await;
-        }
-        page_value(r?)
-    }
-
     /// The URL of the tab's page: from the browser, or (while a dialog
     /// blocks the page) the last one seen in navigation events.
     pub async fn url(&self, tab: TabId) -> Result<String, ToolError> {
@@ -502,6 +419,27 @@ impl Client {
     /// The console output recorded for `tab`.
     pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
         self.tab_state(tab).events.console()
+    }
+}
+
+/// Waits for the first event of `tab` that `pred` accepts and returns its
+/// params; None if the tab closes or the event stream ends first.
+pub async fn next_event(
+    events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+    tab: TabId,
+    pred: fn(&str, &Value) -> bool,
+) -> Option<Value> {
+    loop {
+        match events.recv().await {
+            Ok(TabEvent::Cdp {
+                tab: t,
+                method,
+                params,
+            }) if t == tab && pred(&method, &params) => return Some(params),
+            Ok(TabEvent::Closed { tab: t }) if t == tab => return None,
+            Err(RecvError::Closed) => return None,
+            _ => {}
+        }
     }
 }
 

@@ -12,10 +12,24 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::action::next_event;
 use super::client::Client;
+use super::tab::next_event;
 use crate::backend::TabId;
 use crate::error::ToolError;
+
+/// A performance trace is being recorded in the tab (its slot; a detach
+/// ends it).
+#[derive(Default)]
+pub struct Tracing(pub bool);
+
+/// Forgets a trace the debugger's detach ended.
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn detached(&self, state: &mut super::tab::TabState) {
+        state.slot::<Tracing>().0 = false;
+    }
+}
 
 /// What the insights are computed from (the Performance panel's own set,
 /// without screenshots).
@@ -39,7 +53,7 @@ const LONG_TASK_US: f64 = 50_000.0;
 
 /// Starts recording a trace of `tab`.
 pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
-    if s.tab_state(tab).tracing {
+    if s.tab_state(tab).slot::<Tracing>().0 {
         return Err(ToolError::other(
             "a trace is already being recorded in this tab; browser_stop_tracing ends it".into(),
         ));
@@ -55,18 +69,18 @@ pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
     )
     .await
     .map_err(|e| ToolError::other(format!("the browser would not start a trace: {e}")))?;
-    s.tab_state(tab).tracing = true;
+    s.tab_state(tab).slot::<Tracing>().0 = true;
     Ok(())
 }
 
 /// Stops the trace of `tab` and returns it (the JSON text DevTools opens).
 pub async fn stop(s: &Client, tab: TabId) -> Result<Vec<u8>, ToolError> {
-    if !s.tab_state(tab).tracing {
+    if !s.tab_state(tab).slot::<Tracing>().0 {
         return Err(ToolError::other(
             "no trace is being recorded in this tab; start one with browser_start_tracing".into(),
         ));
     }
-    s.tab_state(tab).tracing = false;
+    s.tab_state(tab).slot::<Tracing>().0 = false;
     // The task that answered the last command may still be running (a
     // script's answer leaves before its task ends): let it end in the trace.
     tokio::time::sleep(TASK_END).await;

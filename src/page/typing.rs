@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::client::Client;
 use super::input::pointer;
+use super::input::Pointer;
 use super::keys;
 use crate::backend::TabId;
 use crate::error::ToolError;
@@ -126,10 +127,10 @@ pub async fn key_down(s: &Client, tab: TabId, spec: &str) -> Result<Vec<String>,
     s.cdp_batch(tab, vec![("Input.dispatchKeyEvent", down)])
         .await?;
     let mut state = s.tab_state(tab);
-    if !state.pointer.keys.contains(&key.key) {
-        state.pointer.keys.push(key.key.clone());
+    if !state.slot::<Pointer>().keys.contains(&key.key) {
+        state.slot::<Pointer>().keys.push(key.key.clone());
     }
-    Ok(state.pointer.keys.clone())
+    Ok(state.slot::<Pointer>().keys.clone())
 }
 
 /// Releases a key [`key_down`] held (`browser_keydown`'s pair).
@@ -151,7 +152,7 @@ pub async fn key_up(s: &Client, tab: TabId, spec: &str) -> Result<Vec<String>, T
     let up = key.up_event(keys::modifier_flags(&rest));
     s.cdp_batch(tab, vec![("Input.dispatchKeyEvent", up)])
         .await?;
-    s.tab_state(tab).pointer.keys = rest.clone();
+    s.tab_state(tab).slot::<Pointer>().keys = rest.clone();
     Ok(rest)
 }
 

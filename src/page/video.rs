@@ -26,6 +26,42 @@ use super::client::Client;
 use crate::backend::TabId;
 use crate::error::ToolError;
 
+/// The tab's screen recording in progress, if any (its slot).
+#[derive(Default)]
+pub struct TabVideo(pub Option<ScreenRecording>);
+
+/// Keeps a recording going over detaches, and takes its frames.
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn setup(
+        &self,
+        _: &Client,
+        _: TabId,
+        state: &mut super::tab::TabState,
+    ) -> Vec<(&'static str, Value)> {
+        // A recording goes on once the tab is set up again.
+        match state.slot::<TabVideo>().0 {
+            Some(_) => vec![start_command()],
+            None => Vec::new(),
+        }
+    }
+
+    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+        if method != "Page.screencastFrame" {
+            return false;
+        }
+        on_frame(client, tab, params);
+        true
+    }
+
+    fn detached(&self, state: &mut super::tab::TabState) {
+        if let Some(rec) = state.slot::<TabVideo>().0.as_mut() {
+            rec.interrupted = true;
+        }
+    }
+}
+
 /// How long a frame's acknowledgement is held back: with two frames in
 /// flight, about ten frames a second (measured: a 100 ms hold gave twenty
 /// on a page scrolling continuously).
@@ -113,15 +149,15 @@ fn now_secs() -> f64 {
 
 /// Starts recording `tab`.
 pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
-    if s.tab_state(tab).video.is_some() {
+    if s.tab_state(tab).slot::<TabVideo>().0.is_some() {
         return Err(ToolError::other(
             "this tab is already being recorded; browser_stop_video ends the recording".into(),
         ));
     }
-    s.tab_state(tab).video = Some(ScreenRecording::new(now_secs()));
+    s.tab_state(tab).slot::<TabVideo>().0 = Some(ScreenRecording::new(now_secs()));
     let (method, params) = start_command();
     if let Err(e) = s.cdp(tab, method, params).await {
-        s.tab_state(tab).video = None;
+        s.tab_state(tab).slot::<TabVideo>().0 = None;
         return Err(ToolError::other(format!(
             "the browser would not start a screencast: {e}"
         )));
@@ -144,7 +180,7 @@ pub struct Video {
 
 /// Stops recording `tab` and encodes what was recorded.
 pub async fn stop(s: &Client, tab: TabId) -> Result<Video, ToolError> {
-    let Some(rec) = s.tab_state(tab).video.take() else {
+    let Some(rec) = s.tab_state(tab).slot::<TabVideo>().0.take() else {
         return Err(ToolError::other(
             "no recording is running in this tab; start one with browser_start_video".into(),
         ));
@@ -191,7 +227,7 @@ pub(super) fn on_frame(s: &Client, tab: TabId, p: &Value) {
     let ack = json!({"sessionId": p["sessionId"].clone()});
     let recording = {
         let mut st = s.tab_state(tab);
-        match st.video.as_mut() {
+        match st.slot::<TabVideo>().0.as_mut() {
             Some(rec) => {
                 let jpeg = p["data"]
                     .as_str()
@@ -336,7 +372,7 @@ fn jpeg_size(jpeg: &[u8]) -> Result<(usize, usize), String> {
 /// A frame decoded to RGB and placed at the canvas's top left (white
 /// around a smaller one).
 fn canvas(jpeg: &[u8], width: usize, height: usize) -> Result<Vec<u8>, String> {
-    let (rgb, w, h) = jpeg_rgb(jpeg, "a frame")?;
+    let (rgb, w, h) = super::pixels::jpeg_rgb(jpeg, "a frame")?;
     if (w, h) == (width, height) {
         return Ok(rgb);
     }
@@ -345,23 +381,6 @@ fn canvas(jpeg: &[u8], width: usize, height: usize) -> Result<Vec<u8>, String> {
         out[y * width * 3..][..w * 3].copy_from_slice(&rgb[y * w * 3..][..w * 3]);
     }
     Ok(out)
-}
-
-/// A JPEG decoded to RGB, with its width and height; `what` names it in
-/// errors.
-pub(super) fn jpeg_rgb(jpeg: &[u8], what: &str) -> Result<(Vec<u8>, usize, usize), String> {
-    let opts = zune_core::options::DecoderOptions::default()
-        .jpeg_set_out_colorspace(zune_core::colorspace::ColorSpace::RGB);
-    let mut d =
-        zune_jpeg::JpegDecoder::new_with_options(zune_core::bytestream::ZCursor::new(jpeg), opts);
-    let rgb = d
-        .decode()
-        .map_err(|e| format!("{what} could not be decoded ({e:?})"))?;
-    let (w, h) = d.dimensions().unwrap_or((0, 0));
-    if rgb.len() != w * h * 3 {
-        return Err(format!("{what} decoded to an unexpected size"));
-    }
-    Ok((rgb, w, h))
 }
 
 /// The smallest rectangle (left, top, width, height) holding every pixel

@@ -21,6 +21,29 @@ use crate::backend::TabId;
 use crate::engine::{self, Ref};
 use crate::error::{ErrorKind, ToolError};
 
+/// Adopts the world the tab's setup made; forgets the worlds on a detach.
+pub struct Feature;
+
+impl super::feature::TabFeature for Feature {
+    fn set_up(
+        &self,
+        _: &Client,
+        _: TabId,
+        state: &mut super::tab::TabState,
+        world: Option<&super::feature::TopWorld>,
+    ) {
+        if let Some(w) = world {
+            state
+                .slot::<TabWorlds>()
+                .adopt_top(w.loader_id.clone(), w.context_id, w.installed);
+        }
+    }
+
+    fn detached(&self, state: &mut super::tab::TabState) {
+        *state.slot::<TabWorlds>() = TabWorlds::default();
+    }
+}
+
 /// The engine worlds of one tab.
 #[derive(Default)]
 pub struct TabWorlds {
@@ -161,7 +184,7 @@ impl Client {
     async fn handle_group(&self, tab: TabId, session: Option<&str>) -> String {
         let (group, old) = self
             .tab_state(tab)
-            .worlds
+            .slot::<TabWorlds>()
             .target_group(session.map(Arc::from));
         if let Some(old) = old {
             let _ = self
@@ -280,10 +303,10 @@ impl Client {
                     };
                 }
                 Err(e) if context_gone(&e) && frame == 0 && attempt == 0 => {
-                    self.tab_state(tab).worlds.top = None;
+                    self.tab_state(tab).slot::<TabWorlds>().top = None;
                 }
                 Err(e) if context_gone(&e) && frame != 0 => {
-                    self.tab_state(tab).worlds.forget_frame(frame);
+                    self.tab_state(tab).slot::<TabWorlds>().forget_frame(frame);
                     return Err(ToolError::other(format!(
                         "frame f{frame} navigated or was removed since the snapshot, so its refs \
                          are stale. Call browser_snapshot again"
@@ -314,7 +337,7 @@ impl Client {
     async fn top_world(&self, tab: TabId, fresh: bool) -> Result<(i64, bool), ToolError> {
         let doc = self.doc(tab).await?;
         if !fresh {
-            if let Some(w) = &self.tab_state(tab).worlds.top {
+            if let Some(w) = &self.tab_state(tab).slot::<TabWorlds>().top {
                 if w.loader_id == doc.loader_id {
                     return Ok((w.context_id, w.installed));
                 }
@@ -330,7 +353,7 @@ impl Client {
             None => self.make_world(tab, None, &doc.frame_id).await?,
         };
         let mut state = self.tab_state(tab);
-        let worlds = &mut state.worlds;
+        let worlds = &mut state.slot::<TabWorlds>();
         // A new top document: the frames of the old one are gone (their
         // numbers are not reused, so their refs stay refused).
         if worlds
@@ -357,7 +380,7 @@ impl Client {
 
     fn set_installed(&self, tab: TabId, frame: u32, installed: bool) {
         let mut state = self.tab_state(tab);
-        let worlds = &mut state.worlds;
+        let worlds = &mut state.slot::<TabWorlds>();
         if frame == 0 {
             if let Some(w) = worlds.top.as_mut() {
                 w.installed = installed;

@@ -369,7 +369,7 @@ pub(super) async fn done_with(
     if outcome.dialog.is_some() {
         return Ok(Response::text(lead));
     }
-    let view = match crate::page::snapshot::after_action(s, tab, outcome).await? {
+    let view = match crate::page::action::after_action(s, tab, outcome).await? {
         Some(view) => view,
         None => View::Line(s.page_line(tab).await?),
     };

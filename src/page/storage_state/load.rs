@@ -31,6 +31,60 @@ const SET_LOCAL: &str = r#"(items) => {
   return localStorage.length;
 }"#;
 
+/// `serve --storage-state`: the state tabwire's own browser starts with,
+/// and the browser generation it was last loaded into (the client's slot).
+#[derive(Default)]
+struct StartState(Option<(std::sync::Arc<StorageState>, Option<u64>)>);
+
+/// Loads the start state before the first page of tabwire's own browser
+/// (and of each browser that replaces it); never into the user's.
+pub struct Feature;
+
+impl crate::page::feature::TabFeature for Feature {
+    fn chosen<'a>(
+        &'a self,
+        client: &'a Client,
+        tab: TabId,
+    ) -> crate::page::feature::Hook<'a, Result<(), ToolError>> {
+        Box::pin(async move {
+            if let Some(state) = client.start_state_due(tab) {
+                client
+                    .load_storage_state_in(tab, &state)
+                    .await
+                    .map_err(|e| {
+                        let text = format!("could not load the --storage-state file: {e}");
+                        e.retold(text)
+                    })?;
+            }
+            Ok(())
+        })
+    }
+}
+
+impl Client {
+    /// Loads `state` into tabwire's own browser before its first page
+    /// (and into each browser that replaces it); never into the user's.
+    pub fn start_with_state(&self, state: StorageState) {
+        self.slot::<StartState>().0 = Some((std::sync::Arc::new(state), None));
+    }
+
+    /// The start state, if `tab`'s browser has yet to get it: marked as
+    /// given (a failed load is reported once, not on every call).
+    fn start_state_due(&self, tab: TabId) -> Option<std::sync::Arc<StorageState>> {
+        if !self.backend().is_own_browser(tab) {
+            return None;
+        }
+        let generation = self.backend().generation();
+        let mut slot = self.slot::<StartState>();
+        let (state, loaded_in) = slot.0.as_mut()?;
+        if *loaded_in == Some(generation) {
+            return None;
+        }
+        *loaded_in = Some(generation);
+        Some(state.clone())
+    }
+}
+
 /// What a load did.
 pub struct Loaded {
     pub sites: usize,

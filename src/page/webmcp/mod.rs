@@ -56,7 +56,13 @@ impl Client {
         let mut tools = Vec::new();
         if native {
             self.enable_registry(tab).await?;
-            tools.extend(self.tab_state(tab).webmcp.tools.iter().cloned());
+            tools.extend(
+                self.tab_state(tab)
+                    .slot::<NativeTools>()
+                    .tools
+                    .iter()
+                    .cloned(),
+            );
         }
         for t in probe["tools"].as_array().into_iter().flatten() {
             if let Some(tool) = PageTool::from_shim(t) {
@@ -77,7 +83,7 @@ impl Client {
     /// `frame_session`: an out-of-process frame's own session, as it
     /// attaches (its tools are announced on the tab's events with the
     /// frame's id); None: the tab's.
-    pub(crate) fn enable_registry_soon(&self, tab: TabId, frame_session: Option<String>) {
+    fn enable_registry_soon(&self, tab: TabId, frame_session: Option<String>) {
         let client = self.clone();
         tokio::spawn(async move {
             // Straight to the backend: a tab closed meanwhile must not be
@@ -93,7 +99,7 @@ impl Client {
             };
             match sent {
                 Ok(_) if frame_session.is_none() => {
-                    client.if_tab_known(tab, |t| t.webmcp.enabled = true)
+                    client.if_tab_known(tab, |t| t.slot::<NativeTools>().enabled = true)
                 }
                 Ok(_) => {}
                 Err(e) => tracing::debug!(error = %e, "enabling the browser's WebMCP registry"),
@@ -106,13 +112,13 @@ impl Client {
     /// this receiver once the answer is in, whether or not the event
     /// watcher has caught up.
     async fn enable_registry(&self, tab: TabId) -> Result<(), ToolError> {
-        if self.tab_state(tab).webmcp.enabled {
+        if self.tab_state(tab).slot::<NativeTools>().enabled {
             return Ok(());
         }
         let mut events = self.backend().subscribe();
         self.cdp(tab, "WebMCP.enable", json!({})).await?;
         let mut state = self.tab_state(tab);
-        state.webmcp.enabled = true;
+        state.slot::<NativeTools>().enabled = true;
         loop {
             match events.try_recv() {
                 Ok(TabEvent::Cdp {
@@ -120,13 +126,70 @@ impl Client {
                     method,
                     params,
                 }) if t == tab && method.starts_with("WebMCP.") => {
-                    state.webmcp.record(&method, &params);
+                    state.slot::<NativeTools>().record(&method, &params);
                 }
                 Ok(_) | Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {}
                 Err(_) => break,
             }
         }
         Ok(())
+    }
+}
+
+/// Gives every tab the shim's registry, enables the browser's registry
+/// in the tab and in its out-of-process frames, and keeps the tools it
+/// announces.
+pub struct Feature;
+
+impl crate::page::feature::TabFeature for Feature {
+    fn setup(
+        &self,
+        _: &Client,
+        _: TabId,
+        _: &mut crate::page::tab::TabState,
+    ) -> Vec<(&'static str, Value)> {
+        // Pages that declare tools for agents find a registry even where
+        // the browser has none (from the next document on).
+        vec![(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": shim::REGISTRY_SHIM }),
+        )]
+    }
+
+    fn after_set_up<'a>(
+        &'a self,
+        client: &'a Client,
+        tab: TabId,
+    ) -> crate::page::feature::Hook<'a, ()> {
+        client.enable_registry_soon(tab, None);
+        Box::pin(async {})
+    }
+
+    fn record(
+        &self,
+        client: &Client,
+        tab: TabId,
+        state: &mut crate::page::tab::TabState,
+        current: bool,
+        method: &str,
+        params: &Value,
+    ) {
+        let tools_changed = state.slot::<NativeTools>().record(method, params)
+            || (method == "Page.frameNavigated" && params["frame"].get("parentId").is_none());
+        if current && tools_changed {
+            client.page_tools_changed();
+        }
+        // An out-of-process frame's page tools are in its own session's
+        // registry.
+        if method == "Target.attachedToTarget" && params["targetInfo"]["type"] == "iframe" {
+            if let Some(child) = params["sessionId"].as_str() {
+                client.enable_registry_soon(tab, Some(child.to_string()));
+            }
+        }
+    }
+
+    fn detached(&self, state: &mut crate::page::tab::TabState) {
+        state.slot::<NativeTools>().detached();
     }
 }
 
