@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the pixel judgement (src/page/pixels.rs) costs an answer.
+"""What the pixel judgement (src/page/reading/pixels.rs) costs an answer.
 
 Two generated pages with the same words in the first viewport: "plain"
 (text the engine's rules vouch for: no pixels asked) and "styled" (every

@@ -8,7 +8,7 @@
 // download is reported to the tab's server as `Browser.downloadProgress`
 // events (the CDP fallback's own, which chrome.debugger cannot reach),
 // with the file's path once complete. The server moves the file into its
-// download directory under its own name (src/page/download.rs), or stops
+// download directory under its own name (src/page/downloads/download.rs), or stops
 // the download with `Browser.cancelDownload` (answered here) when it is
 // over its size limit. The browser's list keeps no entry of it.
 //

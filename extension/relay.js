@@ -238,7 +238,7 @@ export function forgetTab(tabId) {
 // Events no server reads: not sent, so a page load sends fewer messages
 // through native messaging (the six big pages of bench/real-pages.py:
 // 494 → 353 events during serve's load waits; bench/relayed-events.py).
-// A server's readers of Network events are src/page/network_log.rs,
+// A server's readers of Network events are src/page/tab/network_log.rs,
 // started_requests.rs and har.rs.
 const UNREAD = new Set([
   "Network.requestServedFromCache", "Network.requestWillBeSentExtraInfo",
@@ -278,7 +278,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (owner && method === "Page.downloadWillBegin") claimDownload(params?.url, source.tabId, params?.guid);
   // Document requests are paused only so that sign-in challenges reach
   // the server: they go on at once, from here, with no round trip.
-  // A tab with routes (src/page/routes.rs) has the server answer them.
+  // A tab with routes (src/page/network/routes.rs) has the server answer them.
   const held = heldTabs.has(source.tabId) && !source.sessionId;
   if (conns.length === 0 || (method === "Fetch.requestPaused" && !held)) return releasePaused(source, method, params);
   for (const c of conns) post(c, { event: "cdp", tabId: source.tabId, method, params, sessionId: source.sessionId });

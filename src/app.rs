@@ -15,7 +15,7 @@ use crate::backend::direct::launch::LaunchOptions;
 use crate::backend::extension::{ExtensionBackend, ExtensionOptions};
 use crate::backend::Backend;
 use crate::broker;
-use crate::page::storage_state::StorageState;
+use crate::page::signin::storage_state::StorageState;
 use crate::page::Client;
 use crate::policy::{Policy, PolicyArgs};
 use crate::wire;

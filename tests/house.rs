@@ -1,5 +1,6 @@
 //! Rules of the house the project checks itself (no browser needed):
-//! the layers only import downwards, no Rust file in src/ and no
+//! the layers only import downwards, the rooms of `src/page/` import
+//! only the rooms listed before them (so there is no circle), no Rust file in src/ and no
 //! JavaScript file of the engine or the extension is over 600 lines, the
 //! engine's build joins every one of its parts, tools/ names no method of
 //! the browser's protocol, and README's tool table names exactly the tools
@@ -67,6 +68,107 @@ fn layers_import_only_downwards() {
     assert!(
         broken.is_empty(),
         "imports of a layer above:\n{}",
+        broken.join("\n")
+    );
+}
+
+/// The rooms of `src/page/`, bottom up, as the `//! rooms:` line of
+/// `page/mod.rs` orders them; every folder of `page/` must be in it.
+fn page_rooms() -> Vec<String> {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/page");
+    let text = std::fs::read_to_string(page.join("mod.rs")).unwrap();
+    let rooms: Vec<String> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("//! rooms: "))
+        .expect("page/mod.rs has a `//! rooms:` line")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    for entry in std::fs::read_dir(&page).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            !path.is_dir() || rooms.contains(&name),
+            "page/{name}/ is not in the rooms line of page/mod.rs"
+        );
+    }
+    rooms
+}
+
+/// The room a `crate::page::…` path names: a room's own name, or what
+/// `page/mod.rs` re-exports from a room.
+fn room_of_path(path: &str, rooms: &[String]) -> Option<String> {
+    const REEXPORTS: &[(&str, &str)] = &[
+        ("Client", "tab"),
+        ("Tab", "tab"),
+        ("Element", "reading"),
+        ("Outcome", "input"),
+    ];
+    let name: String = path
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if rooms.contains(&name) {
+        return Some(name);
+    }
+    REEXPORTS
+        .iter()
+        .find(|(item, _)| *item == name)
+        .map(|(_, room)| room.to_string())
+}
+
+#[test]
+fn the_rooms_of_page_import_only_the_rooms_before_them() {
+    // page/mod.rs orders the rooms bottom up: a room may use the rooms
+    // before it, never one after it (nor the parent's re-export of one),
+    // so no two rooms can lean on each other.
+    let rooms = page_rooms();
+    assert!(rooms.len() >= 5, "page/mod.rs lists rooms: {rooms:?}");
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/page");
+    let mut broken = Vec::new();
+    for (rank, room) in rooms.iter().enumerate() {
+        for file in rust_files(&page.join(room)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if code.contains("super::super::") {
+                    broken.push(format!(
+                        "{}:{}: reaches another room through super::super (name it as crate::page::ROOM): {}",
+                        file.display(),
+                        i + 1,
+                        line.trim()
+                    ));
+                }
+                let mut uses: Vec<String> = Vec::new();
+                for (at, _) in code.match_indices("crate::page::") {
+                    let rest = &code[at + "crate::page::".len()..];
+                    match rest.strip_prefix('{') {
+                        // A group: each item names its own room.
+                        Some(group) => uses.extend(
+                            group
+                                .split(['}', ','])
+                                .filter_map(|item| room_of_path(item.trim(), &rooms)),
+                        ),
+                        None => uses.extend(room_of_path(rest, &rooms)),
+                    }
+                }
+                for used in uses {
+                    let used_rank = rooms.iter().position(|r| *r == used).unwrap();
+                    if used_rank > rank {
+                        broken.push(format!(
+                            "{}:{}: room {room} uses {used}, listed after it: {}",
+                            file.display(),
+                            i + 1,
+                            line.trim()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "imports against the order of page/'s rooms (page/mod.rs):\n{}",
         broken.join("\n")
     );
 }

@@ -111,7 +111,9 @@ async fn a_browser_error_keeps_its_kind() {
     ));
     let s = client(browser, Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    let err = super::navigation::history(&s, tab).await.unwrap_err();
+    let err = crate::page::navigation::navigate::history(&s, tab)
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
 }
 
@@ -193,7 +195,7 @@ async fn a_navigation_answers_once_its_document_has_loaded() {
     let s = client(browser.clone(), Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
     let started = std::time::Instant::now();
-    let (end, _notes) = super::navigation::go(&s, tab, "https://b.example/")
+    let (end, _notes) = crate::page::navigation::navigate::go(&s, tab, "https://b.example/")
         .await
         .unwrap();
     assert_eq!(end.still_loading, None, "{end:?}");
@@ -216,7 +218,7 @@ async fn a_page_parsed_and_quiet_without_its_load_event_is_said_to_be_loading() 
     );
     let s = client(browser, Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    let (end, _notes) = super::navigation::go(&s, tab, "https://b.example/")
+    let (end, _notes) = crate::page::navigation::navigate::go(&s, tab, "https://b.example/")
         .await
         .unwrap();
     let why = end
@@ -236,7 +238,7 @@ async fn a_navigation_to_a_denied_site_sends_nothing() {
     };
     let s = client(browser.clone(), deny);
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    let err = super::navigation::go(&s, tab, "https://evil.example/x")
+    let err = crate::page::navigation::navigate::go(&s, tab, "https://evil.example/x")
         .await
         .unwrap_err();
     assert!(err.text().contains("not navigating"), "{err}");

@@ -3,90 +3,59 @@
 //!
 //! Nothing here knows a tool: it returns [`ToolError`] sentences and plain
 //! text the tools put into their answers.
+//!
+//! It is cut into rooms, each a folder whose `mod.rs` says what it owns.
+//! Imports run one way: a room uses only the rooms before it in this
+//! order, bottom up (`tests/house.rs` reads the next line and checks it):
+//!
+//! rooms: tab network navigation downloads reading input devtools signin webmcp
+//!
+//! The tab (its client, calls, events and the hooks features register) is
+//! below everything; a feature keeps its per-tab state in the tab's slots
+//! and hooks into a tab's life through [`tab::feature::TabFeature`], so the
+//! tab never names a feature. This file is above every room: it lists the
+//! features when a [`Client`] is made.
 
-pub mod action;
-pub mod action_waits;
-pub mod client;
-pub mod closed_shadow;
-pub mod console_and_dialogs;
-pub mod cookies;
-pub mod coordinates;
-pub mod current;
-pub mod download;
-pub mod drag;
-pub mod element;
-pub mod emulation;
-pub mod evaluate;
-pub mod feature;
-pub mod fields;
-pub mod frames;
-pub mod har;
+pub mod devtools;
+pub mod downloads;
 pub mod input;
-pub mod interrupts;
-pub mod keys;
-pub mod load;
-pub mod locator;
 pub mod navigation;
-pub mod network_log;
-pub mod open_connections;
-pub mod passkeys;
-pub mod pixels;
-pub mod playwright_code;
-pub mod read;
-pub mod recording;
-pub mod refs;
-pub mod resource;
-pub mod routes;
-pub mod save;
-pub mod screenshot;
-pub mod scroll;
-pub mod secret_fields;
-pub mod slider;
-pub mod slots;
-pub mod snapshot;
-pub mod socket_replies;
-pub mod started_requests;
-pub mod storage_state;
+pub mod network;
+pub mod reading;
+pub mod signin;
 pub mod tab;
-pub mod tabs;
-pub mod trace;
-pub mod typing;
-pub mod url_globs;
-pub mod verify;
-pub mod video;
 pub mod webmcp;
-pub mod worlds;
 
 #[cfg(test)]
 mod fake_browser_tests;
 
 pub use crate::error::ToolError;
-pub use action::Outcome;
-pub use client::Client;
-pub use current::Tab;
-pub use element::Element;
+pub use input::action::Outcome;
+pub use reading::element::Element;
+pub use tab::client::Client;
+pub use tab::current::Tab;
 
 use std::sync::Arc;
 
 impl Client {
     /// A client of `backend` under `policy`, whose tabs get every
-    /// feature's hooks (see [`feature::TabFeature`]), in this order: the
+    /// feature's hooks (see [`tab::feature::TabFeature`]), in this order: the
     /// order of a tab's setup commands and of the event handlers.
     pub fn new(
         backend: Arc<dyn crate::backend::Backend>,
         policy: Arc<crate::policy::Policy>,
     ) -> Self {
-        let features: Vec<Arc<dyn feature::TabFeature>> = vec![
-            Arc::new(worlds::Feature),
+        let features: Vec<Arc<dyn tab::feature::TabFeature>> = vec![
+            Arc::new(reading::worlds::Feature),
             Arc::new(webmcp::Feature),
-            Arc::new(download::Feature),
-            Arc::new(interrupts::Feature),
-            Arc::new(routes::Feature),
-            Arc::new(emulation::Feature),
-            Arc::new(video::Feature),
-            Arc::new(trace::Feature),
-            Arc::new(passkeys::Feature),
-            Arc::new(storage_state::load::Feature),
+            Arc::new(downloads::download::Feature),
+            Arc::new(tab::interrupts::Feature),
+            Arc::new(network::routes::Feature),
+            Arc::new(devtools::emulation::Feature),
+            Arc::new(devtools::video::Feature),
+            Arc::new(devtools::trace::Feature),
+            Arc::new(signin::passkeys::Feature),
+            Arc::new(signin::storage_state::load::Feature),
         ];
         Self::with_features(backend, policy, features)
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::backend::TabId;
 pub use crate::error::ToolError;
-pub use crate::page::snapshot::View;
+pub use crate::page::reading::snapshot::View;
 use crate::page::Outcome;
 use crate::page::{Client, Tab};
 pub use crate::policy::{Cap, Kind};
@@ -369,7 +369,7 @@ pub(super) async fn done_with(
     if outcome.dialog.is_some() {
         return Ok(Response::text(lead));
     }
-    let view = match crate::page::action::after_action(s, tab, outcome).await? {
+    let view = match crate::page::input::action::after_action(s, tab, outcome).await? {
         Some(view) => view,
         None => View::Line(s.page_line(tab).await?),
     };

@@ -7,9 +7,9 @@ use serde::Deserialize;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
-use crate::page::save::save;
-use crate::page::trace::{self, Insights};
-use crate::page::video;
+use crate::page::devtools::trace::{self, Insights};
+use crate::page::devtools::video;
+use crate::page::downloads::save::save;
 use crate::page::{Client, Tab};
 
 /// How long a reload's trace goes on after the page is usable, for late
@@ -88,7 +88,7 @@ async fn start_tracing(t: Tab, a: StartArgs) -> Result<Response, ToolError> {
         ));
     }
     let url = s.url(tab).await?;
-    let loaded = crate::page::navigation::go(&s, tab, &url).await;
+    let loaded = crate::page::navigation::navigate::go(&s, tab, &url).await;
     tokio::time::sleep(SETTLE_AFTER_LOAD).await;
     let answer = finish(&s, tab).await;
     loaded?;
@@ -144,7 +144,7 @@ async fn finish(s: &Client, tab: TabId) -> Result<Response, ToolError> {
         .map_err(|e| ToolError::other(format!("the browser's trace was not JSON ({e})")))?;
     let found = trace::insights(&parsed);
     let name = format!("trace-{}.json", epoch_seconds());
-    let bytes = crate::page::save::without_secrets(&s.policy().secrets, &bytes);
+    let bytes = crate::page::downloads::save::without_secrets(&s.policy().secrets, &bytes);
     let saved = save(
         &s.policy().download_dir(),
         &name,

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
-use crate::page::emulation::{device, Emulation, Position};
+use crate::page::devtools::emulation::{device, Emulation, Position};
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]

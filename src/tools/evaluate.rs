@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::evaluate::evaluate_function;
+use crate::page::reading::evaluate::evaluate_function;
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]

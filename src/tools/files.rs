@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 
 use super::def::{Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
-use crate::page::download::store;
-use crate::page::resource::{first_that_works, Fetched, Way};
-use crate::page::save::{print_pdf, sanitize_name, save};
+use crate::page::downloads::download::store;
+use crate::page::downloads::save::{print_pdf, sanitize_name, save};
+use crate::page::network::resource::{first_that_works, Fetched, Way};
 use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]

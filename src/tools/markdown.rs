@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::read::read_with_page_line;
+use crate::page::reading::read::read_with_page_line;
 use crate::page::Tab;
 
 /// Longest Markdown returned by one call (the rest is cut with a marker).

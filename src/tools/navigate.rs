@@ -6,7 +6,8 @@ use serde::Deserialize;
 use super::def::done;
 use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::backend::TabId;
-use crate::page::{navigation, navigation::go, snapshot};
+use crate::page::navigation::navigate::{self, go};
+use crate::page::reading::snapshot;
 use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,7 +62,7 @@ async fn navigate(s: Client, a: NavigateArgs) -> Result<Response, ToolError> {
 async fn reload(t: Tab, _: NoArgs) -> Result<Response, ToolError> {
     let (s, tab) = t.into_parts();
     let _leaving = s.leaving(tab);
-    let outcome = s.settle(tab, || navigation::reload(&s, tab)).await?;
+    let outcome = s.settle(tab, || navigate::reload(&s, tab)).await?;
     done(&s, tab, "Reloaded the page".into(), &outcome).await
 }
 
@@ -71,7 +72,7 @@ pub struct NoArgs {}
 /// Moves `delta` entries through the tab's session history.
 async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
     let tab: TabId = s.tab_to_navigate().await?;
-    let (entries, current) = navigation::history(&s, tab).await?;
+    let (entries, current) = navigate::history(&s, tab).await?;
     let index = current + delta;
     let Some(entry) = usize::try_from(index).ok().and_then(|i| entries.get(i)) else {
         let which = if delta < 0 { "previous" } else { "next" };
@@ -84,9 +85,7 @@ async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
     }
     let id = entry["id"].clone();
     let _leaving = s.leaving(tab);
-    let outcome = s
-        .settle(tab, || navigation::go_to_entry(&s, tab, id))
-        .await?;
+    let outcome = s.settle(tab, || navigate::go_to_entry(&s, tab, id)).await?;
     let what = if delta < 0 {
         "Went back"
     } else {

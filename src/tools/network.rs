@@ -1,5 +1,5 @@
 //! `browser_network_requests` / `browser_network_request`: what the current
-//! page loaded, from the tab's request log (see [`crate::page::network_log`]).
+//! page loaded, from the tab's request log (see [`crate::page::tab::network_log`]).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -126,7 +126,7 @@ fn headers(h: &Value) -> String {
 async fn body(
     s: &Client,
     tab: crate::backend::TabId,
-    r: &crate::page::network_log::Request,
+    r: &crate::page::tab::network_log::Request,
 ) -> Result<String, ToolError> {
     if !r.finished {
         return Ok("Body: not available (the request has not finished or failed).\n".into());

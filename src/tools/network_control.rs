@@ -1,7 +1,7 @@
 //! The `network` group (`serve --caps network`): requests answered by
 //! tabwire (mocked or aborted), the connection (offline, throttled), extra
 //! request headers, and the tab's requests exported as a HAR file. The
-//! page side is `page/routes.rs` and `page/har.rs`.
+//! page side is `page/network/routes.rs` and `page/network/har.rs`.
 
 use std::path::PathBuf;
 
@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::backend::TabId;
-use crate::page::routes::{parse_headers, RouteSpec};
-use crate::page::save::{sanitize_name, save};
+use crate::page::downloads::save::{sanitize_name, save};
+use crate::page::network::routes::{parse_headers, RouteSpec};
 use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -292,7 +292,7 @@ async fn network_har(t: Tab, a: HarArgs) -> Result<Response, ToolError> {
     }
     s.set_progress(Some("reading response bodies for the HAR".into()));
     let cap = s.policy().max_download_bytes();
-    let har = crate::page::har::build(&s, tab, &requests, !a.omit_bodies, cap).await?;
+    let har = crate::page::network::har::build(&s, tab, &requests, !a.omit_bodies, cap).await?;
     s.set_progress(None);
     if har.json.len() as u64 > cap {
         return Err(ToolError::other(
@@ -314,7 +314,7 @@ async fn network_har(t: Tab, a: HarArgs) -> Result<Response, ToolError> {
     if !name.to_ascii_lowercase().ends_with(".har") {
         name.push_str(".har");
     }
-    let json = crate::page::save::without_secrets(&s.policy().secrets, &har.json);
+    let json = crate::page::downloads::save::without_secrets(&s.policy().secrets, &har.json);
     let saved = save(&s.policy().download_dir(), &name, &json, "application/json")?;
     let denied = match har.denied {
         0 => String::new(),

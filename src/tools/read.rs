@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::def::{cut_with, Kind, Response, ToolDef, ToolError};
 use crate::engine;
-use crate::page::read::read_with_page_line;
+use crate::page::reading::read::read_with_page_line;
 use crate::page::Tab;
 
 /// Longest text returned by one call (the rest is cut with a marker).

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
-use crate::page::coordinates::remember_shot;
-use crate::page::screenshot::{capture, Area};
+use crate::page::reading::coordinates::remember_shot;
+use crate::page::reading::screenshot::{capture, Area};
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]

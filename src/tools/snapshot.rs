@@ -12,13 +12,13 @@
 //! element of frame 2); [`crate::page::Client::element`] rejects it after a
 //! navigation.
 
-use crate::page::snapshot::capture;
+use crate::page::reading::snapshot::capture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::engine::{self, Detail};
-use crate::page::refs::SnapshotMark;
+use crate::page::tab::refs::SnapshotMark;
 use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
-use crate::page::save::{sanitize_name, save};
-use crate::page::storage_state::{provenance, StorageState};
+use crate::page::downloads::save::{sanitize_name, save};
+use crate::page::signin::storage_state::{provenance, StorageState};
 use crate::page::Client;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -53,7 +53,7 @@ async fn tabs(s: Client, a: TabsArgs) -> Result<Response, ToolError> {
         TabAction::New => {
             let tab = s.open_tab(a.browser.as_deref()).await?;
             if let Some(url) = a.url.as_deref() {
-                crate::page::navigation::go(&s, tab, url).await?;
+                crate::page::navigation::navigate::go(&s, tab, url).await?;
             }
         }
         TabAction::Select => {

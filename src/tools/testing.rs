@@ -6,9 +6,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
-use crate::page::locator::{locate, Lang};
-use crate::page::save::{sanitize_name, save};
-use crate::page::{verify, Client, Tab};
+use crate::page::downloads::save::{sanitize_name, save};
+use crate::page::reading::locator::{locate, Lang};
+use crate::page::{devtools::verify, Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TextArgs {
@@ -181,7 +181,7 @@ async fn export_test(s: Client, a: ExportArgs) -> Result<Response, ToolError> {
     let saved = save(
         &s.policy().download_dir(),
         &sanitize_name(&name, "tabwire.spec.ts"),
-        &crate::page::save::without_secrets(&s.policy().secrets, code.as_bytes()),
+        &crate::page::downloads::save::without_secrets(&s.policy().secrets, code.as_bytes()),
         "text/plain",
     )?;
     let mut out = saved.describe(s.fence());

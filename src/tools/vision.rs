@@ -6,8 +6,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
-use crate::page::coordinates::{viewport_point, what_is_at};
-use crate::page::input::click_at;
+use crate::page::input::pointer::click_at;
+use crate::page::reading::coordinates::{viewport_point, what_is_at};
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -231,7 +231,9 @@ async fn mouse_move_xy(t: Tab, a: MoveXyArgs) -> Result<Response, ToolError> {
     let (x, y) = viewport_point(&s, tab, (a.x, a.y)).await?;
     let hit = what_is_at(&s, tab, (x, y)).await;
     let mut outcome = s
-        .settle(tab, || crate::page::input::move_to(&s, tab, (x, y)))
+        .settle(tab, || {
+            crate::page::input::pointer::move_to(&s, tab, (x, y))
+        })
         .await?;
     // What a hover shows may be CSS alone.
     outcome.pointer_moved = true;
@@ -254,7 +256,7 @@ async fn mouse_drag_xy(t: Tab, a: DragXyArgs) -> Result<Response, ToolError> {
     let mut result = None;
     let outcome = s
         .settle(tab, || async {
-            result = Some(crate::page::drag::drag_points(&s, tab, from, to, None).await?);
+            result = Some(crate::page::input::drag::drag_points(&s, tab, from, to, None).await?);
             Ok(())
         })
         .await?;
@@ -281,9 +283,9 @@ async fn type_xy(t: Tab, a: TypeXyArgs) -> Result<Response, ToolError> {
     let outcome = s
         .settle(tab, || async {
             click_at(&s, tab, point, "left", 1, 0).await?;
-            crate::page::typing::insert_text(&s, tab, &a.text).await?;
+            crate::page::input::typing::insert_text(&s, tab, &a.text).await?;
             if a.submit {
-                crate::page::typing::press(&s, tab, "Enter").await?;
+                crate::page::input::typing::press(&s, tab, "Enter").await?;
             }
             Ok::<_, ToolError>(())
         })
@@ -318,7 +320,7 @@ async fn press_button(t: Tab, a: ButtonArgs, down: bool) -> Result<Response, Too
     let button = button_name(a.button);
     let outcome = s
         .settle(tab, || {
-            crate::page::input::mouse_button(&s, tab, down, button)
+            crate::page::input::pointer::mouse_button(&s, tab, down, button)
         })
         .await?;
     let what = if down {
@@ -334,7 +336,7 @@ async fn mouse_wheel(t: Tab, a: WheelArgs) -> Result<Response, ToolError> {
     let (s, tab) = t.into_parts();
     let outcome = s
         .settle(tab, || {
-            crate::page::input::wheel(&s, tab, a.delta_x, a.delta_y)
+            crate::page::input::pointer::wheel(&s, tab, a.delta_x, a.delta_y)
         })
         .await?;
     done(
@@ -367,9 +369,9 @@ async fn hold_key(t: Tab, key: &str, down: bool) -> Result<Response, ToolError> 
     let outcome = s
         .settle(tab, || async {
             held = if down {
-                crate::page::typing::key_down(&s, tab, key).await?
+                crate::page::input::typing::key_down(&s, tab, key).await?
             } else {
-                crate::page::typing::key_up(&s, tab, key).await?
+                crate::page::input::typing::key_up(&s, tab, key).await?
             };
             Ok(())
         })

@@ -144,7 +144,7 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
                     // A component that closed its shadow root keeps its
                     // text from every script: the browser can still say.
                     let (roots, found) =
-                        crate::page::closed_shadow::closed_roots_holding(&s, tab, t).await;
+                        crate::page::reading::closed_shadow::closed_roots_holding(&s, tab, t).await;
                     why = match (roots, found) {
                         (_, true) => " The text is inside a closed shadow root (a component that keeps \
                              its content from scripts): tabwire cannot judge whether a person sees \

@@ -171,7 +171,7 @@ impl DirectBackend {
             // a blob: URL revoked at once: nothing is fetched twice, so
             // nothing is lost) into a folder of its profile, each file
             // named by its guid; tabwire moves finished files into its
-            // download directory under their own names (page/download.rs).
+            // download directory under their own names (page/downloads/download.rs).
             // Nothing lands in the user's Downloads folder.
             let dir = profile.join("tabwire-downloads");
             let behavior = match std::fs::create_dir_all(&dir) {

@@ -65,9 +65,9 @@ pub(super) async fn read_loop(
         };
         if let Some(session) = paused {
             // A document request paused only so that authentication
-            // challenges reach tabwire (page/interrupts.rs) goes on at
+            // challenges reach tabwire (page/tab/interrupts.rs) goes on at
             // once, from here: no trip through the event fan-out (a tab
-            // with routes has serve answer them, page/routes.rs). The
+            // with routes has serve answer them, page/network/routes.rs). The
             // answer's id has no waiter and is dropped.
             let id = inner.next_id.fetch_add(1, Ordering::SeqCst);
             let go = json!({"id": id, "method": "Fetch.continueRequest", "sessionId": session,

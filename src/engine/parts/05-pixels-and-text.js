@@ -7,7 +7,7 @@
   // document's viewport, is a doubt: Rust takes a screenshot of where the
   // doubts are, another with them painted transparent (a CSS custom
   // highlight: no layout change, no DOM mutation), and tells the engine
-  // which changed legibly (see src/page/pixels.rs and judge()); the
+  // which changed legibly (see src/page/reading/pixels.rs and judge()); the
   // answer is then made again with those verdicts. A verdict holds while
   // the text stays where it was with the same colour and opacity. Doubts
   // outside the viewport are judged by the rules alone and counted

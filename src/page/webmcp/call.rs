@@ -12,7 +12,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::{shim, Output, PageTool};
 use crate::backend::{TabEvent, TabId};
 use crate::error::{ErrorKind, ToolError};
-use crate::page::client::Client;
+use crate::page::tab::client::Client;
 
 impl Client {
     /// Runs `tool` with `args` (already checked against its schema), for

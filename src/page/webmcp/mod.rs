@@ -30,9 +30,9 @@ pub use registry::{Annotations, NativeTools, PageTool};
 
 use serde_json::{json, Value};
 
-use super::client::Client;
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
+use crate::page::tab::client::Client;
 /// A page's tools: the browser's (when the page has its registry) first,
 /// then the shim's.
 pub struct Listing {
@@ -141,12 +141,12 @@ impl Client {
 /// announces.
 pub struct Feature;
 
-impl crate::page::feature::TabFeature for Feature {
+impl crate::page::tab::feature::TabFeature for Feature {
     fn setup(
         &self,
         _: &Client,
         _: TabId,
-        _: &mut crate::page::tab::TabState,
+        _: &mut crate::page::tab::calls::TabState,
     ) -> Vec<(&'static str, Value)> {
         // Pages that declare tools for agents find a registry even where
         // the browser has none (from the next document on).
@@ -160,7 +160,7 @@ impl crate::page::feature::TabFeature for Feature {
         &'a self,
         client: &'a Client,
         tab: TabId,
-    ) -> crate::page::feature::Hook<'a, ()> {
+    ) -> crate::page::tab::feature::Hook<'a, ()> {
         client.enable_registry_soon(tab, None);
         Box::pin(async {})
     }
@@ -169,7 +169,7 @@ impl crate::page::feature::TabFeature for Feature {
         &self,
         client: &Client,
         tab: TabId,
-        state: &mut crate::page::tab::TabState,
+        state: &mut crate::page::tab::calls::TabState,
         current: bool,
         method: &str,
         params: &Value,
@@ -188,7 +188,7 @@ impl crate::page::feature::TabFeature for Feature {
         }
     }
 
-    fn detached(&self, state: &mut crate::page::tab::TabState) {
+    fn detached(&self, state: &mut crate::page::tab::calls::TabState) {
         state.slot::<NativeTools>().detached();
     }
 }

@@ -8,12 +8,12 @@ use serde_json::{json, Value};
 
 use super::describe;
 use crate::backend::TabId;
-use crate::page::fields::{
+use crate::page::input::fields::{
     checked_from, select_options, set_input_files, typed_back, value_again, SELECTED_NOW,
 };
-use crate::page::input::click;
-use crate::page::secret_fields;
-use crate::page::typing::fill_text;
+use crate::page::input::pointer::click;
+use crate::page::input::typing::fill_text;
+use crate::page::signin::secret_fields;
 use crate::page::{Client, Element, Tab};
 use crate::tools::def::{done, Response, ToolError};
 
@@ -260,7 +260,7 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
             }
             Ok(())
         }
-        FieldType::Slider => crate::page::slider::set(s, tab, &f.target, &f.value)
+        FieldType::Slider => crate::page::input::slider::set(s, tab, &f.target, &f.value)
             .await
             .map(|_| ()),
     }

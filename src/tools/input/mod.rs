@@ -8,11 +8,11 @@ use serde::Deserialize;
 mod forms;
 
 use super::def::{done, done_with, Kind, Response, ToolDef, ToolError};
-use crate::page::fields::typed_back;
-use crate::page::input::{aim, aim_at, center, click_at, drag, hold_at};
-use crate::page::keys;
-use crate::page::secret_fields;
-use crate::page::typing::{fill_text, press, type_slowly};
+use crate::page::input::fields::typed_back;
+use crate::page::input::keys;
+use crate::page::input::pointer::{aim, aim_at, center, click_at, drag, hold_at};
+use crate::page::input::typing::{fill_text, press, type_slowly};
+use crate::page::signin::secret_fields;
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -260,7 +260,7 @@ async fn drag_tool(t: Tab, a: DragArgs) -> Result<Response, ToolError> {
     // Both ends must be where a person could reach them.
     aim(&s, tab, to.clone()).await?;
     let start = aim(&s, tab, from.clone()).await?.point;
-    let before = crate::page::drag::place(&s, tab, from.clone()).await;
+    let before = crate::page::input::drag::place(&s, tab, from.clone()).await;
     let mut result = None;
     let outcome = s
         .settle(tab, || async {
@@ -268,12 +268,12 @@ async fn drag_tool(t: Tab, a: DragArgs) -> Result<Response, ToolError> {
             Ok(())
         })
         .await?;
-    let after = crate::page::drag::place(&s, tab, from).await;
+    let after = crate::page::input::drag::place(&s, tab, from).await;
     let moved = match (before, after, result) {
         (Some(b), Some(a), Some(r)) => {
             format!(
                 " {}",
-                crate::page::drag::what_moved(&b, &a, &r, |t| s.fence().quote(t))
+                crate::page::input::drag::what_moved(&b, &a, &r, |t| s.fence().quote(t))
             )
         }
         _ => String::new(),
@@ -292,7 +292,7 @@ async fn hover(t: Tab, a: HoverArgs) -> Result<Response, ToolError> {
     let aim = aim_at(&s, tab, &a.target).await?;
     let mut outcome = s
         .settle_passive(tab, || async {
-            crate::page::input::move_to(&s, tab, aim.point).await
+            crate::page::input::pointer::move_to(&s, tab, aim.point).await
         })
         .await?;
     outcome.pointer_moved = true;
@@ -370,7 +370,7 @@ async fn press_key(t: Tab, a: PressKeyArgs) -> Result<Response, ToolError> {
 
 /// browser_scroll.
 async fn scroll(t: Tab, a: ScrollArgs) -> Result<Response, ToolError> {
-    use crate::page::scroll;
+    use crate::page::input::scroll;
     let (s, tab) = t.into_parts();
     let target = a.target.as_deref();
     let point = match target {

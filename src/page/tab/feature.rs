@@ -1,0 +1,86 @@
+//! What a feature may hook into a tab's life, so the client and the tab
+//! call a list instead of naming features (which would tie every feature
+//! to the client and the client to every feature). `page/mod.rs`, the top
+//! of the page layer, lists the features when a [`Client`] is made.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use super::calls::TabState;
+use super::client::Client;
+use crate::backend::TabId;
+use crate::error::ToolError;
+
+/// A boxed future of a hook (the hooks are called through `dyn`).
+pub type Hook<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The engine's world in a tab's top document, as the tab's setup made it.
+pub struct TopWorld {
+    pub loader_id: String,
+    pub context_id: i64,
+    /// The engine already ran in it (an earlier session set the tab up).
+    pub installed: bool,
+}
+
+/// One feature's hooks into a tab's life; each does nothing unless the
+/// feature overrides it.
+pub trait TabFeature: Send + Sync {
+    /// Commands the tab's one-time setup sends (in the same batch).
+    fn setup(
+        &self,
+        _client: &Client,
+        _tab: TabId,
+        _state: &mut TabState,
+    ) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+
+    /// The tab was set up (under the client's lock: no waiting here).
+    fn set_up(
+        &self,
+        _client: &Client,
+        _tab: TabId,
+        _state: &mut TabState,
+        _world: Option<&TopWorld>,
+    ) {
+    }
+
+    /// After the tab was set up, before the command that asked for it.
+    fn after_set_up<'a>(&'a self, _client: &'a Client, _tab: TabId) -> Hook<'a, ()> {
+        Box::pin(async {})
+    }
+
+    /// A call chose `tab` to work on, before anything is sent to it; an
+    /// error fails the call.
+    fn chosen<'a>(&'a self, _client: &'a Client, _tab: TabId) -> Hook<'a, Result<(), ToolError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    /// An event of the tab that may need an answer before the page goes
+    /// on. True: handled here, not recorded as the tab's state.
+    fn intercept(&self, _client: &Client, _tab: TabId, _method: &str, _params: &Value) -> bool {
+        false
+    }
+
+    /// An event of the tab, as it is recorded (under the client's lock).
+    /// `current`: the tab is the client's current one.
+    fn record(
+        &self,
+        _client: &Client,
+        _tab: TabId,
+        _state: &mut TabState,
+        _current: bool,
+        _method: &str,
+        _params: &Value,
+    ) {
+    }
+
+    /// The debugger let go of the tab: events may have been missed and it
+    /// will be set up again.
+    fn detached(&self, _state: &mut TabState) {}
+
+    /// The tab closed, or its debugger let go (before its state goes).
+    fn gone(&self, _client: &Client, _tab: TabId) {}
+}
