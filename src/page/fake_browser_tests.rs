@@ -4,6 +4,7 @@
 //! browsers are the end-to-end tests' job.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -11,6 +12,7 @@ use super::{Client, Tab};
 use crate::backend::fake::{plain_page, Answer, FakeBrowser};
 use crate::backend::{Backend, BackendError, TabId};
 use crate::error::ErrorKind;
+use crate::page::navigation::socket_replies::SOCKET_CAP;
 use crate::policy::Policy;
 
 /// A client of `browser` under `policy`.
@@ -299,4 +301,172 @@ async fn an_action_that_starts_a_navigation_waits_for_the_new_page() {
         .unwrap();
     assert!(outcome.navigated, "{outcome:?}");
     assert_eq!(outcome.load.still_loading, None, "{:?}", outcome.load);
+}
+
+/// A page at a.example with a WebSocket open (`ws1`), known to the tab's
+/// network log before the action.
+async fn page_with_socket() -> (Arc<FakeBrowser>, Client, TabId) {
+    let browser = page("https://a.example/");
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    s.ensure_tab_events(tab).await.unwrap();
+    browser.emit(
+        tab,
+        "Network.webSocketCreated",
+        json!({"requestId": "ws1", "url": "wss://a.example/live"}),
+    );
+    let known = wait_until(|| s.with_events(tab, |e| !e.network.socket_addresses().is_empty()));
+    assert!(known.await, "the socket never reached the network log");
+    (browser, s, tab)
+}
+
+/// An action (a click: it activates) that sends a question on `ws1`, and
+/// the server's result `reply_after` later, if any.
+fn ask_on_socket(
+    browser: &Arc<FakeBrowser>,
+    tab: TabId,
+    reply_after: Option<Duration>,
+) -> impl FnOnce() -> std::future::Ready<Result<(), crate::error::ToolError>> {
+    let browser = browser.clone();
+    move || {
+        browser.emit(
+            tab,
+            "Network.webSocketFrameSent",
+            json!({"requestId": "ws1", "response": {"payloadData": "run"}}),
+        );
+        if let Some(after) = reply_after {
+            tokio::spawn(async move {
+                tokio::time::sleep(after).await;
+                browser.emit(
+                    tab,
+                    "Network.webSocketFrameReceived",
+                    json!({"requestId": "ws1", "response": {"payloadData": "done"}}),
+                );
+            });
+        }
+        std::future::ready(Ok(()))
+    }
+}
+
+#[tokio::test]
+async fn an_action_that_asked_on_a_socket_answers_after_the_reply() {
+    let (browser, s, tab) = page_with_socket().await;
+    let started = Instant::now();
+    let outcome = s
+        .settle(
+            tab,
+            ask_on_socket(&browser, tab, Some(Duration::from_millis(300))),
+        )
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(300),
+        "answered before the reply: {took:?}"
+    );
+    assert!(took < SOCKET_CAP, "waited out the cap: {took:?}");
+    assert!(
+        !outcome.notes.iter().any(|n| n.contains("WebSocket")),
+        "{:?}",
+        outcome.notes
+    );
+}
+
+#[tokio::test]
+async fn a_socket_that_never_replies_ends_the_wait_at_the_cap_and_is_named() {
+    let (browser, s, tab) = page_with_socket().await;
+    let started = Instant::now();
+    let outcome = s
+        .settle(tab, ask_on_socket(&browser, tab, None))
+        .await
+        .unwrap();
+    assert!(started.elapsed() >= SOCKET_CAP, "{:?}", started.elapsed());
+    assert!(
+        outcome
+            .notes
+            .iter()
+            .any(|n| n.contains("WebSocket a.example/live") && n.contains("no reply came")),
+        "{:?}",
+        outcome.notes
+    );
+}
+
+#[tokio::test]
+async fn an_action_that_started_a_request_answers_after_its_response() {
+    let browser = page("https://a.example/");
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    s.ensure_tab_events(tab).await.unwrap();
+    let fire = browser.clone();
+    let started = Instant::now();
+    let outcome = s
+        .settle(tab, move || {
+            // A click whose handler fetches; the response ends 250 ms later.
+            fire.emit(
+                tab,
+                "Network.requestWillBeSent",
+                json!({"requestId": "r1", "type": "Fetch", "initiator": {"type": "script"},
+                       "request": {"url": "https://a.example/api/items", "method": "GET"}}),
+            );
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                fire.emit(tab, "Network.loadingFinished", json!({"requestId": "r1"}));
+            });
+            std::future::ready(Ok(()))
+        })
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        !outcome.notes.iter().any(|n| n.contains("Still loading")),
+        "{:?}",
+        outcome.notes
+    );
+    // The page then got its moment to render the response (the DOM quiet
+    // wait), and no look-ahead for timers: the request was the result.
+    assert!(sent_scripts(&browser)
+        .iter()
+        .any(|e| e.contains("MutationObserver")));
+    assert!(!engine_settles(&browser).contains(&true));
+}
+
+/// The expressions and functions run in the page, in order.
+fn sent_scripts(browser: &FakeBrowser) -> Vec<String> {
+    browser
+        .sent()
+        .into_iter()
+        .filter(|c| c.method.starts_with("Runtime."))
+        .map(|c| c.params.to_string().replace("\\\"", "\""))
+        .collect()
+}
+
+/// For each call of the engine's `settle`, whether it looked ahead for a
+/// change the page's own timers make.
+fn engine_settles(browser: &FakeBrowser) -> Vec<bool> {
+    sent_scripts(browser)
+        .iter()
+        .filter(|e| e.contains("settle") && e.contains("\"look\":"))
+        .map(|e| e.contains("\"look\":true"))
+        .collect()
+}
+
+#[tokio::test]
+async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers() {
+    let browser = page("https://a.example/");
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    s.ensure_tab_events(tab).await.unwrap();
+    // A click that the browser saw start nothing: its result may come
+    // from a timer, so the engine looks ahead.
+    s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
+    assert_eq!(engine_settles(&browser), [true]);
+    // A pointer move or typed text: only animations come to rest.
+    s.settle_passive(tab, || std::future::ready(Ok(())))
+        .await
+        .unwrap();
+    assert_eq!(engine_settles(&browser), [true, false]);
 }
