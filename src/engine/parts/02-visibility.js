@@ -10,6 +10,14 @@
     return h;
   }
 
+  // The same for the walk, which asks once per element: an answer made
+  // here is not kept (keeping one per element of a big page costs more
+  // than the few that are asked again, see contentText).
+  function hiddenOnce(el) {
+    const h = hiddenOf.get(el);
+    return h === undefined ? hiddenNow(el) : h;
+  }
+
   function hiddenNow(el) {
     if (el.getAttribute("aria-hidden") === "true") return "all";
     if (el.namespaceURI === SVG_NS && svgUnrendered(el)) return "all";
@@ -178,6 +186,12 @@
     if (!m || m === "none") return false;
     const stops = gradientStops(m);
     return !!stops && stops.every((c) => c[3] < 0.05);
+  }
+
+  // The computed style of `el`: the one box() holds when it looked at
+  // `el` already (each getComputedStyle() makes a new object to read).
+  function styleOf(el) {
+    return boxes.get(el)?.style || getComputedStyle(el);
   }
 
   // Where `el` and what it holds may paint: `under`, the clip of its

@@ -192,12 +192,12 @@
     if (kids.length <= COVER_KIDS) {
       for (const c of kids) {
         if (SKIP.has(c.tagName)) continue;
-        const pos = (boxes.get(c)?.style || getComputedStyle(c)).position;
+        const pos = styleOf(c).position;
         if (pos === "absolute") list.push(c);
         // (An image in a static wrapper of its own.)
         else if (pos === "static" && c.childElementCount === 1) {
           const g = c.firstElementChild;
-          if ((boxes.get(g)?.style || getComputedStyle(g)).position === "absolute") list.push(g);
+          if (styleOf(g).position === "absolute") list.push(g);
         }
       }
     }

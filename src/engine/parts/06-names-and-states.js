@@ -28,7 +28,7 @@
   function transformed(el, text) {
     if (!NON_SPACE.test(text)) return text;
     let how = transforms.get(el);
-    if (how === undefined) transforms.set(el, how = getComputedStyle(el).textTransform);
+    if (how === undefined) transforms.set(el, how = styleOf(el).textTransform);
     switch (how) {
       case "uppercase": return text.toUpperCase();
       case "lowercase": return text.toLowerCase();
@@ -229,9 +229,10 @@
       : aria("aria-checked");
     if (checked === "true") out.push("[checked]");
     else if (checked === "mixed") out.push("[checked=mixed]");
-    // (Also by a disabled fieldset, an ancestor's aria-disabled, inert.)
+    // (Also by a disabled fieldset, an ancestor's aria-disabled, inert:
+    // disabled() without its :disabled, which was just asked.)
     if (el.disabled === true || aria("aria-disabled") === "true" || el.matches(":disabled") ||
-      (INTERACTIVE.has(role) && disabled(el))) out.push("[disabled]");
+      (INTERACTIVE.has(role) && !!el.closest(DISABLING))) out.push("[disabled]");
     const expanded = el.localName === "summary" ? String(!!el.parentElement?.open) : aria("aria-expanded");
     if (expanded === "true") out.push("[expanded]");
     if (role === "option" ? el.selected === true || aria("aria-selected") === "true" : aria("aria-selected") === "true") out.push("[selected]");
@@ -248,8 +249,9 @@
 
   // Whether a person's press or typing does nothing on `el`: disabled
   // itself or by its fieldset, under aria-disabled, or inside inert.
+  const DISABLING = "[aria-disabled=true], [inert]";
   function disabled(el) {
-    return el.matches(":disabled") || !!el.closest("[aria-disabled=true], [inert]");
+    return el.matches(":disabled") || !!el.closest(DISABLING);
   }
 
   // Fields that received a named secret (serve --secrets): read as
@@ -308,11 +310,11 @@
     // Big containers with a pointer cursor (a whole card) act through the
     // links and buttons in them.
     if (el.childElementCount > 4) return "";
-    const cursor = getComputedStyle(el).cursor;
+    const cursor = styleOf(el).cursor;
     const kind = cursor === "pointer" ? "clickable" : GRAB.test(cursor) ? "draggable" : "";
     if (!kind) return "";
     const up = paintParent(el);
-    return !up || getComputedStyle(up).cursor !== cursor ? kind : "";
+    return !up || styleOf(up).cursor !== cursor ? kind : "";
   }
 
   // ---- parts of widgets ---------------------------------------------------------
@@ -361,10 +363,10 @@
   function pointerPart(el, role) {
     if (!POINTER_PARTS.has(role)) return false;
     if (el.hasAttribute("onclick")) return true;
-    if (getComputedStyle(el).cursor !== "pointer") return false;
+    if (styleOf(el).cursor !== "pointer") return false;
     if (role === "row" || role === "heading") {
       const up = paintParent(el);
-      return !up || getComputedStyle(up).cursor !== "pointer";
+      return !up || styleOf(up).cursor !== "pointer";
     }
     const row = el.parentElement && roleOf(el.parentElement) === "row" ? el.parentElement : ancestorWith(el, ROW);
     return !row || !pointerPart(row, "row");

@@ -101,6 +101,12 @@
     return s.length > MAX_NAME ? s.slice(0, MAX_NAME) + "…" : s;
   }
 
+  // The indent of a line at `depth`, made once per depth.
+  const indents = [];
+  function indentOf(depth) {
+    return indents[depth] ?? (indents[depth] = "  ".repeat(depth));
+  }
+
   function quote(s) {
     return `"${s.replace(/"/g, '\\"')}"`;
   }
@@ -167,23 +173,26 @@
     function emitGenerated(words, el, depth, parentName) {
       words = words.trim();
       if (words === parentName) return;
-      if (!emit(`${"  ".repeat(depth)}- text: ${cut(words)}`, depth, "text", el, undefined, parentName, false)) stoppedAt = el;
+      if (!emit(`${indentOf(depth)}- text: ${cut(words)}`, depth, "text", el, undefined, parentName, false)) stoppedAt = el;
     }
 
     function walk(node, depth, parentName, textIsName) {
       if (full) return;
       if (node.nodeType === 3) {
         // Most text nodes of a big page are the blanks between tags.
-        if (textIsName || !NON_SPACE.test(node.data)) return;
-        const whole = clean(node.data);
+        if (textIsName) return;
+        // (Read once: each read of `data` is a call into the DOM.)
+        const data = node.data;
+        if (!NON_SPACE.test(data)) return;
+        const whole = clean(data);
         if (whole === parentName || (see && unseen(node))) return;
         // (Line breaks a person sees make lines of their own.)
-        if (!(node.data.includes("\n") && keepsBreaks(node.parentElement)) && !cuts.has(node)) {
-          if (!emit(`${"  ".repeat(depth)}- text: ${cut(whole)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
+        if (!(data.includes("\n") && keepsBreaks(node.parentElement)) && !cuts.has(node)) {
+          if (!emit(`${indentOf(depth)}- text: ${cut(whole)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
           return;
         }
         for (const t of textLines(node)) {
-          if (!emit(`${"  ".repeat(depth)}- text: ${cut(t)}`, depth, "text", node, undefined, parentName, textIsName)) { stoppedAt = node; break; }
+          if (!emit(`${indentOf(depth)}- text: ${cut(t)}`, depth, "text", node, undefined, parentName, textIsName)) { stoppedAt = node; break; }
         }
         return;
       }
@@ -196,7 +205,7 @@
         else walkChildren(el, depth, parentName, textIsName);
         return;
       }
-      const h = hidden(el);
+      const h = hiddenOnce(el);
       if (h === "all") return;
       // Its own text is invisible too; a child that sets visible shows.
       if (h === "self") { walkChildren(el, depth, parentName, textIsName, true); return; }
@@ -212,7 +221,7 @@
         const shownLabel = [...(drawn.labels || [])].find((l) => (l === el || el.contains(l)) && l.checkVisibility());
         const said = shownLabel ? cut(clean(contentText(shownLabel, 0)) || clean(shownLabel.title)) : "";
         const name = said || seenName(drawn, role, cut(nameOf(drawn, role)));
-        let line = `${"  ".repeat(depth)}- ${role}`;
+        let line = `${indentOf(depth)}- ${role}`;
         if (name) line += ` ${quote(name)}`;
         const st = states(drawn, role);
         if (st.length) line += " " + st.join(" ");
@@ -244,7 +253,7 @@
         if (unseen(el)) return;
         name = seenName(el, role, name);
       }
-      let line = `${"  ".repeat(depth)}- ${role}`;
+      let line = `${indentOf(depth)}- ${role}`;
       if (name) line += ` ${quote(name)}`;
       const st = states(el, role);
       if (st.length) line += " " + st.join(" ");
@@ -279,7 +288,7 @@
         for (const o of el.querySelectorAll("option")) {
           if (full) continue;
           if (o.hidden || getComputedStyle(o).display === "none") { if (see) leftOut.add(o); continue; }
-          let opt = `${"  ".repeat(depth + 1)}- option ${quote(cut(nameOf(o, "option")))}`;
+          let opt = `${indentOf(depth + 1)}- option ${quote(cut(nameOf(o, "option")))}`;
           const ost = states(o, "option");
           if (ost.length) opt += " " + ost.join(" ");
           if (!emit(`${opt} [ref=${refFor(o)}]`, depth + 1, "option", o)) stoppedAt = o;
@@ -332,7 +341,7 @@
   function keepsBreaks(el) {
     if (!el) return false;
     let k = breaksOf.get(el);
-    if (k === undefined) breaksOf.set(el, k = BROKEN.test((boxes.get(el)?.style || getComputedStyle(el)).whiteSpace));
+    if (k === undefined) breaksOf.set(el, k = BROKEN.test(styleOf(el).whiteSpace));
     return k;
   }
 
