@@ -63,6 +63,27 @@ pub fn call(installed: bool, prefix: &str, method: &str, args: &str) -> String {
     format!("((t) => (t.configure({{prefix: {prefix:?}}}), t.{method}({args})))({engine})")
 }
 
+/// [`call`], after the engine's `due_method(due_args)` has settled (an
+/// earlier step the page owed before its next look, run in the same
+/// message: see `page::reading::worlds::DueEngineCall`). Its failure does
+/// not fail the call.
+pub fn call_after(
+    installed: bool,
+    prefix: &str,
+    (due_method, due_args): (&str, &str),
+    method: &str,
+    args: &str,
+) -> String {
+    let engine = if installed {
+        "globalThis.__tabwire"
+    } else {
+        SOURCE.trim_end()
+    };
+    format!(
+        "((t) => (t.configure({{prefix: {prefix:?}}}), Promise.resolve().then(() => t.{due_method}({due_args})).catch(() => {{}}).then(() => t.{method}({args}))))({engine})"
+    )
+}
+
 /// The options object of a snapshot call.
 pub fn budget_args(budget: usize) -> String {
     format!("{{budget: {budget}}}")

@@ -461,12 +461,47 @@ async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers()
     let tab = Tab::current(s.clone()).await.unwrap().id();
     s.ensure_tab_events(tab).await.unwrap();
     // A click that the browser saw start nothing: its result may come
-    // from a timer, so the engine looks ahead.
+    // from a timer, so the engine looks ahead (before the next command).
     s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
+    s.ensure_tab_events(tab).await.unwrap();
     assert_eq!(engine_settles(&browser), [true]);
     // A pointer move or typed text: only animations come to rest.
     s.settle_passive(tab, || std::future::ready(Ok(())))
         .await
         .unwrap();
+    s.ensure_tab_events(tab).await.unwrap();
     assert_eq!(engine_settles(&browser), [true, false]);
+}
+
+#[tokio::test]
+async fn an_actions_settle_rides_with_the_next_engine_call_and_a_navigation_drops_it() {
+    let browser = page("https://a.example/");
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    s.ensure_tab_events(tab).await.unwrap();
+    s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
+    // Nothing was sent for it yet: the page owes it to its next look.
+    assert!(engine_settles(&browser).is_empty());
+    let before = browser.sent_of("Runtime.evaluate").len();
+    s.engine_call(tab, 0, "stats", "{}", true).await.unwrap();
+    let sent = browser.sent_of("Runtime.evaluate");
+    assert_eq!(sent.len(), before + 1, "one message for both: {sent:?}");
+    let both = sent.last().unwrap().to_string();
+    assert!(
+        both.contains("t.settle(") && both.contains("t.stats("),
+        "{both}"
+    );
+    assert_eq!(sent.last().unwrap()["awaitPromise"], true);
+    // Owed, then the page is left: the settle is not run on its way out.
+    s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
+    s.cdp(tab, "Page.navigate", json!({"url": "https://b.example/"}))
+        .await
+        .unwrap();
+    s.ensure_tab_events(tab).await.unwrap();
+    assert_eq!(
+        engine_settles(&browser).len(),
+        1,
+        "{:?}",
+        engine_settles(&browser)
+    );
 }

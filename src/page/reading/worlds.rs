@@ -21,7 +21,32 @@ use crate::error::{ErrorKind, ToolError};
 use crate::page::tab::calls::exception_text;
 use crate::page::tab::client::Client;
 
-/// Adopts the world the tab's setup made; forgets the worlds on a detach.
+/// An engine call the page is owed before it is next looked at (the tab's
+/// slot): an action's in-page settle. It rides in the same message as the
+/// next engine call of the top document (its answer then comes after it),
+/// or runs on its own before any other command; a navigation drops it
+/// (the page it was for is going).
+#[derive(Default)]
+pub struct DueEngineCall(Option<Due>);
+
+struct Due {
+    method: &'static str,
+    args: String,
+    /// The longest it may take on its own.
+    cap: std::time::Duration,
+}
+
+/// Commands after which an owed in-page step is moot: they leave the page.
+const LEAVES_PAGE: &[&str] = &[
+    "Page.navigate",
+    "Page.reload",
+    "Page.navigateToHistoryEntry",
+    "Page.close",
+];
+
+/// Adopts the world the tab's setup made; forgets the worlds on a detach;
+/// runs an engine call owed to the page before a command that did not
+/// take it along.
 pub struct Feature;
 
 impl crate::page::tab::feature::TabFeature for Feature {
@@ -41,6 +66,25 @@ impl crate::page::tab::feature::TabFeature for Feature {
 
     fn detached(&self, state: &mut crate::page::tab::calls::TabState) {
         *state.slot::<TabWorlds>() = TabWorlds::default();
+        state.slot::<DueEngineCall>().0 = None;
+    }
+
+    fn before_command<'a>(
+        &'a self,
+        client: &'a Client,
+        tab: TabId,
+        method: &'a str,
+    ) -> Option<crate::page::tab::feature::Hook<'a, ()>> {
+        let due = client.tab_state(tab).slot::<DueEngineCall>().0.take()?;
+        if LEAVES_PAGE.contains(&method) || client.dialog(tab).is_some() {
+            return None;
+        }
+        Some(Box::pin(async move {
+            let began = std::time::Instant::now();
+            let ran = client.engine_awaited::<Value>(tab, due.method, &due.args);
+            let r = tokio::time::timeout(due.cap, ran).await;
+            tracing::debug!(target: "tabwire::wait", method = due.method, ok = matches!(r, Ok(Ok(_))), ms = began.elapsed().as_millis() as u64, "owed engine call ran before {method}");
+        }))
     }
 }
 
@@ -152,6 +196,19 @@ fn engine_error(ex: &Value) -> ToolError {
 }
 
 impl Client {
+    /// Leaves `method(args)` (a promise the engine settles) owed to the
+    /// top document's engine before it is next looked at (see
+    /// [`DueEngineCall`]); `cap`: the longest it may take on its own.
+    pub(in crate::page) fn owe_engine_call(
+        &self,
+        tab: TabId,
+        method: &'static str,
+        args: String,
+        cap: std::time::Duration,
+    ) {
+        self.tab_state(tab).slot::<DueEngineCall>().0 = Some(Due { method, args, cap });
+    }
+
     /// Calls `method(args)` on the engine of `tab`'s top document (frame
     /// 0) or of frame `frame`; the CDP answer of `Runtime.evaluate`, by
     /// value or as a handle. An error the engine throws is a ToolError
@@ -270,6 +327,12 @@ impl Client {
         target: bool,
         await_promise: bool,
     ) -> Result<Value, ToolError> {
+        // Taken before anything is sent (finding the world may send a
+        // command, which would otherwise run it on its own first).
+        let mut owed = match frame {
+            0 => self.tab_state(tab).slot::<DueEngineCall>().0.take(),
+            _ => None,
+        };
         for attempt in 0..2 {
             let (context_id, installed, session) = if frame == 0 {
                 let (c, i) = self.top_world(tab, attempt > 0).await?;
@@ -278,7 +341,19 @@ impl Client {
                 self.frame_world(tab, frame)?
             };
             let mut params = evaluate_params(context_id, installed, frame, method, args, by_value);
-            if await_promise {
+            // The step the page is owed goes first, in the same message.
+            let due = owed.take();
+            if let Some(due) = &due {
+                let call = engine::call_after(
+                    installed,
+                    &Ref::prefix(0),
+                    (due.method, &due.args),
+                    method,
+                    args,
+                );
+                params["expression"] = json!(call);
+            }
+            if await_promise || due.is_some() {
                 params["awaitPromise"] = json!(true);
             }
             if target {

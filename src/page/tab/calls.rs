@@ -190,6 +190,17 @@ impl Client {
         Ok(())
     }
 
+    /// What features owe the page before `method` goes to it (the
+    /// in-page settle an action left for the page's next look, when no
+    /// engine call took it along).
+    async fn owed_steps(&self, tab: TabId, method: &str) {
+        for f in self.features() {
+            if let Some(step) = f.before_command(self, tab, method) {
+                step.await;
+            }
+        }
+    }
+
     /// Sends several CDP commands in order (one message through the
     /// extension); the first error ends the sequence.
     pub async fn cdp_batch(
@@ -214,6 +225,7 @@ impl Client {
     ) -> Result<Result<Vec<Value>, BackendError>, ToolError> {
         let first = commands.first().map_or("", |c| c.0);
         self.ready(tab, first).await?;
+        self.owed_steps(tab, first).await;
         let (n, started) = (commands.len(), std::time::Instant::now());
         let r = self.backend().cdp_batch(tab, commands).await;
         tracing::debug!(target: "tabwire::cdp", first, n, ms = started.elapsed().as_secs_f64() * 1e3, "cdp batch");
@@ -246,6 +258,7 @@ impl Client {
             return self.cdp(tab, method, params).await;
         };
         self.ready(tab, method).await?;
+        self.owed_steps(tab, method).await;
         let raw = self
             .backend()
             .cdp_raw_in(tab, session, method, params)
@@ -263,6 +276,7 @@ impl Client {
         params: Value,
     ) -> Result<Box<RawValue>, ToolError> {
         self.ready(tab, method).await?;
+        self.owed_steps(tab, method).await;
         let started = std::time::Instant::now();
         let r = self.backend().cdp_raw(tab, method, params).await;
         // Per-command timings, for profiling with RUST_LOG=tabwire::cdp=debug.

@@ -58,6 +58,18 @@ pub trait TabFeature: Send + Sync {
         Box::pin(async { Ok(()) })
     }
 
+    /// A command is about to go to the tab: a step the feature owes the
+    /// page before then, if any (None, at once, when there is none: this
+    /// is asked before every command).
+    fn before_command<'a>(
+        &'a self,
+        _client: &'a Client,
+        _tab: TabId,
+        _method: &'a str,
+    ) -> Option<Hook<'a, ()>> {
+        None
+    }
+
     /// An event of the tab that may need an answer before the page goes
     /// on. True: handled here, not recorded as the tab's state.
     fn intercept(&self, _client: &Client, _tab: TabId, _method: &str, _params: &Value) -> bool {
