@@ -174,6 +174,38 @@ fn the_rooms_of_page_import_only_the_rooms_before_them() {
 }
 
 #[test]
+fn only_the_fence_writes_or_reads_its_markers() {
+    // Page text is fenced in one place, src/fence.rs: elsewhere the
+    // markers appear only as prose (`<<page-content ID>>`), never built
+    // or parsed, so no second renderer can leave a page string unfenced.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for file in rust_files(&src) {
+        if file.ends_with("fence.rs") || file.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        // Unit tests spell answers out; they build nothing.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, line) in code.lines().enumerate() {
+            for marker in ["<<page-content ", "<<end-page-content "] {
+                for (at, _) in line.match_indices(marker) {
+                    if !line[at + marker.len()..].starts_with("ID>>") {
+                        found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "fence markers built or parsed outside src/fence.rs (use Fence::wrap, Fence::quote, \
+         fence::cut_line, fence::opens_block):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
 fn the_readme_tool_table_names_every_tool_and_no_other() {
     // Every group on: the whole registry.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tabwire"))

@@ -179,19 +179,7 @@ fn render(done: &[Answer]) -> String {
 /// An answer's first line cut short (an inline fence cut short is closed
 /// again).
 fn one_line(line: &str) -> String {
-    let mut out: String = line.chars().take(200).collect();
-    if out.len() < line.len() {
-        out.push('…');
-        if let Some(open) = out.rfind("<<page-content ") {
-            let id: String = out[open + "<<page-content ".len()..]
-                .chars()
-                .take_while(char::is_ascii_hexdigit)
-                .collect();
-            if !out[open..].contains("<<end-page-content ") {
-                out.push_str(&format!("<<end-page-content {id}>>"));
-            }
-        }
-    }
+    let mut out = crate::fence::cut_line(line, 200);
     if out.is_empty() {
         out = "done".into();
     }

@@ -302,7 +302,7 @@ impl Response {
         let line = first.lines().next().unwrap_or("").trim();
         // A fence's opening line alone is no headline (page content
         // follows it).
-        if line.starts_with("<<page-content ") && !line.contains("<<end-page-content ") {
+        if crate::fence::opens_block(line) {
             return "";
         }
         line
