@@ -27,6 +27,16 @@ fn page(url: &'static str) -> Arc<FakeBrowser> {
     }))
 }
 
+/// A plain page at a.example, the client's current tab, its events
+/// flowing.
+async fn watched_page() -> (Arc<FakeBrowser>, Client, TabId) {
+    let browser = page("https://a.example/");
+    let s = client(browser.clone(), Policy::default());
+    let tab = Tab::current(s.clone()).await.unwrap().id();
+    s.ensure_tab_events(tab).await.unwrap();
+    (browser, s, tab)
+}
+
 #[tokio::test]
 async fn a_tool_gets_the_tab_only_when_the_policy_allows_its_page() {
     let deny = Policy {
@@ -60,10 +70,7 @@ async fn the_tab_is_set_up_once_and_its_document_read_from_the_setup() {
 
 #[tokio::test]
 async fn answering_a_dialog_sends_the_answer_and_forgets_the_dialog() {
-    let browser = page("https://a.example/");
-    let s = client(browser.clone(), Policy::default());
-    let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    let (browser, s, tab) = watched_page().await;
     browser.emit(
         tab,
         "Page.javascriptDialogOpening",
@@ -81,10 +88,7 @@ async fn answering_a_dialog_sends_the_answer_and_forgets_the_dialog() {
 
 #[tokio::test]
 async fn a_closed_tab_is_said_once_then_a_fresh_one_is_used() {
-    let browser = page("https://a.example/");
-    let s = client(browser.clone(), Policy::default());
-    let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    let (browser, s, tab) = watched_page().await;
     browser.close_tab(tab).await.unwrap();
     assert!(wait_until(|| s.current_tab().is_none()).await);
     let err = match Tab::current(s.clone()).await {
@@ -249,10 +253,7 @@ async fn a_navigation_to_a_denied_site_sends_nothing() {
 
 #[tokio::test]
 async fn an_action_that_opens_a_dialog_answers_at_once_with_it() {
-    let browser = page("https://a.example/");
-    let s = client(browser.clone(), Policy::default());
-    let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    let (browser, s, tab) = watched_page().await;
     let fire = browser.clone();
     let outcome = tokio::time::timeout(
         std::time::Duration::from_secs(2),
@@ -306,10 +307,7 @@ async fn an_action_that_starts_a_navigation_waits_for_the_new_page() {
 /// A page at a.example with a WebSocket open (`ws1`), known to the tab's
 /// network log before the action.
 async fn page_with_socket() -> (Arc<FakeBrowser>, Client, TabId) {
-    let browser = page("https://a.example/");
-    let s = client(browser.clone(), Policy::default());
-    let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    let (browser, s, tab) = watched_page().await;
     browser.emit(
         tab,
         "Network.webSocketCreated",
@@ -393,10 +391,7 @@ async fn a_socket_that_never_replies_ends_the_wait_at_the_cap_and_is_named() {
 
 #[tokio::test]
 async fn an_action_that_started_a_request_answers_after_its_response() {
-    let browser = page("https://a.example/");
-    let s = client(browser.clone(), Policy::default());
-    let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    let (browser, s, tab) = watched_page().await;
     let fire = browser.clone();
     let started = Instant::now();
     let outcome = s
@@ -456,10 +451,7 @@ fn engine_settles(browser: &FakeBrowser) -> Vec<bool> {
 
 #[tokio::test]
 async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers() {
-    let browser = page("https://a.example/");
-    let s = client(browser.clone(), Policy::default());
-    let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    let (browser, s, tab) = watched_page().await;
     // A click that the browser saw start nothing: its result may come
     // from a timer, so the engine looks ahead (before the next command).
     s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
@@ -475,10 +467,7 @@ async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers()
 
 #[tokio::test]
 async fn an_actions_settle_rides_with_the_next_engine_call_and_a_navigation_drops_it() {
-    let browser = page("https://a.example/");
-    let s = client(browser.clone(), Policy::default());
-    let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    let (browser, s, tab) = watched_page().await;
     s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
     // Nothing was sent for it yet: the page owes it to its next look.
     assert!(engine_settles(&browser).is_empty());
