@@ -5,13 +5,12 @@
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
 
 use super::client::Client;
 use super::console_and_dialogs::{ConsoleEntry, Dialog, TabEvents};
 use super::feature::TopWorld;
 use super::slots::Slots;
-use tokio::sync::broadcast::error::RecvError;
-
 use crate::backend::{BackendError, TabEvent, TabId};
 use crate::error::{ErrorKind, ToolError};
 
