@@ -142,7 +142,10 @@ pub struct Snapshot {
     /// A skeleton: how many runs it folded (0: the outline as it is).
     #[serde(default)]
     pub folds: usize,
-    /// A skeleton: the size of the whole outline it was made from.
+    /// A skeleton: the size of the whole outline it was made from, at
+    /// least (past the first 40 KB the skeleton's walk leaves names,
+    /// states and values for the lines it shows, so folded lines count
+    /// short).
     #[serde(default)]
     pub outline: usize,
     /// A skeleton of only the first part of a huge page.
@@ -288,10 +291,10 @@ pub fn cut_note(snap: &Snapshot, budget: usize) -> String {
     if snap.folds > 0 {
         let _ = writeln!(
             out,
-            "… a skeleton of a {} KB outline{}: {} folded parts end in [expand=eN]; \
+            "… a skeleton of an outline of over {} KB{}: {} folded parts end in [expand=eN]; \
              browser_snapshot target=eN shows one, full=true the whole page; browser_find \
              searches it all.",
-            snap.outline.div_ceil(1000),
+            snap.outline / 1000,
             if snap.partial {
                 " (only its first 500 KB)"
             } else {

@@ -71,7 +71,7 @@ fn a_skeleton_says_how_to_unfold_it_and_its_expand_refs_count() {
     let out = with_cut_note(&s, 40_000);
     assert!(
         out.ends_with(
-            "… a skeleton of a 49 KB outline: 1 folded parts end in [expand=eN]; \
+            "… a skeleton of an outline of over 48 KB: 1 folded parts end in [expand=eN]; \
              browser_snapshot target=eN shows one, full=true the whole page; browser_find \
              searches it all.\n"
         ),

@@ -76,6 +76,28 @@
     return contentText(el, depth + 1, skip);
   }
 
+  // Whether contentText(el, depth, skip) has a word in it (outside a
+  // name's computation: `naming` is off), found at the first one. It
+  // follows contentText and embeddedName step for step; a case changed
+  // there must change here.
+  function says(el, depth, skip) {
+    if (depth > 12) return false;
+    const fill = el.localName === "slot" ? el.assignedNodes() : null;
+    if (fill && fill.length) return fill.some((n) => pieceSays(n, depth, skip));
+    for (let n = el.shadowRoot ? el.shadowRoot.firstChild : el.firstChild; n; n = n.nextSibling) if (pieceSays(n, depth, skip)) return true;
+    return false;
+  }
+  function pieceSays(n, depth, skip) {
+    if (n.nodeType === 3) return NON_SPACE.test(n.data);
+    if (n.nodeType !== 1 || n === skip || SKIP.has(n.tagName) || hidden(n) === "all") return false;
+    if (clean(n.getAttribute("aria-label"))) return true;
+    switch (n.localName) {
+      case "img": case "area": case "input": case "select": case "textarea": case "svg":
+        return NON_SPACE.test(embeddedName(n, depth, skip));
+    }
+    return says(n, depth + 1, skip);
+  }
+
   function buttonName(el) {
     const type = (el.getAttribute("type") || "").toLowerCase();
     if (type === "image") return el.getAttribute("alt") || el.value || el.title || "Submit";
@@ -112,6 +134,12 @@
   }
 
   function nameOf(el, role) {
+    return ownName(el, role) ?? contentName(el, role);
+  }
+
+  // The name of `el` as far as it comes from anything but its content;
+  // null when its content comes next (accname's order).
+  function ownName(el, role) {
     // (The name a custom element gives itself through its internals.)
     const ax = AX_INFO && internals(el);
     if (ax && ax.name && ax.role === role) return ax.name;
@@ -126,11 +154,20 @@
     if (label) return label;
     const native = clean(nativeName(el, role));
     if (native) return native;
-    if (NAME_FROM_CONTENT.has(role) || el.localName === "dfn") {
-      const c = clean(ownContent(el, role));
-      if (c) return c;
-    }
+    if (NAME_FROM_CONTENT.has(role) || el.localName === "dfn") return null;
     return clean(el.title) || hostLabel(el, role);
+  }
+
+  // The name of an element whose ownName() is null: from its content.
+  function contentName(el, role) {
+    return clean(ownContent(el, role)) || clean(el.title) || hostLabel(el, role);
+  }
+
+  // Whether contentName() would be anything, without building it (no
+  // text-transform read, no string made, done at the first word): what
+  // the skeleton's walk needs to know of a name it leaves for later.
+  function hasContentName(el, role) {
+    return says(el, 0, contentSkip(el, role)) || !!clean(el.title) || !!hostLabel(el, role);
   }
 
   // A form control inside a component's shadow root, unnamed there, takes
@@ -152,7 +189,10 @@
   // group of items nested in it (their names are their own), as
   // Chromium's does.
   function ownContent(el, role) {
-    return contentText(el, 0, role === "treeitem" ? el.querySelector(":scope > [role=group], :scope > ul, :scope > ol") : undefined);
+    return contentText(el, 0, contentSkip(el, role));
+  }
+  function contentSkip(el, role) {
+    return role === "treeitem" ? el.querySelector(":scope > [role=group], :scope > ul, :scope > ol") : undefined;
   }
 
   // Set while a name is computed for an answer: text a person cannot see

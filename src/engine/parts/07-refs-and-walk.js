@@ -111,6 +111,31 @@
     return `"${s.replace(/"/g, '\\"')}"`;
   }
 
+  // An element's line: its role, name, states, ref and value.
+  function lineOf(depth, role, name, st, ref, value) {
+    let line = `${indentOf(depth)}- ${role}`;
+    if (name) line += ` ${quote(name)}`;
+    if (st.length) line += " " + st.join(" ");
+    if (ref) line += ` [ref=${ref}]`;
+    if (value && value !== name) line += `: ${cut(value)}`;
+    return line;
+  }
+
+  const NO_STATES = [];
+
+  // Line `i` of a rendering made with `namesAfter`, whole: what the walk
+  // left for later (name, states, value) is read now, and the line and
+  // its record get it.
+  function nameLine(lines, recs, i) {
+    const r = recs[i];
+    if (r.later) {
+      if (r.name === null) r.name = cut(contentName(r.node, r.role));
+      lines[i] = lineOf(r.depth, r.role, r.name, states(r.node, r.role), r.ref, clean(valueOf(r.node, r.role)));
+      r.later = false;
+    }
+    return lines[i];
+  }
+
   // Renders the subtree of `root` as outline lines until `budget` bytes
   // (UTF-16 units, a close enough measure) are used. Returns the text, the
   // number of shown lines, whether it was cut, and the iframes whose
@@ -129,7 +154,13 @@
 
   // `see`: leave out what a person cannot see as lines are made (budgeted
   // walks); the skeleton's big walk leaves it to the lines it shows.
-  function render(root, budget, count = true, recs = null, see = true, ctx = null) {
+  // `namesAfter` (with recs, without see): once this many units are
+  // used, an element's line is made without its states and value, and
+  // without its name when that comes from its content (the record's
+  // name is null then), see nameLine(): most of those lines a skeleton
+  // folds, and a folded line is counted by role and ref, not read. Lines
+  // so made are shorter than they will be: `used` is a lower bound then.
+  function render(root, budget, count = true, recs = null, see = true, ctx = null, namesAfter = Infinity) {
     inControl = 0;
     lastSkeleton = null;
     claimSurfaces(root);
@@ -140,13 +171,13 @@
     // A node whose walk the budget stopped: elements from it on are counted.
     let stoppedAt = null;
 
-    function emit(line, depth, role, node, name, pn, tn) {
+    function emit(line, depth, role, node, name, pn, tn, parts) {
       if (used + line.length + 1 > budget) {
         full = true;
         return false;
       }
       lines.push(line);
-      if (recs) recs.push({ depth, role, node, name, pn, tn });
+      if (recs) recs.push(parts ? { depth, role, node, name, pn, tn, ...parts } : { depth, role, node, name, pn, tn });
       used += line.length + 1;
       return true;
     }
@@ -233,7 +264,11 @@
       }
 
       let role = roleOf(el);
-      let name = cut(nameOf(el, role));
+      // `own`: null when a name from content may be left for later
+      // (`deferred`: there is one).
+      const own = used > namesAfter && !see ? ownName(el, role) : undefined;
+      let name = own === undefined ? cut(nameOf(el, role)) : own === null ? "" : cut(own);
+      const deferred = own === null && hasContentName(el, role);
       const isFocusable = focusable(el);
       // A div, span, label or image a person clicks (no role says so).
       // (The skeleton's big walk leaves that to the lines it shows.)
@@ -245,7 +280,7 @@
       // (Most elements have no tabindex and none of those roles: one
       // attribute read, not a call, for them.)
       const part = !click && !isFocusable && (GRID_PARTS.has(role) || el.hasAttribute("tabindex")) && !INTERACTIVE.has(role) && widgetPart(el, role);
-      if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !isFocusable && !(part && !inControl && rovingLeaf(el, role))) {
+      if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !deferred && !isFocusable && !(part && !inControl && rovingLeaf(el, role))) {
         walkChildren(el, depth, parentName, textIsName);
         return;
       }
@@ -253,15 +288,20 @@
         if (unseen(el)) return;
         name = seenName(el, role, name);
       }
-      let line = `${indentOf(depth)}- ${role}`;
-      if (name) line += ` ${quote(name)}`;
-      const st = states(el, role);
-      if (st.length) line += " " + st.join(" ");
+      const nameIsText = (NAME_FROM_CONTENT.has(role) || click) && (!!name || deferred) && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !(AX_INFO && internals(el)?.name);
+      // (What its text is compared with needs the name itself.)
+      const waits = deferred && nameIsText;
+      if (deferred && !waits) name = cut(contentName(el, role));
+      // Past `namesAfter`, states and value wait with the name (the ref
+      // is handed out now: refs are numbered in walk order). (A frame's
+      // line gets its [frame=n] below: made now.)
+      const later = own !== undefined && role !== "Iframe";
+      const st = later ? NO_STATES : states(el, role);
       const acts = INTERACTIVE.has(role) || isFocusable || !!click || part || (see && !inControl && pointerPart(el, role));
-      if (acts) line += ` [ref=${refFor(el)}]`;
-      const value = clean(valueOf(el, role));
-      if (value && value !== name) line += `: ${cut(value)}`;
-      if (!emit(line, depth, role, el, name, parentName, textIsName)) { stoppedAt = el; return; }
+      const ref = acts ? refFor(el) : "";
+      const value = later ? "" : clean(valueOf(el, role));
+      const line = lineOf(depth, role, name, st, ref, value);
+      if (!emit(line, depth, role, el, waits ? null : name, parentName, textIsName, later ? { later, ref } : null)) { stoppedAt = el; return; }
 
       if (role === "Iframe") {
         let doc = null;
@@ -298,8 +338,7 @@
       if (el.localName === "textarea" || el.localName === "input") return;
       // An editable region (CodeMirror 6, a rich text box) shows its text
       // as its value, once.
-      if (value && el.hasAttribute("contenteditable") && (role === "textbox" || role === "searchbox")) return;
-      const nameIsText = (NAME_FROM_CONTENT.has(role) || click) && !!name && !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !(AX_INFO && internals(el)?.name);
+      if ((role === "textbox" || role === "searchbox") && el.hasAttribute("contenteditable") && (later ? clean(valueOf(el, role)) : value)) return;
       if (acts) inControl++;
       try {
         walkChildren(el, depth + 1, name, nameIsText);

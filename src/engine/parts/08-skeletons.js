@@ -44,7 +44,8 @@
   }
 
   // What lines from..to-1 hold, counted: "23 links, 2 buttons, 14 lines of text".
-  // (`skip`: a line already shown.)
+  // (`skip`: a line already shown. A line the walk left unfinished, see
+  // render()'s namesAfter, has its role and ref: all this reads.)
   function tally(lines, recs, from, to, skip = -1) {
     let links = 0, buttons = 0, controls = 0, texts = 0, other = 0;
     for (let i = from; i < to; i++) {
@@ -198,6 +199,7 @@
   // The lines of `items` (line numbers of a rendering made with see =
   // false, or made lines) a person can see: a line that cannot be seen
   // goes with everything under it; names keep only what can be seen.
+  // (A line the walk left unfinished is finished here: nameLine().)
   function shown(lines, recs, items) {
     const out = [];
     const cutDone = new Set();
@@ -208,10 +210,11 @@
       if (gone >= 0 && depth > gone) continue;
       gone = -1;
       if (typeof item !== "number") { out.push(item.text); continue; }
-      const { node, role, name } = recs[item];
+      const { node, role } = recs[item];
       if (unseen(node)) { gone = depth; unseenLines.set(node, lastWhy); continue; }
       told.set(node, true);
-      let line = lines[item];
+      let line = nameLine(lines, recs, item);
+      const name = recs[item].name;
       // A text its box cuts: the part shown (see shownUpTo).
       // (A walk that did not judge sight made its lines from all of it.)
       if (role === "text" && cuts.has(node)) {

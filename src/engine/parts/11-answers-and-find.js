@@ -6,7 +6,9 @@
 
   // Most outline a skeleton is made from (units, ~12k lines, ~100 ms on
   // this machine): past it, the skeleton covers the part of the page
-  // before it and says so (browser_find still searches it all).
+  // before it and says so (browser_find still searches it all). (Units
+  // of its lines as the walk makes them: past an answer's budget, without
+  // names from content, states and values, see render().)
   const SKELETON_WALK = 500000;
 
   // A page too long to walk whole: the lines of what a skeleton keeps
@@ -48,10 +50,13 @@
     return k;
   }
 
-  // The skeleton's walk of the page: its lines and records.
-  function skeletonWalk(budget) {
+  // The skeleton's walk of the page: its lines and records. Lines past
+  // `budget` and `small` units leave names from content, states and
+  // values for later (see render()): the baseline below and a page
+  // shown whole are made before that.
+  function skeletonWalk(budget, small) {
     const recs = [];
-    const r = render(document.documentElement, SKELETON_WALK, false, recs, false);
+    const r = render(document.documentElement, SKELETON_WALK, false, recs, false, null, Math.max(budget, small));
     lastFrames = r.frames;
     // What `changes` compares with: the rendering a budgeted walk makes
     // (what a person can see of it, decided when it is needed).
@@ -66,6 +71,9 @@
   // only the viewport's height changed.
   function skeletonOf(r, budget, small) {
     const recs = r.recs;
+    // (Without what the walk left for later: a page with any of that is
+    // over `small` already. The size a skeleton tells is the outline's
+    // without it, a lower bound.)
     const size = r.lines.reduce((a, l) => a + l.length + 1, 0);
     if (size <= small) return answer(shown(r.lines, recs, [...r.lines.keys()]), false, 0, r.frames.length);
     const sk = skeleton(r.lines, recs);

@@ -26,7 +26,7 @@
         // and go. Nothing the walk read changed (no mutation, no control
         // input), so what the viewport shows is worked out again from the
         // same walk.
-        const walk = same ? lastSkeleton.walk : skeletonWalk(budget);
+        const walk = same ? lastSkeleton.walk : skeletonWalk(budget, opts.skeleton);
         const answer = skeletonOf(walk, budget, opts.skeleton);
         lastSkeleton = { key, height: innerHeight, walk, answer };
         return answer;
