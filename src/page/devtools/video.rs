@@ -34,12 +34,7 @@ pub struct TabVideo(pub Option<ScreenRecording>);
 pub struct Feature;
 
 impl crate::page::tab::feature::TabFeature for Feature {
-    fn setup(
-        &self,
-        _: &Client,
-        _: TabId,
-        state: &mut crate::page::tab::calls::TabState,
-    ) -> Vec<(&'static str, Value)> {
+    fn setup(&self, state: &mut crate::page::tab::calls::TabState) -> Vec<(&'static str, Value)> {
         // A recording goes on once the tab is set up again.
         match state.slot::<TabVideo>().0 {
             Some(_) => vec![start_command()],

@@ -32,18 +32,10 @@ pub struct ExpectDownload(pub bool);
 pub struct Feature;
 
 impl crate::page::tab::feature::TabFeature for Feature {
-    fn setup(
-        &self,
-        _: &Client,
-        _: TabId,
-        _: &mut crate::page::tab::calls::TabState,
-    ) -> Vec<(&'static str, Value)> {
+    fn setup(&self, _: &mut crate::page::tab::calls::TabState) -> Vec<(&'static str, Value)> {
         // A revoked blob: URL stays readable long enough to save what an
         // export button downloads.
-        vec![(
-            "Page.addScriptToEvaluateOnNewDocument",
-            serde_json::json!({ "source": BLOB_GRACE }),
-        )]
+        vec![crate::page::tab::calls::on_new_documents(BLOB_GRACE)]
     }
 }
 

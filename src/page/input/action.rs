@@ -275,7 +275,7 @@ impl Client {
             let reported = self.tab_state(tab).events.file_chooser() != chooser_before
                 || self.tab_state(tab).slot::<ExpectDownload>().0;
             if self.dialog(tab).is_none() {
-                self.settle_in_page(tab, !waited && activates && !reported);
+                self.owe_settle(tab, !waited && activates && !reported);
             }
         }
         let mut new_document = false;

@@ -39,7 +39,7 @@ impl Client {
     /// that is an engine call (the action's change report, usually), so an
     /// action pays no round trip of its own for it (through the extension
     /// one is ~4 ms; see `DueEngineCall`).
-    pub(in crate::page) fn settle_in_page(&self, tab: TabId, look: bool) {
+    pub(in crate::page) fn owe_settle(&self, tab: TabId, look: bool) {
         let args = json!({"look": look, "ms": LOOK_AHEAD.as_millis() as u64}).to_string();
         let cap = Duration::from_millis(400) + LOOK_AHEAD + Duration::from_millis(500);
         self.owe_engine_call(tab, "settle", args, cap);

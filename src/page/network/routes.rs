@@ -35,12 +35,7 @@ use crate::page::tab::client::Client;
 pub struct Feature;
 
 impl crate::page::tab::feature::TabFeature for Feature {
-    fn setup(
-        &self,
-        _: &Client,
-        _: TabId,
-        state: &mut crate::page::tab::calls::TabState,
-    ) -> Vec<(&'static str, Value)> {
+    fn setup(&self, state: &mut crate::page::tab::calls::TabState) -> Vec<(&'static str, Value)> {
         state.slot::<TabNet>().setup()
     }
 

@@ -211,9 +211,7 @@ impl Client {
             .ok_or_else(|| ToolError::other("the element is gone from the page".into()))?;
         Ok(Element::by_node(id))
     }
-}
 
-impl Client {
     /// Calls `function` (a JS function declaration) with the element as
     /// `this` and `arg` as its argument; returns the JSON result.
     pub async fn call_on(

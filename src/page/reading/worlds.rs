@@ -52,8 +52,6 @@ pub struct Feature;
 impl crate::page::tab::feature::TabFeature for Feature {
     fn set_up(
         &self,
-        _: &Client,
-        _: TabId,
         state: &mut crate::page::tab::calls::TabState,
         world: Option<&crate::page::tab::feature::TopWorld>,
     ) {

@@ -84,6 +84,15 @@ fn tab_setup() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// The command that runs `source` in the page's own world of every new
+/// document of the tab, before the page's scripts (a feature's setup).
+pub fn on_new_documents(source: &str) -> (&'static str, Value) {
+    (
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({ "source": source }),
+    )
+}
+
 /// `Runtime.callFunctionOn` of `function(arg)` on the object `object_id`,
 /// awaited, its result by value (what [`Client::call_on`] sends).
 pub(in crate::page) fn call_params(object_id: &str, function: &str, arg: Value) -> Value {
@@ -128,7 +137,7 @@ impl Client {
         if !on {
             let mut setup = tab_setup();
             for f in self.features() {
-                let more = f.setup(self, tab, &mut self.tab_state(tab));
+                let more = f.setup(&mut self.tab_state(tab));
                 setup.extend(more);
             }
             // The document and the engine's world ride along: a new serve
@@ -165,7 +174,7 @@ impl Client {
                         });
                 }
                 for f in self.features() {
-                    f.set_up(self, tab, &mut state, world.as_ref());
+                    f.set_up(&mut state, world.as_ref());
                 }
             }
             for f in self.features() {

@@ -28,24 +28,12 @@ pub struct TopWorld {
 /// feature overrides it.
 pub trait TabFeature: Send + Sync {
     /// Commands the tab's one-time setup sends (in the same batch).
-    fn setup(
-        &self,
-        _client: &Client,
-        _tab: TabId,
-        _state: &mut TabState,
-    ) -> Vec<(&'static str, Value)> {
+    fn setup(&self, _state: &mut TabState) -> Vec<(&'static str, Value)> {
         Vec::new()
     }
 
     /// The tab was set up (under the client's lock: no waiting here).
-    fn set_up(
-        &self,
-        _client: &Client,
-        _tab: TabId,
-        _state: &mut TabState,
-        _world: Option<&TopWorld>,
-    ) {
-    }
+    fn set_up(&self, _state: &mut TabState, _world: Option<&TopWorld>) {}
 
     /// After the tab was set up, before the command that asked for it.
     fn after_set_up<'a>(&'a self, _client: &'a Client, _tab: TabId) -> Hook<'a, ()> {

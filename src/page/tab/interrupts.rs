@@ -33,12 +33,7 @@ use crate::backend::TabId;
 pub struct Feature;
 
 impl super::feature::TabFeature for Feature {
-    fn setup(
-        &self,
-        _: &Client,
-        _: TabId,
-        _: &mut super::calls::TabState,
-    ) -> Vec<(&'static str, Value)> {
+    fn setup(&self, _: &mut super::calls::TabState) -> Vec<(&'static str, Value)> {
         // HTTP authentication challenges reach tabwire.
         vec![fetch_setup()]
     }

@@ -142,17 +142,11 @@ impl Client {
 pub struct Feature;
 
 impl crate::page::tab::feature::TabFeature for Feature {
-    fn setup(
-        &self,
-        _: &Client,
-        _: TabId,
-        _: &mut crate::page::tab::calls::TabState,
-    ) -> Vec<(&'static str, Value)> {
+    fn setup(&self, _: &mut crate::page::tab::calls::TabState) -> Vec<(&'static str, Value)> {
         // Pages that declare tools for agents find a registry even where
         // the browser has none (from the next document on).
-        vec![(
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": shim::REGISTRY_SHIM }),
+        vec![crate::page::tab::calls::on_new_documents(
+            shim::REGISTRY_SHIM,
         )]
     }
 
