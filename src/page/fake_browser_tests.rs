@@ -453,9 +453,9 @@ fn engine_settles(browser: &FakeBrowser) -> Vec<bool> {
 async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers() {
     let (browser, s, tab) = watched_page().await;
     // A click that the browser saw start nothing: its result may come
-    // from a timer, so the engine looks ahead (before the next command).
+    // from a timer, so the engine looks ahead, within the action's wait
+    // (what the timer sets off belongs in this answer).
     s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
-    s.ensure_tab_events(tab).await.unwrap();
     assert_eq!(engine_settles(&browser), [true]);
     // A pointer move or typed text: only animations come to rest.
     s.settle_passive(tab, || std::future::ready(Ok(())))
@@ -468,7 +468,10 @@ async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers()
 #[tokio::test]
 async fn an_actions_settle_rides_with_the_next_engine_call_and_a_navigation_drops_it() {
     let (browser, s, tab) = watched_page().await;
-    s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
+    // A pointer move: its settle (no look-ahead) is not waited for.
+    s.settle_passive(tab, || std::future::ready(Ok(())))
+        .await
+        .unwrap();
     // Nothing was sent for it yet: the page owes it to its next look.
     assert!(engine_settles(&browser).is_empty());
     let before = browser.sent_of("Runtime.evaluate").len();
@@ -482,7 +485,9 @@ async fn an_actions_settle_rides_with_the_next_engine_call_and_a_navigation_drop
     );
     assert_eq!(sent.last().unwrap()["awaitPromise"], true);
     // Owed, then the page is left: the settle is not run on its way out.
-    s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
+    s.settle_passive(tab, || std::future::ready(Ok(())))
+        .await
+        .unwrap();
     s.cdp(tab, "Page.navigate", json!({"url": "https://b.example/"}))
         .await
         .unwrap();

@@ -275,7 +275,8 @@ impl Client {
             let reported = self.tab_state(tab).events.file_chooser() != chooser_before
                 || self.tab_state(tab).slot::<ExpectDownload>().0;
             if self.dialog(tab).is_none() {
-                self.owe_settle(tab, !waited && activates && !reported);
+                self.settle_in_page(tab, !waited && activates && !reported)
+                    .await;
             }
         }
         let mut new_document = false;

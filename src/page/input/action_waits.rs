@@ -34,15 +34,25 @@ impl Client {
     /// most [`LOOK_AHEAD`], then at most 300 ms for the DOM to settle) for
     /// a change the page's own timers or animation frames make.
     ///
-    /// It is owed to the page, not waited for here: it runs in the page
-    /// before whatever looks at the page next, in the same message when
-    /// that is an engine call (the action's change report, usually), so an
-    /// action pays no round trip of its own for it (through the extension
-    /// one is ~4 ms; see `DueEngineCall`).
-    pub(in crate::page) fn owe_settle(&self, tab: TabId, look: bool) {
+    /// With `look` it is waited for here: the look-ahead is part of the
+    /// action's wait, and what a timer sets off (a download an export
+    /// button makes, a dialog, a tab) belongs in this action's answer.
+    /// Without, it is owed to the page: it runs before whatever looks at
+    /// the page next, in the same message when that is an engine call (the
+    /// change report, usually), so a pointer move or typed text pays no
+    /// round trip of its own for it (through the extension one is ~4 ms;
+    /// see `DueEngineCall`).
+    pub(in crate::page) async fn settle_in_page(&self, tab: TabId, look: bool) {
         let args = json!({"look": look, "ms": LOOK_AHEAD.as_millis() as u64}).to_string();
         let cap = Duration::from_millis(400) + LOOK_AHEAD + Duration::from_millis(500);
-        self.owe_engine_call(tab, "settle", args, cap);
+        if !look {
+            self.owe_engine_call(tab, "settle", args, cap);
+            return;
+        }
+        let began = std::time::Instant::now();
+        let settle = self.engine_awaited::<bool>(tab, "settle", &args);
+        let changed = tokio::time::timeout(cap, settle).await;
+        tracing::debug!(target: "tabwire::wait", ?changed, ms = began.elapsed().as_millis() as u64, "looked ahead in page");
     }
 
     /// Waits (at most [`started_requests::CAP`]) for the requests the
