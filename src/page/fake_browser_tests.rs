@@ -33,7 +33,7 @@ async fn watched_page() -> (Arc<FakeBrowser>, Client, TabId) {
     let browser = page("https://a.example/");
     let s = client(browser.clone(), Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    s.on(tab).ensure_tab_events().await.unwrap();
     (browser, s, tab)
 }
 
@@ -61,8 +61,8 @@ async fn the_tab_is_set_up_once_and_its_document_read_from_the_setup() {
     let browser = page("https://a.example/");
     let s = client(browser.clone(), Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap();
-    assert_eq!(s.loader_id(tab.id()).await.unwrap(), "L1");
-    assert_eq!(s.url(tab.id()).await.unwrap(), "https://a.example/");
+    assert_eq!(s.on(tab.id()).loader_id().await.unwrap(), "L1");
+    assert_eq!(s.on(tab.id()).url().await.unwrap(), "https://a.example/");
     // The setup asked for the frame tree once; later reads use its answer.
     assert_eq!(browser.sent_of("Page.getFrameTree").len(), 1);
     assert_eq!(browser.sent_of("Page.enable").len(), 1);
@@ -76,14 +76,14 @@ async fn answering_a_dialog_sends_the_answer_and_forgets_the_dialog() {
         "Page.javascriptDialogOpening",
         json!({"type": "prompt", "message": "Name?", "defaultPrompt": "Ada", "url": "https://a.example/"}),
     );
-    let seen = wait_until(|| s.dialog(tab).is_some()).await;
+    let seen = wait_until(|| s.on(tab).dialog().is_some()).await;
     assert!(seen, "the dialog event never reached the tab's state");
-    s.answer_dialog(tab, true, Some("Grace")).await.unwrap();
+    s.on(tab).answer_dialog(true, Some("Grace")).await.unwrap();
     assert_eq!(
         browser.sent_of("Page.handleJavaScriptDialog"),
         [json!({"accept": true, "promptText": "Grace"})]
     );
-    assert!(s.dialog(tab).is_none());
+    assert!(s.on(tab).dialog().is_none());
 }
 
 #[tokio::test]
@@ -117,9 +117,7 @@ async fn a_browser_error_keeps_its_kind() {
     ));
     let s = client(browser, Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    let err = crate::page::navigation::navigate::history(&s, tab)
-        .await
-        .unwrap_err();
+    let err = s.on(tab).history().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
 }
 
@@ -141,7 +139,7 @@ async fn a_ref_from_no_snapshot_is_stale_before_the_browser_is_asked() {
     let s = client(browser.clone(), Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
     let before = browser.sent().len();
-    let err = s.element(tab, "e5").await.unwrap_err();
+    let err = s.on(tab).element("e5").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StaleRef, "{err}");
     assert!(err.text().contains("browser_snapshot"), "{err}");
     // Nothing was run in the page for it.
@@ -201,9 +199,7 @@ async fn a_navigation_answers_once_its_document_has_loaded() {
     let s = client(browser.clone(), Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
     let started = std::time::Instant::now();
-    let (end, _notes) = crate::page::navigation::navigate::go(&s, tab, "https://b.example/")
-        .await
-        .unwrap();
+    let (end, _notes) = s.on(tab).go("https://b.example/").await.unwrap();
     assert_eq!(end.still_loading, None, "{end:?}");
     assert!(
         started.elapsed() < std::time::Duration::from_secs(2),
@@ -224,9 +220,7 @@ async fn a_page_parsed_and_quiet_without_its_load_event_is_said_to_be_loading() 
     );
     let s = client(browser, Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    let (end, _notes) = crate::page::navigation::navigate::go(&s, tab, "https://b.example/")
-        .await
-        .unwrap();
+    let (end, _notes) = s.on(tab).go("https://b.example/").await.unwrap();
     let why = end
         .still_loading
         .clone()
@@ -244,9 +238,7 @@ async fn a_navigation_to_a_denied_site_sends_nothing() {
     };
     let s = client(browser.clone(), deny);
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    let err = crate::page::navigation::navigate::go(&s, tab, "https://evil.example/x")
-        .await
-        .unwrap_err();
+    let err = s.on(tab).go("https://evil.example/x").await.unwrap_err();
     assert!(err.text().contains("not navigating"), "{err}");
     assert!(browser.sent_of("Page.navigate").is_empty());
 }
@@ -257,7 +249,7 @@ async fn an_action_that_opens_a_dialog_answers_at_once_with_it() {
     let fire = browser.clone();
     let outcome = tokio::time::timeout(
         std::time::Duration::from_secs(2),
-        s.settle(tab, move || async move {
+        s.on(tab).settle(move || async move {
             // A click whose alert blocks the page: the input never answers.
             fire.emit(
                 tab,
@@ -281,10 +273,11 @@ async fn an_action_that_starts_a_navigation_waits_for_the_new_page() {
     let browser = navigating("https://b.example/", &["DOMContentLoaded", "load"]);
     let s = client(browser.clone(), Policy::default());
     let tab = Tab::current(s.clone()).await.unwrap().id();
-    s.ensure_tab_events(tab).await.unwrap();
+    s.on(tab).ensure_tab_events().await.unwrap();
     let click = s.clone();
     let outcome = s
-        .settle(tab, move || async move {
+        .on(tab)
+        .settle(move || async move {
             // A link's click: the browser starts the navigation.
             click
                 .backend()
@@ -313,7 +306,10 @@ async fn page_with_socket() -> (Arc<FakeBrowser>, Client, TabId) {
         "Network.webSocketCreated",
         json!({"requestId": "ws1", "url": "wss://a.example/live"}),
     );
-    let known = wait_until(|| s.with_events(tab, |e| !e.network.socket_addresses().is_empty()));
+    let known = wait_until(|| {
+        s.on(tab)
+            .with_events(|e| !e.network.socket_addresses().is_empty())
+    });
     assert!(known.await, "the socket never reached the network log");
     (browser, s, tab)
 }
@@ -351,10 +347,12 @@ async fn an_action_that_asked_on_a_socket_answers_after_the_reply() {
     let (browser, s, tab) = page_with_socket().await;
     let started = Instant::now();
     let outcome = s
-        .settle(
+        .on(tab)
+        .settle(ask_on_socket(
+            &browser,
             tab,
-            ask_on_socket(&browser, tab, Some(Duration::from_millis(300))),
-        )
+            Some(Duration::from_millis(300)),
+        ))
         .await
         .unwrap();
     let took = started.elapsed();
@@ -375,7 +373,8 @@ async fn a_socket_that_never_replies_ends_the_wait_at_the_cap_and_is_named() {
     let (browser, s, tab) = page_with_socket().await;
     let started = Instant::now();
     let outcome = s
-        .settle(tab, ask_on_socket(&browser, tab, None))
+        .on(tab)
+        .settle(ask_on_socket(&browser, tab, None))
         .await
         .unwrap();
     assert!(started.elapsed() >= SOCKET_CAP, "{:?}", started.elapsed());
@@ -395,7 +394,8 @@ async fn an_action_that_started_a_request_answers_after_its_response() {
     let fire = browser.clone();
     let started = Instant::now();
     let outcome = s
-        .settle(tab, move || {
+        .on(tab)
+        .settle(move || {
             // A click whose handler fetches; the response ends 250 ms later.
             fire.emit(
                 tab,
@@ -455,13 +455,17 @@ async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers()
     // A click that the browser saw start nothing: its result may come
     // from a timer, so the engine looks ahead, within the action's wait
     // (what the timer sets off belongs in this answer).
-    s.settle(tab, || std::future::ready(Ok(()))).await.unwrap();
-    assert_eq!(engine_settles(&browser), [true]);
-    // A pointer move or typed text: only animations come to rest.
-    s.settle_passive(tab, || std::future::ready(Ok(())))
+    s.on(tab)
+        .settle(|| std::future::ready(Ok(())))
         .await
         .unwrap();
-    s.ensure_tab_events(tab).await.unwrap();
+    assert_eq!(engine_settles(&browser), [true]);
+    // A pointer move or typed text: only animations come to rest.
+    s.on(tab)
+        .settle_passive(|| std::future::ready(Ok(())))
+        .await
+        .unwrap();
+    s.on(tab).ensure_tab_events().await.unwrap();
     assert_eq!(engine_settles(&browser), [true, false]);
 }
 
@@ -469,13 +473,14 @@ async fn only_an_activating_action_that_set_off_nothing_looks_ahead_for_timers()
 async fn an_actions_settle_rides_with_the_next_engine_call_and_a_navigation_drops_it() {
     let (browser, s, tab) = watched_page().await;
     // A pointer move: its settle (no look-ahead) is not waited for.
-    s.settle_passive(tab, || std::future::ready(Ok(())))
+    s.on(tab)
+        .settle_passive(|| std::future::ready(Ok(())))
         .await
         .unwrap();
     // Nothing was sent for it yet: the page owes it to its next look.
     assert!(engine_settles(&browser).is_empty());
     let before = browser.sent_of("Runtime.evaluate").len();
-    s.engine_call(tab, 0, "stats", "{}", true).await.unwrap();
+    s.on(tab).engine_call(0, "stats", "{}", true).await.unwrap();
     let sent = browser.sent_of("Runtime.evaluate");
     assert_eq!(sent.len(), before + 1, "one message for both: {sent:?}");
     let both = sent.last().unwrap().to_string();
@@ -485,13 +490,15 @@ async fn an_actions_settle_rides_with_the_next_engine_call_and_a_navigation_drop
     );
     assert_eq!(sent.last().unwrap()["awaitPromise"], true);
     // Owed, then the page is left: the settle is not run on its way out.
-    s.settle_passive(tab, || std::future::ready(Ok(())))
+    s.on(tab)
+        .settle_passive(|| std::future::ready(Ok(())))
         .await
         .unwrap();
-    s.cdp(tab, "Page.navigate", json!({"url": "https://b.example/"}))
+    s.on(tab)
+        .cdp("Page.navigate", json!({"url": "https://b.example/"}))
         .await
         .unwrap();
-    s.ensure_tab_events(tab).await.unwrap();
+    s.on(tab).ensure_tab_events().await.unwrap();
     assert_eq!(
         engine_settles(&browser).len(),
         1,

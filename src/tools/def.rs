@@ -12,7 +12,6 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::backend::TabId;
 pub use crate::error::ToolError;
 pub use crate::page::reading::snapshot::View;
 use crate::page::Outcome;
@@ -349,29 +348,28 @@ pub(super) fn cut_with(text: &str, max: usize, hint: &str) -> String {
 
 /// The result of an action: what was done, what changed, where we are.
 pub(super) async fn done(
-    s: &Client,
-    tab: TabId,
+    tab: &Tab,
     what: String,
     outcome: &Outcome,
 ) -> Result<Response, ToolError> {
-    done_with(s, tab, format!("{what}."), outcome).await
+    done_with(tab, format!("{what}."), outcome).await
 }
 
 /// [`done`] with the lead already worded (`lead` ends as it should).
 pub(super) async fn done_with(
-    s: &Client,
-    tab: TabId,
+    tab: &Tab,
     lead: String,
     outcome: &Outcome,
 ) -> Result<Response, ToolError> {
+    let s = tab.client();
     let lead = format!("{lead}{}", outcome.report(s.fence()));
     // While a dialog blocks the page, its title and URL cannot be read.
     if outcome.dialog.is_some() {
         return Ok(Response::text(lead));
     }
-    let view = match crate::page::input::action::after_action(s, tab, outcome).await? {
+    let view = match tab.after_action(outcome).await? {
         Some(view) => view,
-        None => View::Line(s.page_line(tab).await?),
+        None => View::Line(tab.page_line().await?),
     };
     Ok(Response::text(lead).with_view(view))
 }

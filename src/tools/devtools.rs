@@ -6,7 +6,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
-use crate::backend::TabId;
 use crate::page::devtools::trace::{self, Insights};
 use crate::page::devtools::video;
 use crate::page::downloads::save::save;
@@ -51,7 +50,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Stop the trace browser_start_tracing began; answers with its insights (LCP and its \
              element, CLS, long tasks, render-blocking and slowest requests) and the path of the \
              saved trace file (open it in Chrome DevTools' Performance panel).",
-            |t: Tab, _: StopArgs| async move { finish(t.client(), t.id()).await },
+            |t: Tab, _: StopArgs| async move { finish(&t).await },
         )
         .in_group(Cap::Devtools),
         ToolDef::on_tab(
@@ -78,27 +77,25 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_start_tracing.
-async fn start_tracing(t: Tab, a: StartArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    trace::start(&s, tab).await?;
+async fn start_tracing(tab: Tab, a: StartArgs) -> Result<Response, ToolError> {
+    tab.start_trace().await?;
     if !a.reload {
         return Ok(Response::text(
             "Recording a performance trace of this tab. Do what you want measured, \
              then call browser_stop_tracing for the insights.",
         ));
     }
-    let url = s.url(tab).await?;
-    let loaded = crate::page::navigation::navigate::go(&s, tab, &url).await;
+    let url = tab.url().await?;
+    let loaded = tab.go(&url).await;
     tokio::time::sleep(SETTLE_AFTER_LOAD).await;
-    let answer = finish(&s, tab).await;
+    let answer = finish(&tab).await;
     loaded?;
     answer
 }
 
 /// browser_start_video.
-async fn start_video(t: Tab, _: VideoArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    video::start(&s, tab).await?;
+async fn start_video(tab: Tab, _: VideoArgs) -> Result<Response, ToolError> {
+    tab.start_video().await?;
     Ok(Response::text(
         "Recording this tab. Act on the page, then call browser_stop_video to save \
          the GIF.",
@@ -106,9 +103,9 @@ async fn start_video(t: Tab, _: VideoArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_stop_video.
-async fn stop_video(t: Tab, _: VideoArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let v = video::stop(&s, tab).await?;
+async fn stop_video(tab: Tab, _: VideoArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let v = tab.stop_video().await?;
     let name = format!("recording-{}.gif", epoch_seconds());
     let saved = save(&s.policy().download_dir(), &name, &v.gif, "image/gif")?;
     let mut notes = String::new();
@@ -138,8 +135,9 @@ async fn stop_video(t: Tab, _: VideoArgs) -> Result<Response, ToolError> {
 }
 
 /// Stops the trace, saves it and words its insights.
-async fn finish(s: &Client, tab: TabId) -> Result<Response, ToolError> {
-    let bytes = trace::stop(s, tab).await?;
+async fn finish(tab: &Tab) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let bytes = tab.stop_trace().await?;
     let parsed: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| ToolError::other(format!("the browser's trace was not JSON ({e})")))?;
     let found = trace::insights(&parsed);
@@ -152,10 +150,10 @@ async fn finish(s: &Client, tab: TabId) -> Result<Response, ToolError> {
         "application/json",
     )?;
     let lcp_element = match found.lcp.as_ref().and_then(|l| l.1) {
-        Some(node) => trace::describe_node(s, tab, node).await,
+        Some(node) => tab.describe_node(node).await,
         None => None,
     };
-    let page = s.page_line(tab).await.unwrap_or_default();
+    let page = tab.page_line().await.unwrap_or_default();
     Ok(Response::text(format!(
         "Performance trace ({:.1} s recorded), saved as {} ({} bytes; open it in Chrome \
          DevTools' Performance panel).\n{}\n{page}",

@@ -24,22 +24,19 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_handle_dialog.
-async fn handle_dialog(t: Tab, a: DialogArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let Some(d) = s.dialog(tab) else {
+async fn handle_dialog(tab: Tab, a: DialogArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let Some(d) = tab.dialog() else {
         return Err(ToolError::other(
             "no dialog is open on the current page".into(),
         ));
     };
-    let outcome = s
-        .settle(tab, || {
-            s.answer_dialog(tab, a.accept, a.prompt_text.as_deref())
-        })
+    let outcome = tab
+        .settle(|| tab.answer_dialog(a.accept, a.prompt_text.as_deref()))
         .await?;
     let verb = if a.accept { "Accepted" } else { "Dismissed" };
     done(
-        &s,
-        tab,
+        &tab,
         format!(
             "{verb} the {} dialog {}",
             d.kind,

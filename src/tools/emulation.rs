@@ -135,9 +135,8 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_emulate_media.
-async fn emulate_media(t: Tab, a: EmulateMediaArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let mut now = s.emulation(tab);
+async fn emulate_media(tab: Tab, a: EmulateMediaArgs) -> Result<Response, ToolError> {
+    let mut now = tab.emulation();
     let given = a.color_scheme.is_some()
         || a.reduced_motion.is_some()
         || a.forced_colors.is_some()
@@ -157,22 +156,21 @@ async fn emulate_media(t: Tab, a: EmulateMediaArgs) -> Result<Response, ToolErro
     set(&mut m.contrast, a.contrast, Contrast::css);
     set(&mut m.media, a.media, MediaType::css);
     let command = now.media_command();
-    let mut outcome = s.settle(tab, || s.emulate(tab, now, vec![command])).await?;
+    let mut outcome = tab.settle(|| tab.emulate(now, vec![command])).await?;
     // Media queries change what CSS alone shows.
     outcome.css_may_change = true;
-    done(&s, tab, "Set the media features".into(), &outcome).await
+    done(&tab, "Set the media features".into(), &outcome).await
 }
 
 /// browser_emulate.
-async fn emulate(t: Tab, a: EmulateArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let before = s.emulation(tab);
+async fn emulate(tab: Tab, a: EmulateArgs) -> Result<Response, ToolError> {
+    let before = tab.emulation();
     // The browser's own user agent, while no override hides it (a locale
     // without a device needs it to send Accept-Language).
     if before.own_user_agent.is_none() && !before.is_on() {
-        s.own_user_agent(tab).await?;
+        tab.own_user_agent().await?;
     }
-    let kept = s.emulation(tab);
+    let kept = tab.emulation();
     let mut now = if a.reset {
         Emulation {
             own_user_agent: kept.own_user_agent.clone(),
@@ -187,7 +185,7 @@ async fn emulate(t: Tab, a: EmulateArgs) -> Result<Response, ToolError> {
         Vec::new()
     };
     if a.reset && before.position.is_some() {
-        s.forbid_geolocation(tab).await;
+        tab.forbid_geolocation().await;
     }
     let (mut metrics, mut agent) = (false, false);
     let mut note = None;
@@ -229,7 +227,7 @@ async fn emulate(t: Tab, a: EmulateArgs) -> Result<Response, ToolError> {
             accuracy,
         });
         commands.push(now.position_command());
-        if let Err(why) = s.allow_geolocation(tab).await {
+        if let Err(why) = tab.allow_geolocation().await {
             tracing::debug!("geolocation permission not granted: {why}");
             note = Some(
                 ". This browser does not let tabwire grant pages the permission to read it (the \
@@ -275,11 +273,11 @@ async fn emulate(t: Tab, a: EmulateArgs) -> Result<Response, ToolError> {
     } else {
         "Took all emulation off this tab"
     };
-    let mut outcome = s.settle(tab, || s.emulate(tab, now, commands)).await?;
+    let mut outcome = tab.settle(|| tab.emulate(now, commands)).await?;
     outcome.css_may_change = true;
     let mut what = what.to_string();
     if let Some(n) = note {
         what.push_str(&n);
     }
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }

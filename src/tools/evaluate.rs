@@ -4,7 +4,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::reading::evaluate::evaluate_function;
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -24,9 +23,11 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_evaluate.
-async fn evaluate_tool(t: Tab, a: EvaluateArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let text = evaluate_function(&s, tab, &a.function, a.target.as_deref()).await?;
+async fn evaluate_tool(tab: Tab, a: EvaluateArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let text = tab
+        .evaluate_function(&a.function, a.target.as_deref())
+        .await?;
     Ok(Response::text(format!(
         "Result (page data):\n{}",
         s.fence().wrap(&text)

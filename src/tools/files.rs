@@ -7,11 +7,10 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::backend::TabId;
 use crate::page::downloads::download::store;
-use crate::page::downloads::save::{print_pdf, sanitize_name, save};
-use crate::page::network::resource::{first_that_works, Fetched, Way};
-use crate::page::{Client, Tab};
+use crate::page::downloads::save::{sanitize_name, save};
+use crate::page::network::resource::{Fetched, Way};
+use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DownloadArgs {
@@ -72,13 +71,15 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_download.
-async fn download_tool(t: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
+async fn download_tool(tab: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let (url, name) = source(&tab, a.url.as_deref(), a.target.as_deref()).await?;
     let cap = s.policy().max_download_bytes();
-    let got = first_that_works(&s, tab, &url, cap, &[Way::InPage, Way::Browser]).await?;
+    let got = tab
+        .fetch_first_that_works(&url, cap, &[Way::InPage, Way::Browser])
+        .await?;
     let saved = store(
-        &s,
+        s,
         &url,
         name,
         "download",
@@ -94,21 +95,16 @@ async fn download_tool(t: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_capture_media.
-async fn capture_media(t: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let (url, name) = source(&s, tab, a.url.as_deref(), a.target.as_deref()).await?;
+async fn capture_media(tab: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let (url, name) = source(&tab, a.url.as_deref(), a.target.as_deref()).await?;
     let cap = s.policy().max_download_bytes();
-    let got: Fetched = first_that_works(
-        &s,
-        tab,
-        &url,
-        cap,
-        &[Way::NetworkLog, Way::InPage, Way::Browser],
-    )
-    .await?;
+    let got: Fetched = tab
+        .fetch_first_that_works(&url, cap, &[Way::NetworkLog, Way::InPage, Way::Browser])
+        .await?;
     let via = got.via;
     let saved = store(
-        &s,
+        s,
         &url,
         name,
         "media",
@@ -128,16 +124,16 @@ async fn capture_media(t: Tab, a: DownloadArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_pdf_save.
-async fn pdf_save(t: Tab, a: PdfArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn pdf_save(tab: Tab, a: PdfArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     s.set_progress(Some("printing the page to PDF".into()));
-    let bytes = print_pdf(&s, tab).await?;
+    let bytes = tab.print_pdf().await?;
     if bytes.len() as u64 > s.policy().max_download_bytes() {
         return Err(ToolError::other(
             "the PDF is larger than --max-download-mb; nothing was saved".into(),
         ));
     }
-    let title = s.eval(tab, "document.title").await?;
+    let title = tab.eval("document.title").await?;
     let raw = a.filename.unwrap_or_else(|| {
         title
             .as_str()
@@ -156,22 +152,22 @@ async fn pdf_save(t: Tab, a: PdfArgs) -> Result<Response, ToolError> {
 /// The absolute URL to fetch (and a name the page suggests), from `url`
 /// or from what the element at `target` points to. Checked by the policy.
 async fn source(
-    s: &Client,
-    tab: TabId,
+    tab: &Tab,
     url: Option<&str>,
     target: Option<&str>,
 ) -> Result<(String, Option<String>), ToolError> {
+    let s = tab.client();
     let (url, name) = match (url, target) {
         (Some(u), None) => {
-            let abs = s
-                .call_page(tab, "(u) => new URL(u, document.baseURI).href", json!(u))
+            let abs = tab
+                .call_page("(u) => new URL(u, document.baseURI).href", json!(u))
                 .await
                 .map_err(|_| ToolError::other(format!("{u:?} is not a valid URL")))?;
             (abs.as_str().unwrap_or(u).to_string(), None)
         }
         (None, Some(t)) => {
-            let el = s.element(tab, t).await?;
-            let r = s.call_on(tab, el, ELEMENT_SOURCE, Value::Null).await?;
+            let el = tab.element(t).await?;
+            let r = tab.call_on(el, ELEMENT_SOURCE, Value::Null).await?;
             if let Some(e) = r["error"].as_str() {
                 return Err(ToolError::other(format!("{e}; pass `url` instead")));
             }

@@ -7,7 +7,6 @@ use serde::Deserialize;
 
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::reading::read::read_with_page_line;
 use crate::page::Tab;
 
 /// Longest Markdown returned by one call (the rest is cut with a marker).
@@ -128,16 +127,15 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_read_markdown.
-async fn read_markdown(t: Tab, a: MarkdownArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let (md, hidden, page) = read_with_page_line(
-        &s,
-        tab,
-        a.target.as_deref(),
-        TO_MARKDOWN,
-        serde_json::json!(MAX_MARKDOWN + 2000),
-    )
-    .await?;
+async fn read_markdown(tab: Tab, a: MarkdownArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let (md, hidden, page) = tab
+        .read_with_page_line(
+            a.target.as_deref(),
+            TO_MARKDOWN,
+            serde_json::json!(MAX_MARKDOWN + 2000),
+        )
+        .await?;
     let md = md.as_str().unwrap_or("");
     let body = if md.is_empty() {
         "(no readable content)\n".to_string()

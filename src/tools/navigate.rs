@@ -5,9 +5,6 @@ use serde::Deserialize;
 
 use super::def::done;
 use super::def::{Kind, Response, ToolDef, ToolError, View};
-use crate::backend::TabId;
-use crate::page::navigation::navigate::{self, go};
-use crate::page::reading::snapshot;
 use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -51,19 +48,18 @@ pub fn tools() -> Vec<ToolDef> {
 /// browser_navigate.
 async fn navigate(s: Client, a: NavigateArgs) -> Result<Response, ToolError> {
     let tab = s.tab_to_navigate().await?;
-    let (mut load, notes) = go(&s, tab, &a.url).await?;
-    let page = snapshot::take_loaded(&s, tab, load.snapshot.take()).await?;
+    let (mut load, notes) = s.on(tab).go(&a.url).await?;
+    let page = s.on(tab).snapshot_loaded(load.snapshot.take()).await?;
     Ok(Response::showing(View::Snapshot(page))
         .with_tail(&load.note())
         .with_tail(&notes))
 }
 
 /// browser_reload.
-async fn reload(t: Tab, _: NoArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let _leaving = s.leaving(tab);
-    let outcome = s.settle(tab, || navigate::reload(&s, tab)).await?;
-    done(&s, tab, "Reloaded the page".into(), &outcome).await
+async fn reload(tab: Tab, _: NoArgs) -> Result<Response, ToolError> {
+    let _leaving = tab.leaving();
+    let outcome = tab.settle(|| tab.reload()).await?;
+    done(&tab, "Reloaded the page".into(), &outcome).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -71,8 +67,8 @@ pub struct NoArgs {}
 
 /// Moves `delta` entries through the tab's session history.
 async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
-    let tab: TabId = s.tab_to_navigate().await?;
-    let (entries, current) = navigate::history(&s, tab).await?;
+    let tab = s.on(s.tab_to_navigate().await?);
+    let (entries, current) = tab.history().await?;
     let index = current + delta;
     let Some(entry) = usize::try_from(index).ok().and_then(|i| entries.get(i)) else {
         let which = if delta < 0 { "previous" } else { "next" };
@@ -84,12 +80,12 @@ async fn history_step(s: Client, delta: i64) -> Result<Response, ToolError> {
         return Err(ToolError::other(format!("not navigating: {why}")));
     }
     let id = entry["id"].clone();
-    let _leaving = s.leaving(tab);
-    let outcome = s.settle(tab, || navigate::go_to_entry(&s, tab, id)).await?;
+    let _leaving = tab.leaving();
+    let outcome = tab.settle(|| tab.go_to_entry(id)).await?;
     let what = if delta < 0 {
         "Went back"
     } else {
         "Went forward"
     };
-    done(&s, tab, what.into(), &outcome).await
+    done(&tab, what.into(), &outcome).await
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::def::cut_with;
 use super::def::{Kind, Response, ToolDef, ToolError};
-use crate::page::{Client, Tab};
+use crate::page::Tab;
 
 /// Longest response body shown (the rest is cut with a marker).
 const MAX_BODY: usize = 20_000;
@@ -46,14 +46,14 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_network_requests.
-async fn network_requests(t: Tab, a: RequestsArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let all = s.with_events(tab, |e| e.network.current_page());
+async fn network_requests(tab: Tab, a: RequestsArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let all = tab.with_events(|e| e.network.current_page());
     let matching: Vec<_> = all
         .iter()
         .filter(|r| a.filter.as_deref().is_none_or(|f| r.url.contains(f)))
         .collect();
-    let mut out = format!("{}\n", s.page_line(tab).await?);
+    let mut out = format!("{}\n", tab.page_line().await?);
     if matching.is_empty() {
         out.push_str(if all.is_empty() {
             "No requests recorded (the log starts when tabwire first touches the tab; reload to see a page's own requests)."
@@ -77,9 +77,9 @@ async fn network_requests(t: Tab, a: RequestsArgs) -> Result<Response, ToolError
 }
 
 /// browser_network_request.
-async fn network_request(t: Tab, a: RequestArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let Some(r) = s.with_events(tab, |e| e.network.get(a.id)) else {
+async fn network_request(tab: Tab, a: RequestArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let Some(r) = tab.with_events(|e| e.network.get(a.id)) else {
         return Err(ToolError::other(format!(
             "no request [{}] in this tab's log. Call browser_network_requests for current ids",
             a.id
@@ -104,7 +104,7 @@ async fn network_request(t: Tab, a: RequestArgs) -> Result<Response, ToolError> 
         ));
     }
     if a.body {
-        out.push_str(&body(&s, tab, &r).await?);
+        out.push_str(&body(&tab, &r).await?);
     }
     Ok(Response::text(format!(
         "Request (page data):\n{}",
@@ -123,11 +123,7 @@ fn headers(h: &Value) -> String {
     lines.concat()
 }
 
-async fn body(
-    s: &Client,
-    tab: crate::backend::TabId,
-    r: &crate::page::tab::network_log::Request,
-) -> Result<String, ToolError> {
+async fn body(tab: &Tab, r: &crate::page::tab::network_log::Request) -> Result<String, ToolError> {
     if !r.finished {
         return Ok("Body: not available (the request has not finished or failed).\n".into());
     }
@@ -141,7 +137,7 @@ async fn body(
             r.mime
         ));
     }
-    match s.response_body(tab, &r.cdp_id).await {
+    match tab.response_body(&r.cdp_id).await {
         Ok(b) if !b.base64 => Ok(format!("Body:\n{}\n", cut_with(&b.text, MAX_BODY, ""))),
         Ok(_) => Ok("Body: binary; save it with browser_download.\n".into()),
         Err(e) => Ok(format!(

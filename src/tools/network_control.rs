@@ -10,10 +10,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
-use crate::backend::TabId;
 use crate::page::downloads::save::{sanitize_name, save};
 use crate::page::network::routes::{parse_headers, RouteSpec};
-use crate::page::{Client, Tab};
+use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -143,7 +142,7 @@ pub fn tools() -> Vec<ToolDef> {
             "The current tab's routes from browser_route: pattern, what it answers, how many \
              requests it answered (0: the page has not asked for that URL since; check the \
              pattern against browser_network_requests).",
-            |t: Tab, _: NoArgs| async move { Ok(Response::text(route_list(t.client(), t.id()))) },
+            |t: Tab, _: NoArgs| async move { Ok(Response::text(route_list(&t))) },
         )
         .in_group(Cap::Network),
         ToolDef::on_tab(
@@ -195,46 +194,40 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_route.
-async fn route(t: Tab, a: RouteArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn route(tab: Tab, a: RouteArgs) -> Result<Response, ToolError> {
     let headers = parse_headers(&a.headers)?;
-    let route = s
-        .add_route(
-            tab,
-            RouteSpec {
-                pattern: &a.pattern,
-                abort: matches!(a.action, Some(RouteAction::Abort)),
-                status: a.status,
-                body: a.body.as_deref(),
-                body_file: a.body_file.as_deref(),
-                content_type: a.content_type.as_deref(),
-                headers,
-            },
-        )
+    let route = tab
+        .add_route(RouteSpec {
+            pattern: &a.pattern,
+            abort: matches!(a.action, Some(RouteAction::Abort)),
+            status: a.status,
+            body: a.body.as_deref(),
+            body_file: a.body_file.as_deref(),
+            content_type: a.content_type.as_deref(),
+            headers,
+        })
         .await?;
     Ok(Response::text(format!(
         "Routed {}.\n{}",
         route.line(),
-        route_list(&s, tab)
+        route_list(&tab)
     )))
 }
 
 /// browser_unroute.
-async fn unroute(t: Tab, a: UnrouteArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let gone = s.remove_routes(tab, a.pattern.as_deref()).await?;
+async fn unroute(tab: Tab, a: UnrouteArgs) -> Result<Response, ToolError> {
+    let gone = tab.remove_routes(a.pattern.as_deref()).await?;
     let what = match (&a.pattern, gone) {
         (Some(p), 0) => {
             format!("No route has the pattern {p:?} (nothing removed); see the list below")
         }
         (_, n) => format!("Removed {n} route{}", if n == 1 { "" } else { "s" }),
     };
-    Ok(Response::text(format!("{what}.\n{}", route_list(&s, tab))))
+    Ok(Response::text(format!("{what}.\n{}", route_list(&tab))))
 }
 
 /// browser_network_state_set.
-async fn network_state_set(t: Tab, a: NetworkStateArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn network_state_set(tab: Tab, a: NetworkStateArgs) -> Result<Response, ToolError> {
     let preset = a.throttle.map(Preset::values);
     let down = a.download_kbps.or(preset.map(|p| p.0));
     let up = a.upload_kbps.or(preset.map(|p| p.1));
@@ -256,27 +249,26 @@ async fn network_state_set(t: Tab, a: NetworkStateArgs) -> Result<Response, Tool
             "uploadThroughput": up.map_or(-1.0, |k| k * 125.0),
         })
     });
-    s.set_conditions(tab, conditions).await?;
-    Ok(Response::text(format!("{}.", network_state(&s, tab))))
+    tab.set_conditions(conditions).await?;
+    Ok(Response::text(format!("{}.", network_state(&tab))))
 }
 
 /// browser_set_extra_headers.
-async fn set_extra_headers(t: Tab, a: ExtraHeadersArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn set_extra_headers(tab: Tab, a: ExtraHeadersArgs) -> Result<Response, ToolError> {
     let headers = parse_headers(&a.headers)?;
     let n = headers.len();
-    s.set_extra_headers(tab, headers).await?;
+    tab.set_extra_headers(headers).await?;
     Ok(Response::text(if n == 0 {
         "Extra request headers removed.".to_string()
     } else {
-        format!("{}.", network_state(&s, tab))
+        format!("{}.", network_state(&tab))
     }))
 }
 
 /// browser_network_har.
-async fn network_har(t: Tab, a: HarArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let requests = s.with_events(tab, |e| {
+async fn network_har(tab: Tab, a: HarArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let requests = tab.with_events(|e| {
         if a.all {
             e.network.all()
         } else {
@@ -292,7 +284,7 @@ async fn network_har(t: Tab, a: HarArgs) -> Result<Response, ToolError> {
     }
     s.set_progress(Some("reading response bodies for the HAR".into()));
     let cap = s.policy().max_download_bytes();
-    let har = crate::page::network::har::build(&s, tab, &requests, !a.omit_bodies, cap).await?;
+    let har = tab.har(&requests, !a.omit_bodies, cap).await?;
     s.set_progress(None);
     if har.json.len() as u64 > cap {
         return Err(ToolError::other(
@@ -329,8 +321,8 @@ async fn network_har(t: Tab, a: HarArgs) -> Result<Response, ToolError> {
 }
 
 /// The tab's routes, for answers.
-fn route_list(s: &Client, tab: TabId) -> String {
-    let routes = s.routes(tab);
+fn route_list(tab: &Tab) -> String {
+    let routes = tab.routes();
     if routes.is_empty() {
         return "No routes in this tab: its requests reach the network.".into();
     }
@@ -342,8 +334,8 @@ fn route_list(s: &Client, tab: TabId) -> String {
 }
 
 /// "Network: offline, throttled to …; extra headers: …".
-fn network_state(s: &Client, tab: TabId) -> String {
-    let line = match s.conditions(tab) {
+fn network_state(tab: &Tab) -> String {
+    let line = match tab.conditions() {
         None => "Network: online, not throttled".to_string(),
         Some(c) => {
             let mut parts = vec![if c["offline"] == true {
@@ -364,7 +356,7 @@ fn network_state(s: &Client, tab: TabId) -> String {
             format!("Network: {}", parts.join(", "))
         }
     };
-    match s.extra_headers(tab) {
+    match tab.extra_headers() {
         Some(Value::Object(h)) if !h.is_empty() => {
             let names: Vec<&str> = h.keys().map(String::as_str).collect();
             format!("{line}; extra request headers: {}", names.join(", "))

@@ -6,7 +6,6 @@ use serde_json::json;
 
 use super::def::{cut_with, Kind, Response, ToolDef, ToolError};
 use crate::engine;
-use crate::page::reading::read::read_with_page_line;
 use crate::page::Tab;
 
 /// Longest text returned by one call (the rest is cut with a marker).
@@ -82,16 +81,15 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_get_text.
-async fn get_text(t: Tab, a: TextArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let (text, hidden, page) = read_with_page_line(
-        &s,
-        tab,
-        a.target.as_deref(),
-        "function(max) { return globalThis.__tabwire.text(this, max); }",
-        json!(MAX_TEXT + 1000),
-    )
-    .await?;
+async fn get_text(tab: Tab, a: TextArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let (text, hidden, page) = tab
+        .read_with_page_line(
+            a.target.as_deref(),
+            "function(max) { return globalThis.__tabwire.text(this, max); }",
+            json!(MAX_TEXT + 1000),
+        )
+        .await?;
     let text = text.as_str().unwrap_or("").trim().to_string();
     Ok(Response::text(format!(
         "{page}\nText:\n{}{}",
@@ -101,13 +99,10 @@ async fn get_text(t: Tab, a: TextArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_get_html.
-async fn get_html(t: Tab, a: HtmlArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn get_html(tab: Tab, a: HtmlArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let outer = a.outer.unwrap_or(true);
-    let (html, hidden, page) = read_with_page_line(
-        &s,
-        tab,
-        a.target.as_deref(),
+    let (html, hidden, page) = tab.read_with_page_line(a.target.as_deref(),
         "function(outer) { const el = this && this.nodeType === 1 ? this : document.documentElement; \
            globalThis.__tabwire.text(el, 200000); \
            return outer ? el.outerHTML : el.innerHTML; }",
@@ -128,15 +123,16 @@ async fn get_html(t: Tab, a: HtmlArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_extract_links.
-async fn extract_links(t: Tab, a: LinksArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn extract_links(tab: Tab, a: LinksArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let filter = json!({
         "sameOrigin": a.same_origin,
         "include": a.include,
         "exclude": a.exclude,
     });
-    let (links, hidden, page) =
-        read_with_page_line(&s, tab, a.target.as_deref(), COLLECT_LINKS, filter).await?;
+    let (links, hidden, page) = tab
+        .read_with_page_line(a.target.as_deref(), COLLECT_LINKS, filter)
+        .await?;
     let links = links.as_array().cloned().unwrap_or_default();
     let mut list = String::new();
     for l in &links {
@@ -155,9 +151,9 @@ async fn extract_links(t: Tab, a: LinksArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_console_messages.
-async fn console_messages(t: Tab, a: ConsoleArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    s.ensure_tab_events(tab).await?;
+async fn console_messages(tab: Tab, a: ConsoleArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    tab.ensure_tab_events().await?;
     let min = a.level.map_or(0, |l| {
         rank(match l {
             Level::Error => "error",
@@ -167,8 +163,8 @@ async fn console_messages(t: Tab, a: ConsoleArgs) -> Result<Response, ToolError>
             Level::Debug => "debug",
         })
     });
-    let entries: Vec<_> = s
-        .console(tab)
+    let entries: Vec<_> = tab
+        .console()
         .into_iter()
         .filter(|e| rank(&e.level) >= min)
         .collect();

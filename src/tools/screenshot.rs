@@ -4,8 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
-use crate::page::reading::coordinates::remember_shot;
-use crate::page::reading::screenshot::{capture, Area};
+use crate::page::reading::screenshot::Area;
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,18 +36,18 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_take_screenshot.
-async fn take_screenshot(t: Tab, a: ScreenshotArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn take_screenshot(tab: Tab, a: ScreenshotArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let (format, mime) = match a.kind {
         Some(ImageType::Jpeg) => ("jpeg", "image/jpeg"),
         _ => ("png", "image/png"),
     };
     let area = match (&a.target, a.full_page) {
-        (Some(t), _) => Area::Element(s.element(tab, t).await?),
+        (Some(t), _) => Area::Element(tab.element(t).await?),
         (None, true) => Area::FullPage,
         (None, false) => Area::Viewport,
     };
-    let shot = capture(&s, tab, area, format, a.quality).await?;
+    let shot = tab.capture_screenshot(area, format, a.quality).await?;
     let note = match (&a.target, shot.heights) {
         (Some(t), _) => format!("Screenshot of {t}."),
         (None, Some((h, capped))) if capped < h => {
@@ -58,7 +57,7 @@ async fn take_screenshot(t: Tab, a: ScreenshotArgs) -> Result<Response, ToolErro
         (None, None) => "Screenshot of the viewport.".into(),
     };
     if s.policy().caps_on().contains(&Cap::Vision) {
-        remember_shot(&s, tab, shot.corner).await?;
+        tab.remember_shot(shot.corner).await?;
     }
     Ok(Response::text(note).with_image(shot.data, mime))
 }

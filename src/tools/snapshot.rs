@@ -9,10 +9,9 @@
 //! ```
 //!
 //! A ref is valid for the document the snapshot was taken of (`f2e7`: an
-//! element of frame 2); [`crate::page::Client::element`] rejects it after a
+//! element of frame 2); [`crate::page::Tab::element`] rejects it after a
 //! navigation.
 
-use crate::page::reading::snapshot::capture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -57,10 +56,10 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_snapshot.
-async fn snapshot_tool(t: Tab, a: SnapshotArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn snapshot_tool(tab: Tab, a: SnapshotArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let root = match &a.target {
-        Some(t) => Some(s.element(tab, t).await?),
+        Some(t) => Some(tab.element(t).await?),
         None => None,
     };
     let detail = if a.full == Some(true) {
@@ -69,7 +68,7 @@ async fn snapshot_tool(t: Tab, a: SnapshotArgs) -> Result<Response, ToolError> {
         Detail::Skeleton
     };
     Ok(Response::showing(View::Snapshot(
-        capture(&s, tab, root, detail).await?.render(s.fence()),
+        tab.capture_snapshot(root, detail).await?.render(s.fence()),
     )))
 }
 
@@ -81,9 +80,9 @@ async fn find(s: &Client, a: FindArgs) -> Result<Response, ToolError> {
             "give `text` (words to look for), `role`, or both".into(),
         ));
     }
-    let tab = s.tab().await?;
+    let tab = s.on(s.tab().await?);
     Ok(Response::text(
-        found_lines(s, tab, text, role, MAX_FOUND).await?.0,
+        found_lines(&tab, text, role, MAX_FOUND).await?.0,
     ))
 }
 
@@ -92,24 +91,24 @@ async fn find(s: &Client, a: FindArgs) -> Result<Response, ToolError> {
 /// the frames the latest snapshot reached: what browser_find answers, and
 /// what a wait shows once its text appeared. With the number of lines.
 pub(super) async fn found_lines(
-    s: &Client,
-    tab: crate::backend::TabId,
+    tab: &Tab,
     text: Option<&str>,
     role: Option<&str>,
     max: usize,
 ) -> Result<(String, usize), ToolError> {
+    let s = tab.client();
     let args = engine::find_args(text, role, max);
     let (loader_id, top) = tokio::try_join!(
-        s.loader_id(tab),
-        s.engine_value::<engine::Found>(tab, 0, "find", &args)
+        tab.loader_id(),
+        tab.engine_value::<engine::Found>(0, "find", &args)
     )?;
     let top = top
         .ok_or_else(|| ToolError::other("the page's engine answered nothing; try again".into()))?;
     let (mut found, mut total, mut hidden) = (top.found, top.total, top.hidden);
     // Frames the latest snapshot reached through their own worlds.
-    for frame in s.frame_numbers(tab) {
-        if let Ok(Some(f)) = s
-            .engine_value::<engine::Found>(tab, frame, "find", &args)
+    for frame in tab.frame_numbers() {
+        if let Ok(Some(f)) = tab
+            .engine_value::<engine::Found>(frame, "find", &args)
             .await
         {
             total += f.total;
@@ -122,7 +121,7 @@ pub(super) async fn found_lines(
     }
     found.truncate(max);
     let lines: String = found.iter().map(|m| format!("{}\n", m.line)).collect();
-    s.remember_snapshot(SnapshotMark::new(tab, loader_id, &lines));
+    s.remember_snapshot(SnapshotMark::new(tab.id(), loader_id, &lines));
     let what = match (text, role) {
         (Some(t), Some(r)) => format!("{t:?} ({r})"),
         (Some(t), None) => format!("{t:?}"),
@@ -131,7 +130,7 @@ pub(super) async fn found_lines(
     };
     let out = format!(
         "{}\n{}{}",
-        s.page_head(tab, &top.title, &top.url),
+        tab.page_head(&top.title, &top.url),
         engine::render_found(&found, total, &what, s.fence()),
         engine::hidden_note(hidden)
     );

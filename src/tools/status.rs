@@ -60,7 +60,8 @@ async fn debug_counts(s: &Client) -> String {
     };
     let mut out = String::from("\nDebug counts:");
     if let Ok(Some(stats)) = s
-        .engine_value::<serde_json::Map<String, serde_json::Value>>(tab, 0, "stats", "")
+        .on(tab)
+        .engine_value::<serde_json::Map<String, serde_json::Value>>(0, "stats", "")
         .await
     {
         for (k, v) in stats {
@@ -68,9 +69,10 @@ async fn debug_counts(s: &Client) -> String {
         }
     }
     let marks = s.last_snapshot().map_or(0, |m| m.entries());
-    let frames = s.frame_count(tab);
-    let (console, (requests, request_ids)) =
-        s.with_events(tab, |e| (e.console_kept(), e.network.kept()));
+    let frames = s.on(tab).frame_count();
+    let (console, (requests, request_ids)) = s
+        .on(tab)
+        .with_events(|e| (e.console_kept(), e.network.kept()));
     out.push_str(&format!(
         " serve.marks={marks} serve.frames={frames} serve.console={console} \
          serve.requests={requests} serve.request_ids={request_ids}"

@@ -7,8 +7,7 @@ use serde_json::{json, Value};
 
 use super::def::cut_with;
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
-use crate::backend::TabId;
-use crate::page::{Client, Tab};
+use crate::page::Tab;
 
 /// Longest cookie or storage value shown in a listing.
 const LIST_VALUE: usize = 200;
@@ -91,8 +90,8 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_cookies.
-async fn cookies_tool(t: Tab, a: CookieArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn cookies_tool(tab: Tab, a: CookieArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let url = match &a.url {
         Some(u) => {
             s.policy()
@@ -100,19 +99,19 @@ async fn cookies_tool(t: Tab, a: CookieArgs) -> Result<Response, ToolError> {
                 .map_err(|why| ToolError::other(format!("not touching those cookies: {why}")))?;
             u.clone()
         }
-        None => s.url(tab).await?,
+        None => tab.url().await?,
     };
     if !url.starts_with("http") {
         return Err(ToolError::other(format!(
             "{url} has no cookies; navigate to a web page or pass `url`"
         )));
     }
-    cookies(&s, tab, &url, a).await.map(Response::text)
+    cookies(&tab, &url, a).await.map(Response::text)
 }
 
 /// browser_storage.
-async fn storage(t: Tab, a: StorageArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn storage(tab: Tab, a: StorageArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let area = match a.area {
         Area::Local => "local",
         Area::Session => "session",
@@ -130,9 +129,8 @@ async fn storage(t: Tab, a: StorageArgs) -> Result<Response, ToolError> {
     if action == "set" && a.value.is_none() {
         return Err(ToolError::other("set needs `value`".into()));
     }
-    let r = s
+    let r = tab
         .call_page(
-            tab,
             STORAGE,
             json!({"area": area, "action": action, "key": a.key, "value": a.value}),
         )
@@ -181,14 +179,15 @@ async fn storage(t: Tab, a: StorageArgs) -> Result<Response, ToolError> {
     Ok(Response::text(text))
 }
 
-async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<String, ToolError> {
+async fn cookies(tab: &Tab, url: &str, a: CookieArgs) -> Result<String, ToolError> {
+    let s = tab.client();
     let need_name = || {
         a.name
             .clone()
             .filter(|n| !n.is_empty())
             .ok_or_else(|| ToolError::other("this action needs `name`".into()))
     };
-    let list = || s.cookies_for(tab, url);
+    let list = || tab.cookies_for(url);
     match a.action {
         DataAction::List => {
             let all = list().await?;
@@ -234,7 +233,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
             if let Some(e) = a.expires {
                 p["expires"] = json!(e);
             }
-            if !s.set_cookie(tab, p).await? {
+            if !tab.set_cookie(p).await? {
                 return Err(ToolError::other(format!(
                     "the browser refused cookie {name:?} (check domain, path and secure against {url})"
                 )));
@@ -246,7 +245,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
             let all = list().await?;
             let matching: Vec<_> = all.iter().filter(|c| c["name"] == name.as_str()).collect();
             for c in &matching {
-                s.delete_cookie(tab, c).await?;
+                tab.delete_cookie(c).await?;
             }
             Ok(if matching.is_empty() {
                 format!("No cookie named {name:?} for {url}; nothing deleted.")
@@ -257,7 +256,7 @@ async fn cookies(s: &Client, tab: TabId, url: &str, a: CookieArgs) -> Result<Str
         DataAction::Clear => {
             let all = list().await?;
             for c in &all {
-                s.delete_cookie(tab, c).await?;
+                tab.delete_cookie(c).await?;
             }
             Ok(format!("Deleted {} cookies for {url}.", all.len()))
         }

@@ -53,7 +53,7 @@ async fn tabs(s: Client, a: TabsArgs) -> Result<Response, ToolError> {
         TabAction::New => {
             let tab = s.open_tab(a.browser.as_deref()).await?;
             if let Some(url) = a.url.as_deref() {
-                crate::page::navigation::navigate::go(&s, tab, url).await?;
+                s.on(tab).go(url).await?;
             }
         }
         TabAction::Select => {
@@ -61,7 +61,7 @@ async fn tabs(s: Client, a: TabsArgs) -> Result<Response, ToolError> {
                 ToolError::other("action \"select\" needs `index` (see action \"list\")".into())
             })?;
             let tab = nth(&s, index).await?;
-            s.select_tab(tab.tab_id).await?;
+            s.on(tab.tab_id).select().await?;
         }
         TabAction::Close => {
             let tab = match a.index {
@@ -70,7 +70,7 @@ async fn tabs(s: Client, a: TabsArgs) -> Result<Response, ToolError> {
                     ToolError::other("there is no current tab to close; pass `index`".into())
                 })?,
             };
-            s.close_tab(tab).await?;
+            s.on(tab).close().await?;
         }
     }
     Ok(Response::text(render_list(&s).await?))
@@ -81,7 +81,7 @@ async fn close(s: Client, _: CloseArgs) -> Result<Response, ToolError> {
     let Some(tab) = s.current_tab() else {
         return Err(ToolError::other("there is no current tab to close".into()));
     };
-    s.close_tab(tab).await?;
+    s.on(tab).close().await?;
     Ok(Response::text(format!(
         "Closed the tab.\n{}",
         render_list(&s).await?

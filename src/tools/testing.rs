@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::def::{Cap, Kind, Response, ToolDef, ToolError};
 use crate::page::downloads::save::{sanitize_name, save};
-use crate::page::reading::locator::{locate, Lang};
-use crate::page::{devtools::verify, Client, Tab};
+use crate::page::reading::locator::Lang;
+use crate::page::{Client, Tab};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TextArgs {
@@ -73,7 +73,7 @@ pub fn tools() -> Vec<ToolDef> {
              transparent or covered text does not count). Answers PASS, or fails with FAIL and why \
              (not there, only in hidden markup, other case). A pass becomes an expect() in browser_export_test.",
             |t: Tab, a: TextArgs| async move {
-                verify::text_visible(t.client(), t.id(), &a.text).await.map(Response::text)
+                t.verify_text_visible(&a.text).await.map(Response::text)
             },
         )
         .in_group(Cap::Testing),
@@ -121,26 +121,24 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_verify_element_visible.
-async fn verify_element_visible(t: Tab, a: ElementArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    verify::element_visible(&s, tab, &a.role, &a.accessible_name)
+async fn verify_element_visible(tab: Tab, a: ElementArgs) -> Result<Response, ToolError> {
+    tab.verify_element_visible(&a.role, &a.accessible_name)
         .await
         .map(Response::text)
 }
 
 /// browser_verify_value.
-async fn verify_value(t: Tab, a: ValueArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    verify::value(&s, tab, &a.target, &a.value)
+async fn verify_value(tab: Tab, a: ValueArgs) -> Result<Response, ToolError> {
+    tab.verify_value(&a.target, &a.value)
         .await
         .map(Response::text)
 }
 
 /// browser_generate_locator.
-async fn generate_locator(t: Tab, a: LocatorArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let el = s.element(tab, &a.target).await?;
-    let loc = locate(&s, tab, el).await?;
+async fn generate_locator(tab: Tab, a: LocatorArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let el = tab.element(&a.target).await?;
+    let loc = tab.locate(el).await?;
     let mut out = format!(
         "{}\nPython: {}\n{}",
         loc.code(Lang::TypeScript),

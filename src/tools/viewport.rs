@@ -32,9 +32,9 @@ async fn resize(s: Client, a: ResizeArgs) -> Result<Response, ToolError> {
         }
     }
     let tab = s.tab().await?;
-    s.set_viewport(tab, a.width, a.height).await?;
-    s.until_at_rest(tab).await;
-    let got = s.eval(tab, "[innerWidth, innerHeight]").await?;
+    s.on(tab).set_viewport(a.width, a.height).await?;
+    s.on(tab).until_at_rest().await;
+    let got = s.on(tab).eval("[innerWidth, innerHeight]").await?;
     Ok(Response::text(format!(
         "Viewport is now {got} (width, height)."
     )))

@@ -6,8 +6,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::def::{done, Cap, Kind, Response, ToolDef, ToolError};
-use crate::page::input::pointer::click_at;
-use crate::page::reading::coordinates::{viewport_point, what_is_at};
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -198,18 +196,17 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_mouse_click_xy.
-async fn mouse_click_xy(t: Tab, a: ClickXyArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let point = viewport_point(&s, tab, (a.x, a.y)).await?;
-    let hit = what_is_at(&s, tab, point).await;
+async fn mouse_click_xy(tab: Tab, a: ClickXyArgs) -> Result<Response, ToolError> {
+    let point = tab.viewport_point((a.x, a.y)).await?;
+    let hit = tab.what_is_at(point).await;
     let button = match a.button {
         None | Some(Button::Left) => "left",
         Some(Button::Right) => "right",
         Some(Button::Middle) => "middle",
     };
     let clicks = if a.double_click { 2 } else { 1 };
-    let outcome = s
-        .settle(tab, || click_at(&s, tab, point, button, clicks, 0))
+    let outcome = tab
+        .settle(|| tab.click_at(point, button, clicks, 0))
         .await?;
     let verb = if a.double_click {
         "Double-clicked"
@@ -217,8 +214,7 @@ async fn mouse_click_xy(t: Tab, a: ClickXyArgs) -> Result<Response, ToolError> {
         "Clicked"
     };
     done(
-        &s,
-        tab,
+        &tab,
         format!("{verb} {}", at(&a.element, (a.x, a.y), &hit)),
         &outcome,
     )
@@ -226,20 +222,14 @@ async fn mouse_click_xy(t: Tab, a: ClickXyArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_mouse_move_xy.
-async fn mouse_move_xy(t: Tab, a: MoveXyArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let (x, y) = viewport_point(&s, tab, (a.x, a.y)).await?;
-    let hit = what_is_at(&s, tab, (x, y)).await;
-    let mut outcome = s
-        .settle(tab, || {
-            crate::page::input::pointer::move_to(&s, tab, (x, y))
-        })
-        .await?;
+async fn mouse_move_xy(tab: Tab, a: MoveXyArgs) -> Result<Response, ToolError> {
+    let (x, y) = tab.viewport_point((a.x, a.y)).await?;
+    let hit = tab.what_is_at((x, y)).await;
+    let mut outcome = tab.settle(|| tab.move_to((x, y))).await?;
     // What a hover shows may be CSS alone.
     outcome.pointer_moved = true;
     done(
-        &s,
-        tab,
+        &tab,
         format!("Moved the mouse {}", at(&a.element, (a.x, a.y), &hit)),
         &outcome,
     )
@@ -247,16 +237,15 @@ async fn mouse_move_xy(t: Tab, a: MoveXyArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_mouse_drag_xy.
-async fn mouse_drag_xy(t: Tab, a: DragXyArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let from = viewport_point(&s, tab, (a.start_x, a.start_y)).await?;
-    let to = viewport_point(&s, tab, (a.end_x, a.end_y)).await?;
-    let hit_from = what_is_at(&s, tab, from).await;
-    let hit_to = what_is_at(&s, tab, to).await;
+async fn mouse_drag_xy(tab: Tab, a: DragXyArgs) -> Result<Response, ToolError> {
+    let from = tab.viewport_point((a.start_x, a.start_y)).await?;
+    let to = tab.viewport_point((a.end_x, a.end_y)).await?;
+    let hit_from = tab.what_is_at(from).await;
+    let hit_to = tab.what_is_at(to).await;
     let mut result = None;
-    let outcome = s
-        .settle(tab, || async {
-            result = Some(crate::page::input::drag::drag_points(&s, tab, from, to, None).await?);
+    let outcome = tab
+        .settle(|| async {
+            result = Some(tab.drag_points(from, to, None).await?);
             Ok(())
         })
         .await?;
@@ -272,28 +261,27 @@ async fn mouse_drag_xy(t: Tab, a: DragXyArgs) -> Result<Response, ToolError> {
         a.end_y,
         hit_to.map(|h| format!(", onto {h}")).unwrap_or_default()
     );
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }
 
 /// browser_type_xy.
-async fn type_xy(t: Tab, a: TypeXyArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let point = viewport_point(&s, tab, (a.x, a.y)).await?;
-    let hit = what_is_at(&s, tab, point).await;
-    let outcome = s
-        .settle(tab, || async {
-            click_at(&s, tab, point, "left", 1, 0).await?;
-            crate::page::input::typing::insert_text(&s, tab, &a.text).await?;
+async fn type_xy(tab: Tab, a: TypeXyArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let point = tab.viewport_point((a.x, a.y)).await?;
+    let hit = tab.what_is_at(point).await;
+    let outcome = tab
+        .settle(|| async {
+            tab.click_at(point, "left", 1, 0).await?;
+            tab.insert_text(&a.text).await?;
             if a.submit {
-                crate::page::input::typing::press(&s, tab, "Enter").await?;
+                tab.press("Enter").await?;
             }
             Ok::<_, ToolError>(())
         })
         .await?;
     // Where the text went: the focused element, read back.
-    let landed = s
+    let landed = tab
         .eval(
-            tab,
             "(() => { const e = document.activeElement; \
              return e && e !== document.body ? e.localName + (e.value !== undefined \
              ? ' holding ' + JSON.stringify(String(e.value).slice(0, 80)) : '') : null; })()",
@@ -310,38 +298,27 @@ async fn type_xy(t: Tab, a: TypeXyArgs) -> Result<Response, ToolError> {
             None => "; no element took the focus, so the text went nowhere".into(),
         }
     );
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }
 
 /// `browser_mouse_down` (`down`) and `browser_mouse_up`: the button goes
 /// down where the mouse is and stays down, or comes up.
-async fn press_button(t: Tab, a: ButtonArgs, down: bool) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn press_button(tab: Tab, a: ButtonArgs, down: bool) -> Result<Response, ToolError> {
     let button = button_name(a.button);
-    let outcome = s
-        .settle(tab, || {
-            crate::page::input::pointer::mouse_button(&s, tab, down, button)
-        })
-        .await?;
+    let outcome = tab.settle(|| tab.mouse_button(down, button)).await?;
     let what = if down {
         format!("Pressed the {button} mouse button (held down)")
     } else {
         format!("Released the {button} mouse button")
     };
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }
 
 /// browser_mouse_wheel.
-async fn mouse_wheel(t: Tab, a: WheelArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let outcome = s
-        .settle(tab, || {
-            crate::page::input::pointer::wheel(&s, tab, a.delta_x, a.delta_y)
-        })
-        .await?;
+async fn mouse_wheel(tab: Tab, a: WheelArgs) -> Result<Response, ToolError> {
+    let outcome = tab.settle(|| tab.wheel(a.delta_x, a.delta_y)).await?;
     done(
-        &s,
-        tab,
+        &tab,
         format!("Turned the mouse wheel by ({}, {})", a.delta_x, a.delta_y),
         &outcome,
     )
@@ -363,15 +340,14 @@ fn at(element: &Option<String>, (x, y): (f64, f64), hit: &Option<String>) -> Str
 
 /// `browser_keydown` (`down`) and `browser_keyup`: the key goes down or up
 /// like any action, and the answer names the keys held after it.
-async fn hold_key(t: Tab, key: &str, down: bool) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn hold_key(tab: Tab, key: &str, down: bool) -> Result<Response, ToolError> {
     let mut held = Vec::new();
-    let outcome = s
-        .settle(tab, || async {
+    let outcome = tab
+        .settle(|| async {
             held = if down {
-                crate::page::input::typing::key_down(&s, tab, key).await?
+                tab.key_down(key).await?
             } else {
-                crate::page::input::typing::key_up(&s, tab, key).await?
+                tab.key_up(key).await?
             };
             Ok(())
         })
@@ -386,5 +362,5 @@ async fn hold_key(t: Tab, key: &str, down: bool) -> Result<Response, ToolError> 
     } else {
         format!("Released {key} (keys held: {now})")
     };
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::def::{Kind, Response, ToolDef, ToolError, View};
 use crate::error::ErrorKind;
-use crate::page::{Client, Tab};
+use crate::page::Tab;
 
 /// Lines a wait for text shows of what appeared.
 const WAIT_MATCHES: usize = 10;
@@ -38,8 +38,8 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_wait_for.
-async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn wait_for(tab: Tab, a: WaitArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     if let Some(t) = a.time {
         let secs = t.clamp(0.0, MAX_WAIT_SECS);
         tokio::time::sleep(Duration::from_secs_f64(secs)).await;
@@ -83,7 +83,7 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
     };
     loop {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let frames = s.frame_numbers(tab);
+        let frames = tab.frame_numbers();
         let round = match (&in_frames, frames.is_empty()) {
             (Some(_), false) => left.min(FRAME_ROUND),
             _ => left,
@@ -92,9 +92,9 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
         // One round trip: the page resolves when the condition holds
         // (re-checked on every DOM mutation) or when the time is up.
         let mut r = match (&condition, in_frames) {
-            (Some(condition), _) => s.eval(tab, &watch_expression(condition, ms)).await,
-            (None, Some((t, appear))) => s
-                .wait_for_text(tab, t, !appear, ms)
+            (Some(condition), _) => tab.eval(&watch_expression(condition, ms)).await,
+            (None, Some((t, appear))) => tab
+                .wait_for_text(t, !appear, ms)
                 .await
                 .map(serde_json::Value::Bool),
             (None, None) => unreachable!("a text wait has its text"),
@@ -102,7 +102,7 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
         if let (Some((t, appear)), Ok(top)) = (in_frames, &r) {
             if !frames.is_empty() {
                 let top = *top == serde_json::Value::Bool(true);
-                let seen = text_in_frames(&s, tab, &frames, t).await;
+                let seen = text_in_frames(&tab, &frames, t).await;
                 // Appearing: anywhere is enough; gone: from everywhere.
                 let holds = if appear { top || seen } else { top && !seen };
                 if !holds && tokio::time::Instant::now() < deadline {
@@ -117,21 +117,21 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
                 // What appeared, with refs, so no second call is needed.
                 if let Some(t) = &a.text {
                     let shown =
-                        super::snapshot::found_lines(&s, tab, Some(t), None, WAIT_MATCHES).await;
+                        super::snapshot::found_lines(&tab, Some(t), None, WAIT_MATCHES).await;
                     if let Ok((lines, n)) = shown {
                         if n > 0 {
                             return Ok(Response::text(format!("{lead}\n{lines}")));
                         }
                     }
                 }
-                return Ok(Response::text(lead).with_view(View::Line(s.page_line(tab).await?)));
+                return Ok(Response::text(lead).with_view(View::Line(tab.page_line().await?)));
             }
             // A navigation destroys the page's context: look again in
             // the new one. A closed tab, a dialog or a refused debugger
             // will not go away by asking again.
             Err(e)
                 if tokio::time::Instant::now() < deadline
-                    && s.current_tab() == Some(tab)
+                    && s.current_tab() == Some(tab.id())
                     && worth_retrying(&e) =>
             {
                 tracing::debug!(error = %e, "wait interrupted; retrying");
@@ -143,8 +143,7 @@ async fn wait_for(t: Tab, a: WaitArgs) -> Result<Response, ToolError> {
                 if let Some(t) = &a.text {
                     // A component that closed its shadow root keeps its
                     // text from every script: the browser can still say.
-                    let (roots, found) =
-                        crate::page::reading::closed_shadow::closed_roots_holding(&s, tab, t).await;
+                    let (roots, found) = tab.closed_roots_holding(t).await;
                     why = match (roots, found) {
                         (_, true) => " The text is inside a closed shadow root (a component that keeps \
                              its content from scripts): tabwire cannot judge whether a person sees \
@@ -186,15 +185,10 @@ const FRAME_ROUND: Duration = Duration::from_millis(400);
 
 /// Whether `text` is in what a person sees of any of `frames` (frames of
 /// other origins, through their own worlds).
-async fn text_in_frames(
-    s: &Client,
-    tab: crate::backend::TabId,
-    frames: &[u32],
-    text: &str,
-) -> bool {
+async fn text_in_frames(tab: &Tab, frames: &[u32], text: &str) -> bool {
     for &frame in frames {
-        if let Ok(Some(seen)) = s
-            .engine_value::<String>(tab, frame, "text", "null, 1000000")
+        if let Ok(Some(seen)) = tab
+            .engine_value::<String>(frame, "text", "null, 1000000")
             .await
         {
             if seen.contains(text) {

@@ -62,10 +62,10 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_page_tools.
-async fn list(t: Tab, a: ListArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let Listing { native, tools } = s.page_tools(tab).await?;
-    let mut out = format!("{}\n", s.page_line(tab).await?);
+async fn list(tab: Tab, a: ListArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let Listing { native, tools } = tab.page_tools().await?;
+    let mut out = format!("{}\n", tab.page_line().await?);
     if tools.is_empty() {
         out.push_str("The page declares no tools.");
         return Ok(Response::text(out));
@@ -136,14 +136,14 @@ pub async fn as_mcp_tools(s: &Client) -> Vec<rmcp::model::Tool> {
     let Some(tab) = s.current_tab() else {
         return Vec::new();
     };
-    let allowed = match s.url(tab).await {
+    let allowed = match s.on(tab).url().await {
         Ok(url) => s.policy().check_url(&url).is_ok(),
         Err(_) => false,
     };
     if !allowed {
         return Vec::new();
     }
-    let tools = match s.page_tools(tab).await {
+    let tools = match s.on(tab).page_tools().await {
         Ok(listing) => listing.tools,
         Err(e) => {
             tracing::debug!(error = %e, "listing the page's tools for tools/list");
@@ -209,9 +209,9 @@ fn fence_descriptions(v: &mut Value, s: &Client) {
 }
 
 /// browser_page_tool_call.
-async fn call(t: Tab, a: PageToolCallArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let Listing { tools, .. } = s.page_tools(tab).await?;
+async fn call(tab: Tab, a: PageToolCallArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let Listing { tools, .. } = tab.page_tools().await?;
     let Some(tool) = tools.iter().find(|t| t.name == a.name) else {
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         let known = match names.len() {
@@ -258,9 +258,9 @@ async fn call(t: Tab, a: PageToolCallArgs) -> Result<Response, ToolError> {
     let limit = s.script_timeout();
     let mut output = None;
     // Like an action: what the tool changed on the page is reported.
-    let outcome = s
-        .settle(tab, || async {
-            output = Some(s.call_page_tool(tab, tool, args, limit).await?);
+    let outcome = tab
+        .settle(|| async {
+            output = Some(tab.call_page_tool(tool, args, limit).await?);
             Ok(())
         })
         .await
@@ -293,7 +293,7 @@ async fn call(t: Tab, a: PageToolCallArgs) -> Result<Response, ToolError> {
     if tool.annotations.untrusted_content {
         lead.push_str("The page marks its output as coming from others (untrusted content).\n");
     }
-    done_with(&s, tab, lead.trim_end().to_string(), &outcome).await
+    done_with(&tab, lead.trim_end().to_string(), &outcome).await
 }
 
 #[cfg(test)]

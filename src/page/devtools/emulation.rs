@@ -7,9 +7,9 @@
 
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// Sends what the tab emulates again when it is set up again.
 pub struct Feature;
@@ -357,55 +357,50 @@ fn accept_language(locale: &str) -> String {
     }
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// What `tab` emulates.
-    pub fn emulation(&self, tab: TabId) -> Emulation {
-        self.tab_state(tab).slot::<Emulation>().clone()
+    pub fn emulation(&self) -> Emulation {
+        self.tab_state().slot::<Emulation>().clone()
     }
 
     /// Sends `commands` to `tab` and keeps `now` as what it emulates. On a
     /// failure nothing is kept, and the error names the command.
     pub async fn emulate(
         &self,
-        tab: TabId,
         now: Emulation,
         commands: Vec<(&'static str, Value)>,
     ) -> Result<(), ToolError> {
         for (method, params) in commands {
-            self.cdp(tab, method, params)
+            self.cdp(method, params)
                 .await
                 .map_err(|e| ToolError::other(format!("the browser refused {method}: {e}")))?;
         }
-        *self.tab_state(tab).slot::<Emulation>() = now;
+        *self.tab_state().slot::<Emulation>() = now;
         Ok(())
     }
 
     /// The browser's own user agent (read once per tab, before any
     /// override of it).
-    pub async fn own_user_agent(&self, tab: TabId) -> Result<String, ToolError> {
-        if let Some(ua) = self
-            .tab_state(tab)
-            .slot::<Emulation>()
-            .own_user_agent
-            .clone()
-        {
+    pub async fn own_user_agent(&self) -> Result<String, ToolError> {
+        if let Some(ua) = self.tab_state().slot::<Emulation>().own_user_agent.clone() {
             return Ok(ua);
         }
         let ua = self
-            .eval(tab, "navigator.userAgent")
+            .eval("navigator.userAgent")
             .await?
             .as_str()
             .unwrap_or_default()
             .to_string();
-        self.tab_state(tab).slot::<Emulation>().own_user_agent = Some(ua.clone());
+        self.tab_state().slot::<Emulation>().own_user_agent = Some(ua.clone());
         Ok(ua)
     }
 
     /// Lets pages read the emulated position (geolocation permission for
     /// every origin); Err says why the browser would not.
-    pub async fn allow_geolocation(&self, tab: TabId) -> Result<(), String> {
+    pub async fn allow_geolocation(&self) -> Result<(), String> {
         self.cdp(
-            tab,
             "Browser.grantPermissions",
             json!({"permissions": ["geolocation"]}),
         )
@@ -416,15 +411,14 @@ impl Client {
 
     /// Takes back what [`Self::allow_geolocation`] granted (nothing to
     /// take back where it could not grant).
-    pub async fn forbid_geolocation(&self, tab: TabId) {
-        let _ = self.cdp(tab, "Browser.resetPermissions", json!({})).await;
+    pub async fn forbid_geolocation(&self) {
+        let _ = self.cdp("Browser.resetPermissions", json!({})).await;
     }
 
     /// Sets the tab's viewport to `width` x `height` CSS pixels (the
     /// display's pixel ratio, not a phone).
-    pub async fn set_viewport(&self, tab: TabId, width: u32, height: u32) -> Result<(), ToolError> {
+    pub async fn set_viewport(&self, width: u32, height: u32) -> Result<(), ToolError> {
         self.cdp(
-            tab,
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width, "height": height, "deviceScaleFactor": 0, "mobile": false}),
         )
@@ -433,9 +427,9 @@ impl Client {
     }
 
     /// The page line (title and URL), and under it what the tab emulates.
-    pub fn page_head(&self, tab: TabId, title: &str, url: &str) -> String {
-        let line = crate::engine::page_line(title, url, self.fence());
-        match self.tab_state(tab).slot::<Emulation>().summary() {
+    pub fn page_head(&self, title: &str, url: &str) -> String {
+        let line = crate::engine::page_line(title, url, self.client().fence());
+        match self.tab_state().slot::<Emulation>().summary() {
             Some(e) => format!("{line}\n{e}"),
             None => line,
         }

@@ -17,8 +17,9 @@ use serde_json::Value;
 use super::playwright_code::render;
 use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::reading::locator::{locate, Lang, Locator};
+use crate::page::reading::locator::{Lang, Locator};
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 use crate::policy::Cap;
 
 /// Stands for what was typed into a password field: the secret is never
@@ -139,7 +140,8 @@ impl Client {
         if let Some(tab) = before {
             // Only pages the policy lets tools read.
             let allowed = self
-                .tab_state(tab)
+                .on(tab)
+                .tab_state()
                 .events
                 .url()
                 .is_some_and(|u| self.policy().check_url(&u).is_ok());
@@ -147,8 +149,8 @@ impl Client {
                 if found.contains_key(&t) {
                     continue;
                 }
-                if let Ok(el) = self.element(tab, &t).await {
-                    if let Ok(loc) = locate(self, tab, el).await {
+                if let Ok(el) = self.on(tab).element(&t).await {
+                    if let Ok(loc) = self.on(tab).locate(el).await {
                         found.insert(t, loc);
                     }
                 }
@@ -169,11 +171,6 @@ impl Client {
             }
         }
         result
-    }
-
-    /// Records a check that held (the verify tools).
-    pub fn record_check(&self, tab: TabId, frame: u32, step: Step) {
-        self.slot::<TestRecording>().push(tab, frame, step);
     }
 
     /// The session so far, in the current tab, as a Playwright test; and
@@ -225,6 +222,14 @@ impl Client {
             ));
         }
         Ok((render(lang, title, &steps), notes))
+    }
+}
+
+impl Tab {
+    /// Records a check that held (the verify tools).
+    pub fn record_check(&self, frame: u32, step: Step) {
+        let tab = self.id();
+        self.client().slot::<TestRecording>().push(tab, frame, step);
     }
 }
 

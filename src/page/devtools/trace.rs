@@ -12,10 +12,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::tab::calls::next_event;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// A performance trace is being recorded in the tab (its slot; a detach
 /// ends it).
@@ -51,56 +50,72 @@ const TASK_END: Duration = Duration::from_millis(100);
 /// A task on the page's main thread longer than this blocks input.
 const LONG_TASK_US: f64 = 50_000.0;
 
-/// Starts recording a trace of `tab`.
-pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
-    if s.tab_state(tab).slot::<Tracing>().0 {
-        return Err(ToolError::other(
-            "a trace is already being recorded in this tab; browser_stop_tracing ends it".into(),
-        ));
+impl Tab {
+    /// Starts recording a trace of `tab`.
+    pub async fn start_trace(&self) -> Result<(), ToolError> {
+        if self.tab_state().slot::<Tracing>().0 {
+            return Err(ToolError::other(
+                "a trace is already being recorded in this tab; browser_stop_tracing ends it"
+                    .into(),
+            ));
+        }
+        self.cdp(
+            "Tracing.start",
+            json!({
+                "transferMode": "ReturnAsStream",
+                "streamFormat": "json",
+                "traceConfig": {"includedCategories": CATEGORIES, "recordMode": "recordUntilFull"},
+            }),
+        )
+        .await
+        .map_err(|e| ToolError::other(format!("the browser would not start a trace: {e}")))?;
+        self.tab_state().slot::<Tracing>().0 = true;
+        Ok(())
     }
-    s.cdp(
-        tab,
-        "Tracing.start",
-        json!({
-            "transferMode": "ReturnAsStream",
-            "streamFormat": "json",
-            "traceConfig": {"includedCategories": CATEGORIES, "recordMode": "recordUntilFull"},
-        }),
-    )
-    .await
-    .map_err(|e| ToolError::other(format!("the browser would not start a trace: {e}")))?;
-    s.tab_state(tab).slot::<Tracing>().0 = true;
-    Ok(())
-}
 
-/// Stops the trace of `tab` and returns it (the JSON text DevTools opens).
-pub async fn stop(s: &Client, tab: TabId) -> Result<Vec<u8>, ToolError> {
-    if !s.tab_state(tab).slot::<Tracing>().0 {
-        return Err(ToolError::other(
-            "no trace is being recorded in this tab; start one with browser_start_tracing".into(),
+    /// Stops the trace of `tab` and returns it (the JSON text DevTools opens).
+    pub async fn stop_trace(&self) -> Result<Vec<u8>, ToolError> {
+        let s = self.client();
+        let tab = self.id();
+        if !self.tab_state().slot::<Tracing>().0 {
+            return Err(ToolError::other(
+                "no trace is being recorded in this tab; start one with browser_start_tracing"
+                    .into(),
+            ));
+        }
+        self.tab_state().slot::<Tracing>().0 = false;
+        // The task that answered the last command may still be running (a
+        // script's answer leaves before its task ends): let it end in the trace.
+        tokio::time::sleep(TASK_END).await;
+        let mut events = s.backend().subscribe();
+        self.cdp("Tracing.end", json!({})).await?;
+        s.set_progress(Some(
+            "waiting for the browser to hand over the trace".into(),
         ));
+        let complete = tokio::time::timeout(
+            COMPLETE_WAIT,
+            next_event(&mut events, tab, |m, _| m == "Tracing.tracingComplete"),
+        )
+        .await;
+        s.set_progress(None);
+        let stream = match complete {
+            Ok(Some(p)) => p["stream"].as_str().map(str::to_string),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            ToolError::other("the browser did not hand over the trace; try again".into())
+        })?;
+        self.read_stream(&stream, |_| Ok::<_, ToolError>(())).await
     }
-    s.tab_state(tab).slot::<Tracing>().0 = false;
-    // The task that answered the last command may still be running (a
-    // script's answer leaves before its task ends): let it end in the trace.
-    tokio::time::sleep(TASK_END).await;
-    let mut events = s.backend().subscribe();
-    s.cdp(tab, "Tracing.end", json!({})).await?;
-    s.set_progress(Some(
-        "waiting for the browser to hand over the trace".into(),
-    ));
-    let complete = tokio::time::timeout(
-        COMPLETE_WAIT,
-        next_event(&mut events, tab, |m, _| m == "Tracing.tracingComplete"),
-    )
-    .await;
-    s.set_progress(None);
-    let stream = match complete {
-        Ok(Some(p)) => p["stream"].as_str().map(str::to_string),
-        _ => None,
+
+    /// Names the element behind a trace's node id (tag, id, source, text),
+    /// as the page's markup has it now.
+    pub async fn describe_node(&self, node: i64) -> Option<String> {
+        let s = self.client();
+        let el = crate::page::reading::element::Element::by_node(node);
+        let v = self.call_on(el, DESCRIBE, Value::Null).await.ok()?;
+        v.as_str().map(|t| s.fence().quote(t))
     }
-    .ok_or_else(|| ToolError::other("the browser did not hand over the trace; try again".into()))?;
-    crate::page::network::resource::read_stream(s, tab, &stream, |_| Ok::<_, ToolError>(())).await
 }
 
 /// What a trace says, in milliseconds.
@@ -277,14 +292,6 @@ pub fn insights(trace: &Value) -> Insights {
         .collect();
     out.slowest = done.iter().take(5).map(|r| (r.0.clone(), r.1)).collect();
     out
-}
-
-/// Names the element behind a trace's node id (tag, id, source, text),
-/// as the page's markup has it now.
-pub async fn describe_node(s: &Client, tab: TabId, node: i64) -> Option<String> {
-    let el = crate::page::reading::element::Element::by_node(node);
-    let v = s.call_on(tab, el, DESCRIBE, Value::Null).await.ok()?;
-    v.as_str().map(|t| s.fence().quote(t))
 }
 
 const DESCRIBE: &str = "function() {

@@ -8,10 +8,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::recording::Step;
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::reading::locator::locate;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// What a check found: `Ok(sentence)` when it holds, `Err` (a
 /// [`ToolError`] starting with "FAIL") when it does not.
@@ -41,181 +39,186 @@ struct RoleFound {
     others: Vec<String>,
 }
 
-/// The top document and the frames the latest snapshot reached.
-fn frames(s: &Client, tab: TabId) -> Vec<u32> {
-    let mut all = vec![0];
-    all.extend(s.frame_numbers(tab));
-    all
-}
-
-async fn read<T: for<'de> Deserialize<'de> + Default>(
-    s: &Client,
-    tab: TabId,
-    frame: u32,
-    reader: &str,
-    arg: serde_json::Value,
-) -> Result<T, ToolError> {
-    let v = s
-        .engine_value::<serde_json::Value>(tab, frame, "read", &format!("{reader}, {arg}, null"))
-        .await?
-        .unwrap_or_default();
-    Ok(serde_json::from_value(v["value"].clone()).unwrap_or_default())
-}
-
-/// Whether `text` (spaces normalised; case counts) is in what a person
-/// can see of the page.
-pub async fn text_visible(s: &Client, tab: TabId, text: &str) -> Verdict {
-    let want = normalise(text);
-    if want.is_empty() {
-        return Err(ToolError::other("give the `text` to look for".into()));
+impl Tab {
+    /// The top document and the frames the latest snapshot reached.
+    fn verify_frames(&self) -> Vec<u32> {
+        let mut all = vec![0];
+        all.extend(self.frame_numbers());
+        all
     }
-    let (mut present, mut other_case) = (false, false);
-    for frame in frames(s, tab) {
-        let Ok(f) = read::<TextFound>(s, tab, frame, TEXT_READER, json!(want)).await else {
-            continue;
-        };
-        if f.found {
-            s.record_check(tab, frame, Step::ExpectText(want.clone()));
-            return Ok(format!("PASS: the text {want:?} is visible on the page."));
+
+    async fn verify_read<T: for<'de> Deserialize<'de> + Default>(
+        &self,
+        frame: u32,
+        reader: &str,
+        arg: serde_json::Value,
+    ) -> Result<T, ToolError> {
+        let v = self
+            .engine_value::<serde_json::Value>(frame, "read", &format!("{reader}, {arg}, null"))
+            .await?
+            .unwrap_or_default();
+        Ok(serde_json::from_value(v["value"].clone()).unwrap_or_default())
+    }
+
+    /// Whether `text` (spaces normalised; case counts) is in what a person
+    /// can see of the page.
+    pub async fn verify_text_visible(&self, text: &str) -> Verdict {
+        let want = normalise(text);
+        if want.is_empty() {
+            return Err(ToolError::other("give the `text` to look for".into()));
         }
-        present |= f.present;
-        other_case |= f.other_case;
-    }
-    let why = if present {
-        " It is in the page's markup, but a person cannot see it there (hidden, transparent, \
-         covered, or outside what scrolling reaches)."
-    } else if other_case {
-        " It is visible with other upper/lower case: check the exact spelling (browser_find \
-         shows it)."
-    } else {
-        " Nothing on the page holds it. If the page is still updating, browser_wait_for it \
-         first; else take browser_snapshot to see what is there."
-    };
-    Err(ToolError::other(format!(
-        "FAIL: the text {want:?} is not visible on the page.{why}"
-    )))
-}
-
-/// Whether an element of `role` whose accessible name is `name` (spaces
-/// normalised, exact) is visible.
-pub async fn element_visible(s: &Client, tab: TabId, role: &str, name: &str) -> Verdict {
-    let role = role.trim().to_ascii_lowercase();
-    let role = if role == "image" { "img".into() } else { role };
-    let name = normalise(name);
-    let (mut hidden, mut others) = (0, Vec::new());
-    for frame in frames(s, tab) {
-        let arg = json!({"role": role, "name": name});
-        let Ok(f) = read::<RoleFound>(s, tab, frame, ROLE_READER, arg).await else {
-            continue;
-        };
-        if f.found {
-            s.record_check(
-                tab,
-                frame,
-                Step::ExpectRole {
-                    role: role.clone(),
-                    name: name.clone(),
-                },
-            );
-            return Ok(format!("PASS: {role} {name:?} is visible on the page."));
+        let (mut present, mut other_case) = (false, false);
+        for frame in self.verify_frames() {
+            let Ok(f) = self
+                .verify_read::<TextFound>(frame, TEXT_READER, json!(want))
+                .await
+            else {
+                continue;
+            };
+            if f.found {
+                self.record_check(frame, Step::ExpectText(want.clone()));
+                return Ok(format!("PASS: the text {want:?} is visible on the page."));
+            }
+            present |= f.present;
+            other_case |= f.other_case;
         }
-        hidden += f.hidden;
-        others.extend(f.others);
-    }
-    let mut why = String::new();
-    if hidden > 0 {
-        why.push_str(&format!(
-            " {hidden} {role} named so exist but a person cannot see them (hidden, transparent, \
+        let why = if present {
+            " It is in the page's markup, but a person cannot see it there (hidden, transparent, \
              covered, or outside what scrolling reaches)."
-        ));
+        } else if other_case {
+            " It is visible with other upper/lower case: check the exact spelling (browser_find \
+             shows it)."
+        } else {
+            " Nothing on the page holds it. If the page is still updating, browser_wait_for it \
+             first; else take browser_snapshot to see what is there."
+        };
+        Err(ToolError::other(format!(
+            "FAIL: the text {want:?} is not visible on the page.{why}"
+        )))
     }
-    if others.is_empty() {
-        why.push_str(&format!(" No {role} is visible at all."));
-    } else {
-        others.truncate(10);
-        let list = others
-            .iter()
-            .map(|n| format!("{n:?}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        why.push_str(&format!(
-            " Visible {role} elements are named: {}.",
-            s.fence().quote(&list)
-        ));
-    }
-    Err(ToolError::other(format!(
-        "FAIL: no visible {role} named {name:?} (names must match exactly).{why}"
-    )))
-}
 
-/// Whether the control `target` holds `value`: a checkbox or radio
-/// "true"/"false", a select its chosen option's value or label, a field
-/// its text.
-pub async fn value(s: &Client, tab: TabId, target: &str, value: &str) -> Verdict {
-    let el = s.element(tab, target).await?;
-    let loc = locate(s, tab, el).await?;
-    let c = &loc.control;
-    let holds = match c.kind.as_str() {
-        "checkbox" => {
-            let want = match crate::page::input::fields::checked_from(value.trim()) {
-                Some(want) => want,
-                None => {
-                    return Err(ToolError::other(format!(
+    /// Whether an element of `role` whose accessible name is `name` (spaces
+    /// normalised, exact) is visible.
+    pub async fn verify_element_visible(&self, role: &str, name: &str) -> Verdict {
+        let s = self.client();
+        let role = role.trim().to_ascii_lowercase();
+        let role = if role == "image" { "img".into() } else { role };
+        let name = normalise(name);
+        let (mut hidden, mut others) = (0, Vec::new());
+        for frame in self.verify_frames() {
+            let arg = json!({"role": role, "name": name});
+            let Ok(f) = self.verify_read::<RoleFound>(frame, ROLE_READER, arg).await else {
+                continue;
+            };
+            if f.found {
+                self.record_check(
+                    frame,
+                    Step::ExpectRole {
+                        role: role.clone(),
+                        name: name.clone(),
+                    },
+                );
+                return Ok(format!("PASS: {role} {name:?} is visible on the page."));
+            }
+            hidden += f.hidden;
+            others.extend(f.others);
+        }
+        let mut why = String::new();
+        if hidden > 0 {
+            why.push_str(&format!(
+                " {hidden} {role} named so exist but a person cannot see them (hidden, transparent, \
+                 covered, or outside what scrolling reaches)."
+            ));
+        }
+        if others.is_empty() {
+            why.push_str(&format!(" No {role} is visible at all."));
+        } else {
+            others.truncate(10);
+            let list = others
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            why.push_str(&format!(
+                " Visible {role} elements are named: {}.",
+                s.fence().quote(&list)
+            ));
+        }
+        Err(ToolError::other(format!(
+            "FAIL: no visible {role} named {name:?} (names must match exactly).{why}"
+        )))
+    }
+
+    /// Whether the control `target` holds `value`: a checkbox or radio
+    /// "true"/"false", a select its chosen option's value or label, a field
+    /// its text.
+    pub async fn verify_value(&self, target: &str, value: &str) -> Verdict {
+        let s = self.client();
+        let el = self.element(target).await?;
+        let loc = self.locate(el).await?;
+        let c = &loc.control;
+        let holds = match c.kind.as_str() {
+            "checkbox" => {
+                let want = match crate::page::input::fields::checked_from(value.trim()) {
+                    Some(want) => want,
+                    None => {
+                        return Err(ToolError::other(format!(
                         "{target} is a checkbox or radio button: give `value` \"true\" (checked) \
-                         or \"false\", not {value:?}"
+                             or \"false\", not {value:?}"
                     )))
+                    }
+                };
+                if c.checked == want {
+                    Ok(())
+                } else {
+                    Err(if c.checked { "checked" } else { "not checked" }.to_string())
                 }
-            };
-            if c.checked == want {
-                Ok(())
-            } else {
-                Err(if c.checked { "checked" } else { "not checked" }.to_string())
             }
-        }
-        "select" => {
-            if value == c.value || normalise(value) == c.label {
-                Ok(())
-            } else {
-                Err(format!(
-                    "the option {} (value {}) chosen",
-                    s.fence().quote(&format!("{:?}", c.label)),
-                    s.fence().quote(&format!("{:?}", c.value))
-                ))
+            "select" => {
+                if value == c.value || normalise(value) == c.label {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "the option {} (value {}) chosen",
+                        s.fence().quote(&format!("{:?}", c.label)),
+                        s.fence().quote(&format!("{:?}", c.value))
+                    ))
+                }
             }
-        }
-        "field" | "editable" | "aria" => {
-            let same = if c.kind == "editable" {
-                normalise(value) == c.value
-            } else {
-                value == c.value
-            };
-            match (same, c.password) {
-                (true, _) => Ok(()),
-                (false, true) => Err(format!(
-                    "{} characters (a password field: its value is not shown), which are not \
-                     the value given",
-                    c.value.chars().count()
-                )),
-                (false, false) => Err(s.fence().quote(&format!("{:?}", c.value))),
+            "field" | "editable" | "aria" => {
+                let same = if c.kind == "editable" {
+                    normalise(value) == c.value
+                } else {
+                    value == c.value
+                };
+                match (same, c.password) {
+                    (true, _) => Ok(()),
+                    (false, true) => Err(format!(
+                        "{} characters (a password field: its value is not shown), which are not \
+                         the value given",
+                        c.value.chars().count()
+                    )),
+                    (false, false) => Err(s.fence().quote(&format!("{:?}", c.value))),
+                }
             }
+            _ => {
+                return Err(ToolError::other(format!(
+                    "{target} holds no value (it is not a form control): check its text with \
+                     browser_verify_text_visible, or pick the field itself from browser_snapshot"
+                )))
+            }
+        };
+        match holds {
+            Ok(()) => {
+                let frame = loc.frame;
+                self.record_check(frame, Step::ExpectValue(loc, value.to_string()));
+                Ok(format!("PASS: {target} holds {value:?}."))
+            }
+            Err(actual) => Err(ToolError::other(format!(
+                "FAIL: {target} holds {actual}, not {value:?}. If the page is still updating, \
+                 browser_wait_for first; if it is the wrong element, take browser_snapshot"
+            ))),
         }
-        _ => {
-            return Err(ToolError::other(format!(
-                "{target} holds no value (it is not a form control): check its text with \
-                 browser_verify_text_visible, or pick the field itself from browser_snapshot"
-            )))
-        }
-    };
-    match holds {
-        Ok(()) => {
-            let frame = loc.frame;
-            s.record_check(tab, frame, Step::ExpectValue(loc, value.to_string()));
-            Ok(format!("PASS: {target} holds {value:?}."))
-        }
-        Err(actual) => Err(ToolError::other(format!(
-            "FAIL: {target} holds {actual}, not {value:?}. If the page is still updating, \
-             browser_wait_for first; if it is the wrong element, take browser_snapshot"
-        ))),
     }
 }
 

@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// The tab's screen recording in progress, if any (its slot).
 #[derive(Default)]
@@ -46,7 +47,7 @@ impl crate::page::tab::feature::TabFeature for Feature {
         if method != "Page.screencastFrame" {
             return false;
         }
-        on_frame(client, tab, params);
+        client.on(tab).on_screencast_frame(params);
         true
     }
 
@@ -142,22 +143,99 @@ fn now_secs() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// Starts recording `tab`.
-pub async fn start(s: &Client, tab: TabId) -> Result<(), ToolError> {
-    if s.tab_state(tab).slot::<TabVideo>().0.is_some() {
-        return Err(ToolError::other(
-            "this tab is already being recorded; browser_stop_video ends the recording".into(),
-        ));
+impl Tab {
+    /// Starts recording `tab`.
+    pub async fn start_video(&self) -> Result<(), ToolError> {
+        if self.tab_state().slot::<TabVideo>().0.is_some() {
+            return Err(ToolError::other(
+                "this tab is already being recorded; browser_stop_video ends the recording".into(),
+            ));
+        }
+        self.tab_state().slot::<TabVideo>().0 = Some(ScreenRecording::new(now_secs()));
+        let (method, params) = start_command();
+        if let Err(e) = self.cdp(method, params).await {
+            self.tab_state().slot::<TabVideo>().0 = None;
+            return Err(ToolError::other(format!(
+                "the browser would not start a screencast: {e}"
+            )));
+        }
+        Ok(())
     }
-    s.tab_state(tab).slot::<TabVideo>().0 = Some(ScreenRecording::new(now_secs()));
-    let (method, params) = start_command();
-    if let Err(e) = s.cdp(tab, method, params).await {
-        s.tab_state(tab).slot::<TabVideo>().0 = None;
-        return Err(ToolError::other(format!(
-            "the browser would not start a screencast: {e}"
+
+    /// Stops recording `tab` and encodes what was recorded.
+    pub async fn stop_video(&self) -> Result<Video, ToolError> {
+        let s = self.client();
+        let Some(rec) = self.tab_state().slot::<TabVideo>().0.take() else {
+            return Err(ToolError::other(
+                "no recording is running in this tab; start one with browser_start_video".into(),
+            ));
+        };
+        // A tab that is gone or detached has no screencast left to stop.
+        let _ = self.cdp("Page.stopScreencast", json!({})).await;
+        let end = now_secs();
+        let received = rec.shots.len() + rec.dropped;
+        if rec.shots.is_empty() {
+            return Err(ToolError::other(
+                "the recording has no frames: the browser paints a tab only while it is visible, \
+                 and this one was not shown (or nothing was drawn). Bring the tab to the front \
+                 (browser_tabs select) and record again."
+                    .into(),
+            ));
+        }
+        s.set_progress(Some(format!(
+            "encoding {} frames as a GIF",
+            rec.shots.len()
         )));
+        let shots = rec.shots;
+        let encoded = tokio::task::spawn_blocking(move || encode_gif(&shots, end)).await;
+        s.set_progress(None);
+        let encoded = encoded
+            .map_err(|e| e.to_string())
+            .and_then(|r| r)
+            .map_err(|e| ToolError::other(format!("encoding the recording failed: {e}")))?;
+        Ok(Video {
+            gif: encoded.0,
+            stats: encoded.1,
+            received,
+            dropped: rec.dropped,
+            interrupted: rec.interrupted,
+            seconds: end - rec.started,
+        })
     }
-    Ok(())
+
+    /// A screencast frame arrived: keep it if `tab` is recording, and
+    /// acknowledge it once [`ACK_HOLD`] has passed (the browser keeps at most
+    /// two frames unacknowledged). Frames of a tab not recording (a stop raced
+    /// the frame) are acknowledged at once.
+    pub(in crate::page) fn on_screencast_frame(&self, p: &Value) {
+        let s = self.client();
+        let tab = self.id();
+        let arrived = Instant::now();
+        let ack = json!({"sessionId": p["sessionId"].clone()});
+        let recording = {
+            let mut st = self.tab_state();
+            match st.slot::<TabVideo>().0.as_mut() {
+                Some(rec) => {
+                    let jpeg = p["data"]
+                        .as_str()
+                        .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok());
+                    if let Some(jpeg) = jpeg {
+                        let at = p["metadata"]["timestamp"].as_f64().unwrap_or_else(now_secs);
+                        rec.keep(Shot { jpeg, at });
+                    }
+                    true
+                }
+                None => false,
+            }
+        };
+        let s = s.clone();
+        tokio::spawn(async move {
+            if recording {
+                tokio::time::sleep_until((arrived + ACK_HOLD).into()).await;
+            }
+            let _ = s.backend().cdp(tab, "Page.screencastFrameAck", ack).await;
+        });
+    }
 }
 
 /// A finished recording, written.
@@ -171,78 +249,6 @@ pub struct Video {
     pub interrupted: bool,
     /// Seconds from the start to the stop.
     pub seconds: f64,
-}
-
-/// Stops recording `tab` and encodes what was recorded.
-pub async fn stop(s: &Client, tab: TabId) -> Result<Video, ToolError> {
-    let Some(rec) = s.tab_state(tab).slot::<TabVideo>().0.take() else {
-        return Err(ToolError::other(
-            "no recording is running in this tab; start one with browser_start_video".into(),
-        ));
-    };
-    // A tab that is gone or detached has no screencast left to stop.
-    let _ = s.cdp(tab, "Page.stopScreencast", json!({})).await;
-    let end = now_secs();
-    let received = rec.shots.len() + rec.dropped;
-    if rec.shots.is_empty() {
-        return Err(ToolError::other(
-            "the recording has no frames: the browser paints a tab only while it is visible, \
-             and this one was not shown (or nothing was drawn). Bring the tab to the front \
-             (browser_tabs select) and record again."
-                .into(),
-        ));
-    }
-    s.set_progress(Some(format!(
-        "encoding {} frames as a GIF",
-        rec.shots.len()
-    )));
-    let shots = rec.shots;
-    let encoded = tokio::task::spawn_blocking(move || encode_gif(&shots, end)).await;
-    s.set_progress(None);
-    let encoded = encoded
-        .map_err(|e| e.to_string())
-        .and_then(|r| r)
-        .map_err(|e| ToolError::other(format!("encoding the recording failed: {e}")))?;
-    Ok(Video {
-        gif: encoded.0,
-        stats: encoded.1,
-        received,
-        dropped: rec.dropped,
-        interrupted: rec.interrupted,
-        seconds: end - rec.started,
-    })
-}
-
-/// A screencast frame arrived: keep it if `tab` is recording, and
-/// acknowledge it once [`ACK_HOLD`] has passed (the browser keeps at most
-/// two frames unacknowledged). Frames of a tab not recording (a stop raced
-/// the frame) are acknowledged at once.
-pub(in crate::page) fn on_frame(s: &Client, tab: TabId, p: &Value) {
-    let arrived = Instant::now();
-    let ack = json!({"sessionId": p["sessionId"].clone()});
-    let recording = {
-        let mut st = s.tab_state(tab);
-        match st.slot::<TabVideo>().0.as_mut() {
-            Some(rec) => {
-                let jpeg = p["data"]
-                    .as_str()
-                    .and_then(|d| base64::engine::general_purpose::STANDARD.decode(d).ok());
-                if let Some(jpeg) = jpeg {
-                    let at = p["metadata"]["timestamp"].as_f64().unwrap_or_else(now_secs);
-                    rec.keep(Shot { jpeg, at });
-                }
-                true
-            }
-            None => false,
-        }
-    };
-    let s = s.clone();
-    tokio::spawn(async move {
-        if recording {
-            tokio::time::sleep_until((arrived + ACK_HOLD).into()).await;
-        }
-        let _ = s.backend().cdp(tab, "Page.screencastFrameAck", ack).await;
-    });
 }
 
 /// What the GIF holds.

@@ -8,7 +8,7 @@
 //!   the extension's `chrome.downloads`);
 //! - a browser tabwire attached to (someone else's, downloading into their
 //!   folder as they set it) has the URL fetched again
-//!   ([`save_page_download`]), the way `browser_download` fetches.
+//!   ([`Tab::save_page_download`]), the way `browser_download` fetches.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -19,9 +19,10 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use super::save::{extension_for, sanitize_name, save, Saved};
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
-use crate::page::network::resource::{first_that_works, Way};
+use crate::page::network::resource::Way;
 use crate::page::tab::calls::next_event;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// The action under way clicked a download link: its answer waits a
 /// moment for the download to be announced (the tab's slot).
@@ -43,7 +44,7 @@ impl crate::page::tab::feature::TabFeature for Feature {
 /// world): a `blob:` URL the page revokes is revoked 10 s later instead.
 /// Export buttons build a file, click a link to it and revoke the URL at
 /// once; the browser has read it by then, but tabwire saves a download by
-/// reading the URL after the click (see [`save_page_download`]), and a
+/// reading the URL after the click (see [`Tab::save_page_download`]), and a
 /// revoked one reads as "Failed to fetch". Nothing else about the blob
 /// changes; the page only keeps its memory 10 s longer.
 pub const BLOB_GRACE: &str = r#"(() => {
@@ -91,68 +92,69 @@ pub fn store(
     save(&s.policy().download_dir(), &name, &bytes, mime)
 }
 
-/// Saves the file a page started downloading (a link to an attachment,
-/// `<a download>`, a script) into the download directory, fetching it the
-/// way `browser_download` does; returns the line the action reports.
-pub async fn save_page_download(
-    s: &Client,
-    tab: TabId,
-    url: &str,
-    suggested: Option<String>,
-) -> String {
-    if let Some(why) = refused_by_policy(s, url) {
-        return format!(
-            "The page started a download of {}; not saved: {why}.",
-            s.fence().quote(url)
-        );
-    }
-    let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
-    let cap = s.policy().max_download_bytes();
-    let got = match first_that_works(s, tab, url, cap, &[Way::InPage, Way::Browser]).await {
-        Ok(g) => g,
-        Err(e) if scheme == "blob" => {
+impl Tab {
+    /// Saves the file a page started downloading (a link to an attachment,
+    /// `<a download>`, a script) into the download directory, fetching it the
+    /// way `browser_download` does; returns the line the action reports.
+    pub async fn save_page_download(&self, url: &str, suggested: Option<String>) -> String {
+        let s = self.client();
+        if let Some(why) = refused_by_policy(s, url) {
             return format!(
-                "The page started a download of a file it made ({}); tabwire could not \
-                 read it ({e}). The page no longer holds it: doing what made it again (the \
-                 same click) makes a new one.",
+                "The page started a download of {}; not saved: {why}.",
                 s.fence().quote(url)
-            )
+            );
         }
-        Err(e) => {
-            return format!(
-                "The page started a download of {}; tabwire could not save it ({e}). \
-                 Try browser_download with the link's ref or the URL.",
+        let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
+        let cap = s.policy().max_download_bytes();
+        let got = match self
+            .fetch_first_that_works(url, cap, &[Way::InPage, Way::Browser])
+            .await
+        {
+            Ok(g) => g,
+            Err(e) if scheme == "blob" => {
+                return format!(
+                    "The page started a download of a file it made ({}); tabwire could not \
+                     read it ({e}). The page no longer holds it: doing what made it again (the \
+                     same click) makes a new one.",
+                    s.fence().quote(url)
+                )
+            }
+            Err(e) => {
+                return format!(
+                    "The page started a download of {}; tabwire could not save it ({e}). \
+                     Try browser_download with the link's ref or the URL.",
+                    s.fence().quote(url)
+                )
+            }
+        };
+        // A browser tabwire launched writes no file of its own (downloads
+        // denied), nor does the user's browser through the extension (which
+        // cancels its copy, extension/downloads.js); an attached one keeps it.
+        let status = s.backend().status().await;
+        let own_copy = if status.contains("launched") || status.contains("tabwire extension") {
+            ""
+        } else {
+            "\nThe browser also saved its own copy in its download folder (tabwire cannot stop \
+             that in this browser); browser_download saves a URL without it."
+        };
+        match store(
+            s,
+            url,
+            None,
+            "download",
+            got.bytes,
+            &got.mime,
+            &got.suggested_name.clone().or(suggested),
+        ) {
+            Ok(saved) => format!(
+                "The page started a download: {}{own_copy}",
+                saved.describe(s.fence())
+            ),
+            Err(e) => format!(
+                "The page started a download of {}; not saved: {e}",
                 s.fence().quote(url)
-            )
+            ),
         }
-    };
-    // A browser tabwire launched writes no file of its own (downloads
-    // denied), nor does the user's browser through the extension (which
-    // cancels its copy, extension/downloads.js); an attached one keeps it.
-    let status = s.backend().status().await;
-    let own_copy = if status.contains("launched") || status.contains("tabwire extension") {
-        ""
-    } else {
-        "\nThe browser also saved its own copy in its download folder (tabwire cannot stop \
-         that in this browser); browser_download saves a URL without it."
-    };
-    match store(
-        s,
-        url,
-        None,
-        "download",
-        got.bytes,
-        &got.mime,
-        &got.suggested_name.clone().or(suggested),
-    ) {
-        Ok(saved) => format!(
-            "The page started a download: {}{own_copy}",
-            saved.describe(s.fence())
-        ),
-        Err(e) => format!(
-            "The page started a download of {}; not saved: {e}",
-            s.fence().quote(url)
-        ),
     }
 }
 
@@ -389,11 +391,13 @@ fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) ->
     }
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// The action about to run on `tab` clicks a download link: its answer
     /// waits a moment for the download to be announced.
-    pub fn expect_download(&self, tab: TabId, yes: bool) {
-        self.tab_state(tab).slot::<ExpectDownload>().0 = yes;
+    pub fn expect_download(&self, yes: bool) {
+        self.tab_state().slot::<ExpectDownload>().0 = yes;
     }
 
     /// The downloads `tab` announced on `events` (subscribed before what
@@ -402,10 +406,10 @@ impl Client {
     /// to a server announces its download when the answer's headers come).
     pub(in crate::page) async fn downloads_started(
         &self,
-        tab: TabId,
         events: &mut broadcast::Receiver<TabEvent>,
         expect: Duration,
     ) -> Vec<String> {
+        let tab = self.id();
         let mut started: Vec<Started> = Vec::new();
         let mut progress = Vec::new();
         fn take(
@@ -462,7 +466,7 @@ impl Client {
         if started.is_empty() {
             return Vec::new();
         }
-        self.save_downloads(tab, started, progress, later).await
+        self.save_downloads(started, progress, later).await
     }
 
     /// Saves the downloads an action started and returns their lines: the
@@ -471,16 +475,16 @@ impl Client {
     /// lands), else each URL fetched again.
     async fn save_downloads(
         &self,
-        tab: TabId,
         started: Vec<Started>,
         progress: Vec<Value>,
         later: broadcast::Receiver<TabEvent>,
     ) -> Vec<String> {
-        use {follow_browser_downloads, save_page_download, FINISH_WAIT};
+        let tab = self.id();
+        use {follow_browser_downloads, FINISH_WAIT};
         let mut lines_out = Vec::new();
-        if !self.backend().browser_downloads(tab).await {
+        if !self.client().backend().browser_downloads(tab).await {
             for d in started {
-                lines_out.push(save_page_download(self, tab, &d.url, d.suggested).await);
+                lines_out.push(self.save_page_download(&d.url, d.suggested).await);
             }
             return lines_out;
         }
@@ -490,7 +494,7 @@ impl Client {
             .map(|d| d.suggested.clone().unwrap_or_else(|| d.url.clone()))
             .collect();
         let task = tokio::spawn(follow_browser_downloads(
-            self.clone(),
+            self.client().clone(),
             tab,
             started,
             progress,
@@ -503,9 +507,9 @@ impl Client {
             lines_out.push(line.unwrap_or_else(|| {
                 format!(
                     "The page started a download ({name}); the browser is still downloading \
-                     it. It is saved into {} under its own name when it finishes (one over \
-                     the size limit is stopped).",
-                    self.policy().download_dir().display()
+                         it. It is saved into {} under its own name when it finishes (one over \
+                         the size limit is stopped).",
+                    self.client().policy().download_dir().display()
                 )
             }));
         }

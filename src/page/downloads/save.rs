@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::ToolError;
+use crate::page::tab::current::Tab;
 
 /// Longest file name kept (bytes); longer names are shortened.
 const MAX_NAME: usize = 120;
@@ -44,24 +45,22 @@ impl Saved {
     }
 }
 
-/// The tab's page printed to PDF (backgrounds included), as bytes.
-pub async fn print_pdf(
-    s: &crate::page::Client,
-    tab: crate::backend::TabId,
-) -> Result<Vec<u8>, crate::error::ToolError> {
-    use base64::Engine as _;
-    let r = s
-        .cdp(
-            tab,
-            "Page.printToPDF",
-            serde_json::json!({"printBackground": true}),
-        )
-        .await?;
-    base64::engine::general_purpose::STANDARD
-        .decode(r["data"].as_str().unwrap_or_default())
-        .map_err(|e| {
-            crate::error::ToolError::other(format!("the browser sent an undecodable PDF: {e}"))
-        })
+impl Tab {
+    /// The tab's page printed to PDF (backgrounds included), as bytes.
+    pub async fn print_pdf(&self) -> Result<Vec<u8>, crate::error::ToolError> {
+        use base64::Engine as _;
+        let r = self
+            .cdp(
+                "Page.printToPDF",
+                serde_json::json!({"printBackground": true}),
+            )
+            .await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().unwrap_or_default())
+            .map_err(|e| {
+                crate::error::ToolError::other(format!("the browser sent an undecodable PDF: {e}"))
+            })
+    }
 }
 
 /// A file name safe on every OS: no directories, no traversal, no control

@@ -1,4 +1,4 @@
-//! Running an action and reporting what it did: [`Client::settle`] waits
+//! Running an action and reporting what it did: [`Tab::settle`] waits
 //! for a navigation the action started (its commit and load), for the
 //! requests it started and the DOM changes they cause, and collects
 //! dialogs, downloads, new tabs, file choosers and console errors into an
@@ -15,14 +15,15 @@ use crate::fence::Fence;
 use crate::page::downloads::download::ExpectDownload;
 use crate::page::navigation::load::{LoadEnd, LOAD_TIMEOUT};
 use crate::page::navigation::started_requests::After;
-use crate::page::reading::snapshot::{take, take_loaded, View};
+use crate::page::reading::snapshot::View;
 use crate::page::tab::calls::next_event;
 use crate::page::tab::client::Client;
 use crate::page::tab::console_and_dialogs::{ConsoleEntry, Dialog};
+use crate::page::tab::current::Tab;
 use crate::page::tab::refs::SnapshotMark;
 
 /// How long after an action a navigation may still start, when the page
-/// cannot tell sooner (see [`Client::navigation_started`]).
+/// cannot tell sooner (see [`Tab::navigation_started`]).
 const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 
 /// How long an action's answer still looks for a navigation or download
@@ -48,14 +49,15 @@ pub(in crate::page) const AFTER_QUEUED_TASKS: &str =
       new Promise(t => setTimeout(t, 400))]).then(() => r(0)); }; \
   c.port2.postMessage(0); })";
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// Lets the page run what it queued and the finite animations running
     /// then come to rest (at most 400 ms; a layout that changes with the
     /// viewport's size transitions its parts), so what is read next is
     /// the page at rest.
-    pub async fn until_at_rest(&self, tab: TabId) {
-        let _ =
-            tokio::time::timeout(Duration::from_secs(1), self.eval(tab, AFTER_QUEUED_TASKS)).await;
+    pub async fn until_at_rest(&self) {
+        let _ = tokio::time::timeout(Duration::from_secs(1), self.eval(AFTER_QUEUED_TASKS)).await;
     }
 }
 
@@ -183,16 +185,18 @@ fn is_navigation_commit(method: &str, params: &Value) -> bool {
     }
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// Runs `action`, then waits for a navigation it started (if any) to
     /// load. A dialog the action opens ends the wait at once (the page is
     /// blocked until it is handled) and is reported in the outcome.
-    pub async fn settle<F, Fut>(&self, tab: TabId, action: F) -> Result<Outcome, ToolError>
+    pub async fn settle<F, Fut>(&self, action: F) -> Result<Outcome, ToolError>
     where
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<(), ToolError>>,
     {
-        self.settle_after(tab, LATE_START, action).await
+        self.settle_after(LATE_START, action).await
     }
 
     /// [`Self::settle`] for an action that activates nothing (a pointer
@@ -201,17 +205,16 @@ impl Client {
     /// navigation such an action starts is a script's, announced by the
     /// page itself before the probe's answer, so there is no late download
     /// start to look for.
-    pub async fn settle_passive<F, Fut>(&self, tab: TabId, action: F) -> Result<Outcome, ToolError>
+    pub async fn settle_passive<F, Fut>(&self, action: F) -> Result<Outcome, ToolError>
     where
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<(), ToolError>>,
     {
-        self.settle_after(tab, Duration::ZERO, action).await
+        self.settle_after(Duration::ZERO, action).await
     }
 
     async fn settle_after<F, Fut>(
         &self,
-        tab: TabId,
         late_start: Duration,
         action: F,
     ) -> Result<Outcome, ToolError>
@@ -219,22 +222,23 @@ impl Client {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<(), ToolError>>,
     {
+        let tab = self.id();
         // Subscribe before acting so no event can slip past.
-        let mut events = self.backend().subscribe();
-        let mut load_events = self.backend().subscribe();
-        let mut dialogs = self.backend().subscribe();
-        let mut opened = self.backend().subscribe();
-        let mut downloads = self.backend().subscribe();
-        let mut network = self.backend().subscribe();
-        let console_before = self.tab_state(tab).events.console_len();
-        let chooser_before = self.tab_state(tab).events.file_chooser();
+        let mut events = self.client().backend().subscribe();
+        let mut load_events = self.client().backend().subscribe();
+        let mut dialogs = self.client().backend().subscribe();
+        let mut opened = self.client().backend().subscribe();
+        let mut downloads = self.client().backend().subscribe();
+        let mut network = self.client().backend().subscribe();
+        let console_before = self.tab_state().events.console_len();
+        let chooser_before = self.tab_state().events.file_chooser();
         // Notes from before the action are not about it.
-        self.take_notes(tab);
+        self.take_notes();
         // A tool leaving on purpose has its leave question answered.
         let dialog_opened = next_event(
             &mut dialogs,
             tab,
-            if self.is_leaving(tab) {
+            if self.is_leaving() {
                 is_dialog_but_leave_question
             } else {
                 is_dialog_opening
@@ -247,14 +251,14 @@ impl Client {
             r = action() => r?,
             Some(params) = &mut dialog_opened => {
                 // Record it now: the event watcher may not have run yet.
-                let mut t = self.tab_state(tab);
+                let mut t = self.tab_state();
                 t.events.record("Page.javascriptDialogOpening", &params);
                 outcome.dialog = t.events.dialog();
                 return Ok(outcome);
             }
         }
         let acted = began.elapsed();
-        let started = self.navigation_started(tab, &mut events, late_start).await;
+        let started = self.navigation_started(&mut events, late_start).await;
         if !started {
             // The page has run the tasks the action queued: the requests
             // they started are announced by now.
@@ -263,7 +267,7 @@ impl Client {
             // with no reply to wait for.
             let activates = !late_start.is_zero();
             let (notes, waited) = self
-                .wait_for_started_requests(tab, &mut network, After::Action, activates)
+                .wait_for_started_requests(&mut network, After::Action, activates)
                 .await;
             outcome.notes.extend(notes);
             // Components' animations come to rest; and with nothing to
@@ -272,11 +276,10 @@ impl Client {
             // when nothing changed yet).
             // (Not when the browser already reported what the action did:
             // a file chooser, or a download the click was known to start.)
-            let reported = self.tab_state(tab).events.file_chooser() != chooser_before
-                || self.tab_state(tab).slot::<ExpectDownload>().0;
-            if self.dialog(tab).is_none() {
-                self.settle_in_page(tab, !waited && activates && !reported)
-                    .await;
+            let reported = self.tab_state().events.file_chooser() != chooser_before
+                || self.tab_state().slot::<ExpectDownload>().0;
+            if self.dialog().is_none() {
+                self.settle_in_page(!waited && activates && !reported).await;
             }
         }
         let mut new_document = false;
@@ -314,25 +317,25 @@ impl Client {
             outcome.navigated = !outcome.fragment_only;
             // A page the policy blocks is left at once: nothing waits on
             // it, and the extension would refuse to read it anyway.
-            if committed_url.is_some_and(|u| self.policy().check_url(u).is_err()) {
-                self.enforce_after_navigation_to(tab, committed_url).await?;
+            if committed_url.is_some_and(|u| self.client().policy().check_url(u).is_err()) {
+                self.enforce_after_navigation_to(committed_url).await?;
             }
-            outcome.load = self.wait_usable(tab, &mut load_events, true, None).await?;
-            self.enforce_after_navigation_to(tab, committed_url).await?;
+            outcome.load = self.wait_usable(&mut load_events, true, None).await?;
+            self.enforce_after_navigation_to(committed_url).await?;
         }
         // Downloads announce themselves before the navigation that turned
         // into one ends, or (a download link, a script) by now.
-        let expect = match std::mem::take(&mut self.tab_state(tab).slot::<ExpectDownload>().0) {
+        let expect = match std::mem::take(&mut self.tab_state().slot::<ExpectDownload>().0) {
             true => crate::page::downloads::download::DOWNLOAD_ANNOUNCE,
             false => Duration::ZERO,
         };
-        outcome.downloads = self.downloads_started(tab, &mut downloads, expect).await;
+        outcome.downloads = self.downloads_started(&mut downloads, expect).await;
         if !new_document && !outcome.downloads.is_empty() {
             // The navigation became a download: the page stayed.
             outcome.navigated = false;
         }
-        outcome.dialog = self.dialog(tab);
-        let chooser_now = self.tab_state(tab).events.file_chooser();
+        outcome.dialog = self.dialog();
+        let chooser_now = self.tab_state().events.file_chooser();
         outcome.file_chooser = chooser_now.is_some() && chooser_now != chooser_before;
         // Tabs announce themselves before the action's answer comes back,
         // or within the navigation wait above.
@@ -343,7 +346,7 @@ impl Client {
         }
         if !outcome.opened_tabs.is_empty() {
             // The first URL is often about:blank; the tab list knows more.
-            if let Ok(tabs) = self.backend().list_tabs().await {
+            if let Ok(tabs) = self.client().backend().list_tabs().await {
                 // A popup that closed itself already (a sign-in window
                 // that answered its opener) is no tab to switch to.
                 let opened = outcome.opened_tabs.len();
@@ -364,25 +367,23 @@ impl Client {
                 }
             }
         }
-        let notes = self.take_notes(tab);
+        let notes = self.take_notes();
         outcome
             .notes
             .extend(notes.into_iter().map(|n| format!("Note: {}.", n.text)));
         if outcome.navigated {
-            outcome
-                .notes
-                .extend(crate::page::tab::interrupts::failed_load_note(self, tab));
+            outcome.notes.extend(self.failed_load_note());
         }
         // A same-document move can take several history steps (a theme
         // saves its scroll position on the old URL, then moves): name
         // where the page is now.
         if outcome.within_document.is_some() && !outcome.fragment_only {
-            if let Ok(url) = self.url(tab).await {
+            if let Ok(url) = self.url().await {
                 outcome.within_document = Some(url);
             }
         }
         outcome.new_errors = self
-            .with_events(tab, |e| e.console_since(console_before))
+            .with_events(|e| e.console_since(console_before))
             .into_iter()
             .filter(|e| e.level == "error")
             .collect();
@@ -403,15 +404,14 @@ impl Client {
     /// dialog, already unloading) the wait is the old [`NAV_START_WINDOW`].
     async fn navigation_started(
         &self,
-        tab: TabId,
         events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
         late_start: Duration,
     ) -> bool {
+        let tab = self.id();
         use futures_util::FutureExt as _;
         // Fused: polled again after it has ended, it stays pending.
         let nav = next_event(events, tab, is_navigation_start).fuse();
         let probe = self.cdp(
-            tab,
             "Runtime.evaluate",
             json!({"expression": AFTER_QUEUED_TASKS, "awaitPromise": true, "returnByValue": true}),
         );
@@ -439,59 +439,58 @@ impl Client {
     }
 }
 
-/// What an action changed, for its report: after a navigation the new
-/// page's whole snapshot; otherwise, when the model has a snapshot of this
-/// document, the lines the engine saw added and removed since its last
-/// rendering (refs stay valid). None when there is nothing to compare
-/// with (the caller reports the page line). The engine walks the page
-/// again only when it saw the DOM or a control change, or
-/// `outcome.css_may_change`; after a pointer move it renders again what
-/// the page's :hover rules can have restyled.
-pub async fn after_action(
-    s: &Client,
-    tab: TabId,
-    outcome: &Outcome,
-) -> Result<Option<View>, ToolError> {
-    let navigated = outcome.navigated;
-    if navigated {
-        return take_loaded(s, tab, outcome.load.snapshot.clone())
-            .await
-            .map(|t| Some(View::Snapshot(t)));
-    }
-    let Some(before) = s.last_snapshot().filter(|m| m.tab == tab) else {
-        return Ok(None);
-    };
-    if s.loader_id(tab).await? != before.loader_id {
-        return take(s, tab).await.map(|t| Some(View::Snapshot(t)));
-    }
-    let began = std::time::Instant::now();
-    let args = engine::changes_args(MAX_SNAPSHOT, outcome.css_may_change, outcome.pointer_moved);
-    let Some(mut changes) = s.engine_value::<Changes>(tab, 0, "changes", &args).await? else {
-        return Ok(None);
-    };
-    // Frames rendered through their own worlds report their own changes.
-    for frame in s.frame_numbers(tab) {
-        if let Ok(Some(c)) = s
-            .engine_value::<Changes>(tab, frame, "changes", &args)
-            .await
-        {
-            changes.added.extend(c.added);
-            changes.removed.extend(c.removed);
-            changes.hidden += c.hidden;
-            changes.walked |= c.walked;
+impl Tab {
+    /// What an action changed, for its report: after a navigation the new
+    /// page's whole snapshot; otherwise, when the model has a snapshot of this
+    /// document, the lines the engine saw added and removed since its last
+    /// rendering (refs stay valid). None when there is nothing to compare
+    /// with (the caller reports the page line). The engine walks the page
+    /// again only when it saw the DOM or a control change, or
+    /// `outcome.css_may_change`; after a pointer move it renders again what
+    /// the page's :hover rules can have restyled.
+    pub async fn after_action(&self, outcome: &Outcome) -> Result<Option<View>, ToolError> {
+        let s = self.client();
+        let tab = self.id();
+        let navigated = outcome.navigated;
+        if navigated {
+            return self
+                .snapshot_loaded(outcome.load.snapshot.clone())
+                .await
+                .map(|t| Some(View::Snapshot(t)));
         }
+        let Some(before) = s.last_snapshot().filter(|m| m.tab == tab) else {
+            return Ok(None);
+        };
+        if self.loader_id().await? != before.loader_id {
+            return self.snapshot().await.map(|t| Some(View::Snapshot(t)));
+        }
+        let began = std::time::Instant::now();
+        let args =
+            engine::changes_args(MAX_SNAPSHOT, outcome.css_may_change, outcome.pointer_moved);
+        let Some(mut changes) = self.engine_value::<Changes>(0, "changes", &args).await? else {
+            return Ok(None);
+        };
+        // Frames rendered through their own worlds report their own changes.
+        for frame in self.frame_numbers() {
+            if let Ok(Some(c)) = self.engine_value::<Changes>(frame, "changes", &args).await {
+                changes.added.extend(c.added);
+                changes.removed.extend(c.removed);
+                changes.hidden += c.hidden;
+                changes.walked |= c.walked;
+            }
+        }
+        tracing::debug!(
+            target: "tabwire::timing",
+            changes_ms = began.elapsed().as_secs_f64() * 1e3,
+            walked = changes.walked,
+            "change report"
+        );
+        let added = changes.added.join("\n");
+        s.remember_snapshot(SnapshotMark::new(tab, before.loader_id, &added));
+        Ok(Some(View::Changes(format!(
+            "{}\n{}",
+            self.page_head(&changes.title, &changes.url),
+            engine::render_changes(&changes, s.fence())
+        ))))
     }
-    tracing::debug!(
-        target: "tabwire::timing",
-        changes_ms = began.elapsed().as_secs_f64() * 1e3,
-        walked = changes.walked,
-        "change report"
-    );
-    let added = changes.added.join("\n");
-    s.remember_snapshot(SnapshotMark::new(tab, before.loader_id, &added));
-    Ok(Some(View::Changes(format!(
-        "{}\n{}",
-        s.page_head(tab, &changes.title, &changes.url),
-        engine::render_changes(&changes, s.fence())
-    ))))
 }

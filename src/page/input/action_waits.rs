@@ -2,18 +2,19 @@
 //! requests it started and the DOM changes they cause, the replies to
 //! the messages it sent on the page's WebSockets, and (in the page) the
 //! animations of components and the changes the page's own timers make.
-//! [`Client::settle`] (action.rs) decides when each applies.
+//! [`Tab::settle`] (action.rs) decides when each applies.
 
 use std::time::Duration;
 
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::backend::{TabEvent, TabId};
+use crate::backend::TabEvent;
 use crate::page::navigation::socket_replies::SocketReplies;
 use crate::page::navigation::started_requests::LongLived;
 use crate::page::navigation::started_requests::{self, After, StartedRequests};
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// Resolves once the DOM has not changed for 25 ms (at most 300 ms: a
 /// spinner or a clock never stops).
@@ -27,7 +28,9 @@ const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.discon
 /// `settle`).
 const LOOK_AHEAD: Duration = Duration::from_millis(400);
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// The engine's `settle`: animations in shadow roots come to rest
     /// (at most 400 ms); with `look`, after an activating action that
     /// changed nothing and started nothing the browser reports, waits (at
@@ -42,15 +45,15 @@ impl Client {
     /// change report, usually), so a pointer move or typed text pays no
     /// round trip of its own for it (through the extension one is ~4 ms;
     /// see `DueEngineCall`).
-    pub(in crate::page) async fn settle_in_page(&self, tab: TabId, look: bool) {
+    pub(in crate::page) async fn settle_in_page(&self, look: bool) {
         let args = json!({"look": look, "ms": LOOK_AHEAD.as_millis() as u64}).to_string();
         let cap = Duration::from_millis(400) + LOOK_AHEAD + Duration::from_millis(500);
         if !look {
-            self.owe_engine_call(tab, "settle", args, cap);
+            self.owe_engine_call("settle", args, cap);
             return;
         }
         let began = std::time::Instant::now();
-        let settle = self.engine_awaited::<bool>(tab, "settle", &args);
+        let settle = self.engine_awaited::<bool>("settle", &args);
         let changed = tokio::time::timeout(cap, settle).await;
         tracing::debug!(target: "tabwire::wait", ?changed, ms = began.elapsed().as_millis() as u64, "looked ahead in page");
     }
@@ -66,16 +69,16 @@ impl Client {
     /// bool: whether it waited at all (the page may have changed meanwhile).
     pub(in crate::page) async fn wait_for_started_requests(
         &self,
-        tab: TabId,
         network: &mut tokio::sync::broadcast::Receiver<TabEvent>,
         after: After,
         watch_sockets: bool,
     ) -> (Vec<String>, bool) {
-        let known = self.tab_state(tab).slot::<LongLived>().routes();
+        let tab = self.id();
+        let known = self.tab_state().slot::<LongLived>().routes();
         let mut requests = StartedRequests::new(after, known);
         // An action's messages on the page's sockets are questions whose
         // answers come back on them (see `socket_replies`).
-        let addresses = self.with_events(tab, |e| e.network.socket_addresses());
+        let addresses = self.with_events(|e| e.network.socket_addresses());
         let mut sockets = SocketReplies::new(addresses);
         let observe = |event: TabEvent,
                        requests: &mut StartedRequests,
@@ -131,11 +134,11 @@ impl Client {
         // A response's handler may start the next request (fetch, then
         // fetch the details): after the DOM settles, look again.
         loop {
-            while !done(&requests, &sockets) && self.dialog(tab).is_none() {
+            while !done(&requests, &sockets) && self.dialog().is_none() {
                 if !said && started_at.elapsed() > Duration::from_secs(1) {
                     said = true;
                     let loading = requests.report().still_loading;
-                    self.set_progress(Some(format!(
+                    self.client().set_progress(Some(format!(
                         "waiting for what the action started: {}",
                         if loading.is_empty() {
                             "replies on the page's WebSocket".to_string()
@@ -168,10 +171,10 @@ impl Client {
             }
             // The responses are in: let the page render them (the DOM
             // quiet for 25 ms, at most 300 ms; never while a dialog blocks it).
-            if self.dialog(tab).is_some() {
+            if self.dialog().is_some() {
                 break;
             }
-            let quiet = self.eval(tab, DOM_QUIET);
+            let quiet = self.eval(DOM_QUIET);
             let _ = tokio::time::timeout(Duration::from_millis(1500), quiet).await;
             if !done(&requests, &sockets) || tokio::time::Instant::now() >= deadline {
                 break;
@@ -182,15 +185,15 @@ impl Client {
             }
         }
         if said {
-            self.set_progress(None);
+            self.client().set_progress(None);
         }
         let report = requests.report();
-        self.tab_state(tab).slot::<LongLived>().learn(&report);
+        self.tab_state().slot::<LongLived>().learn(&report);
         let mut notes = Vec::new();
         if !report.still_loading.is_empty() {
             notes.push(format!(
                 "Still loading after {} s: {}. Its result is not in this answer; browser_wait_for \
-                 waits for it.",
+                     waits for it.",
                 started_requests::CAP.as_secs(),
                 report.still_loading
             ));

@@ -24,7 +24,7 @@ use super::pointer::mouse_event;
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
 use crate::page::reading::element::Element;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// The first moves after the press, in CSS pixels from the start: past
 /// the activation distances pointer-based libraries use (3–10 px).
@@ -40,9 +40,101 @@ const FRAME_WAIT: Duration = Duration::from_millis(60);
 /// Resolves at the page's next animation frame.
 const NEXT_FRAME: &str = "new Promise(r => requestAnimationFrame(() => r(0)))";
 
-/// Lets the page render one frame (at most [`FRAME_WAIT`]).
-pub async fn next_frame(s: &Client, tab: TabId) {
-    let _ = tokio::time::timeout(FRAME_WAIT, s.eval(tab, NEXT_FRAME)).await;
+impl Tab {
+    /// Lets the page render one frame (at most [`FRAME_WAIT`]).
+    pub async fn next_frame(&self) {
+        let _ = tokio::time::timeout(FRAME_WAIT, self.eval(NEXT_FRAME)).await;
+    }
+
+    /// Presses at `from`, moves along [`way`] to `to` with a frame between
+    /// moves, and releases there. `dragged`: the element pressed, when known
+    /// (a native drop's acceptance is read through its world).
+    pub async fn drag_points(
+        &self,
+        from: (f64, f64),
+        to: (f64, f64),
+        dragged: Option<Element>,
+    ) -> Result<DragResult, ToolError> {
+        let s = self.client();
+        let mut events = s.backend().subscribe();
+        self.cdp("Input.setInterceptDrags", json!({"enabled": true}))
+            .await?;
+        let result = self.gesture(from, to, dragged, &mut events).await;
+        let _ = self
+            .cdp("Input.setInterceptDrags", json!({"enabled": false}))
+            .await;
+        result
+    }
+
+    /// The gesture of [`Tab::drag_points`], with drags intercepted.
+    async fn gesture(
+        &self,
+        from: (f64, f64),
+        to: (f64, f64),
+        dragged: Option<Element>,
+        events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
+    ) -> Result<DragResult, ToolError> {
+        let tab = self.id();
+        let left = Some(("left", 1));
+        self.pointer_moved(from);
+        self.cdp_batch(vec![
+            mouse_event("mouseMoved", from.0, from.1, None, 0),
+            mouse_event("mousePressed", from.0, from.1, left, 0),
+        ])
+        .await?;
+        self.next_frame().await;
+        let mut native: Option<Value> = None;
+        let mut entered = false;
+        let mut at = from;
+        for point in way(from, to) {
+            at = point;
+            match &native {
+                None => {
+                    self.cdp_batch(vec![mouse_event("mouseMoved", at.0, at.1, left, 0)])
+                        .await?;
+                }
+                Some(data) => {
+                    let kind = if entered { "dragOver" } else { "dragEnter" };
+                    entered = true;
+                    self.cdp("Input.dispatchDragEvent", drag_event(kind, at, data))
+                        .await?;
+                }
+            }
+            self.next_frame().await;
+            if native.is_none() {
+                native = drag_started(events, tab);
+            }
+        }
+        self.pointer_moved(at);
+        let mut result = DragResult::default();
+        if let Some(data) = &native {
+            result.native = true;
+            // The page says at the last dragover whether it takes the drop.
+            if let Some(el) = &dragged {
+                let _ = self.call_on(el.clone(), WATCH_DROP, Value::Null).await;
+            }
+            self.cdp("Input.dispatchDragEvent", drag_event("dragOver", at, data))
+                .await?;
+            if let Some(el) = dragged {
+                let accepted = self.call_on(el, DROP_WATCHED, Value::Null).await.ok();
+                result.drop_accepted = accepted.and_then(|v| v.as_bool());
+            }
+            self.cdp("Input.dispatchDragEvent", drag_event("drop", at, data))
+                .await?;
+        } else {
+            self.next_frame().await;
+        }
+        self.cdp_batch(vec![mouse_event("mouseReleased", at.0, at.1, left, 0)])
+            .await?;
+        self.next_frame().await;
+        Ok(result)
+    }
+
+    /// The [`Place`] of `el` now.
+    pub async fn place_of(&self, el: Element) -> Option<Place> {
+        let v = self.call_on(el, PLACE, Value::Null).await.ok()?;
+        serde_json::from_value(v).ok()
+    }
 }
 
 /// The points of a drag's way from `from` to `to`, after the press.
@@ -80,97 +172,6 @@ pub struct DragResult {
     /// (a `dragover` handler there called `preventDefault`); None when
     /// that could not be seen in time (then the answer claims nothing).
     pub drop_accepted: Option<bool>,
-}
-
-/// Presses at `from`, moves along [`way`] to `to` with a frame between
-/// moves, and releases there. `dragged`: the element pressed, when known
-/// (a native drop's acceptance is read through its world).
-pub async fn drag_points(
-    s: &Client,
-    tab: TabId,
-    from: (f64, f64),
-    to: (f64, f64),
-    dragged: Option<Element>,
-) -> Result<DragResult, ToolError> {
-    let mut events = s.backend().subscribe();
-    s.cdp(tab, "Input.setInterceptDrags", json!({"enabled": true}))
-        .await?;
-    let result = gesture(s, tab, from, to, dragged, &mut events).await;
-    let _ = s
-        .cdp(tab, "Input.setInterceptDrags", json!({"enabled": false}))
-        .await;
-    result
-}
-
-/// The gesture of [`drag_points`], with drags intercepted.
-async fn gesture(
-    s: &Client,
-    tab: TabId,
-    from: (f64, f64),
-    to: (f64, f64),
-    dragged: Option<Element>,
-    events: &mut tokio::sync::broadcast::Receiver<TabEvent>,
-) -> Result<DragResult, ToolError> {
-    let left = Some(("left", 1));
-    super::pointer::pointer_moved(s, tab, from);
-    s.cdp_batch(
-        tab,
-        vec![
-            mouse_event("mouseMoved", from.0, from.1, None, 0),
-            mouse_event("mousePressed", from.0, from.1, left, 0),
-        ],
-    )
-    .await?;
-    next_frame(s, tab).await;
-    let mut native: Option<Value> = None;
-    let mut entered = false;
-    let mut at = from;
-    for point in way(from, to) {
-        at = point;
-        match &native {
-            None => {
-                s.cdp_batch(tab, vec![mouse_event("mouseMoved", at.0, at.1, left, 0)])
-                    .await?;
-            }
-            Some(data) => {
-                let kind = if entered { "dragOver" } else { "dragEnter" };
-                entered = true;
-                s.cdp(tab, "Input.dispatchDragEvent", drag_event(kind, at, data))
-                    .await?;
-            }
-        }
-        next_frame(s, tab).await;
-        if native.is_none() {
-            native = drag_started(events, tab);
-        }
-    }
-    super::pointer::pointer_moved(s, tab, at);
-    let mut result = DragResult::default();
-    if let Some(data) = &native {
-        result.native = true;
-        // The page says at the last dragover whether it takes the drop.
-        if let Some(el) = &dragged {
-            let _ = s.call_on(tab, el.clone(), WATCH_DROP, Value::Null).await;
-        }
-        s.cdp(
-            tab,
-            "Input.dispatchDragEvent",
-            drag_event("dragOver", at, data),
-        )
-        .await?;
-        if let Some(el) = dragged {
-            let accepted = s.call_on(tab, el, DROP_WATCHED, Value::Null).await.ok();
-            result.drop_accepted = accepted.and_then(|v| v.as_bool());
-        }
-        s.cdp(tab, "Input.dispatchDragEvent", drag_event("drop", at, data))
-            .await?;
-    } else {
-        next_frame(s, tab).await;
-    }
-    s.cdp_batch(tab, vec![mouse_event("mouseReleased", at.0, at.1, left, 0)])
-        .await?;
-    next_frame(s, tab).await;
-    Ok(result)
 }
 
 /// The drag data of an `Input.dragIntercepted` the browser sent for `tab`
@@ -263,12 +264,6 @@ const PLACE: &str = "function() {
   const r = this.getBoundingClientRect();
   return {index: sibs.indexOf(this) + 1, of: sibs.length, label: say(this), container, value: value == null ? null : String(value), x: r.left, y: r.top};
 }";
-
-/// The [`Place`] of `el` now.
-pub async fn place(s: &Client, tab: TabId, el: Element) -> Option<Place> {
-    let v = s.call_on(tab, el, PLACE, Value::Null).await.ok()?;
-    serde_json::from_value(v).ok()
-}
 
 fn ordinal(n: usize) -> String {
     let suffix = match (n % 10, n % 100) {

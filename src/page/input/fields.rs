@@ -6,44 +6,88 @@
 use crate::text::cut_chars;
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::reading::element::Element;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
-/// `function` on the element `target` names after an action (the same
-/// ref or selector), in one call; None when it is gone (the action
-/// replaced or removed it) or cannot be read.
-pub async fn value_again(s: &Client, tab: TabId, target: &str, function: &str) -> Option<Value> {
-    s.value_at(tab, target, function, Value::Null).await.ok()
-}
+impl Tab {
+    /// `function` on the element `target` names after an action (the same
+    /// ref or selector), in one call; None when it is gone (the action
+    /// replaced or removed it) or cannot be read.
+    pub async fn value_again(&self, target: &str, function: &str) -> Option<Value> {
+        self.value_at(target, function, Value::Null).await.ok()
+    }
 
-/// A note when the field `target` no longer holds what was typed (the
-/// page formatted, cut or reset it); None when it does or cannot be read.
-pub async fn typed_back(s: &Client, tab: TabId, target: &str, typed: &str) -> Option<String> {
-    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut now = value_again(s, tab, target, VALUE_NOW).await?;
-    // A password or a secret never leaves the page: its digest is compared.
-    if now["secret"].as_bool() == Some(true) {
-        let same = now["digest"].as_u64() == Some(u64::from(digest(typed)));
-        return (!same).then(|| {
-            " (but the field does not hold what was typed: the page changed it)".to_string()
-        });
+    /// A note when the field `target` no longer holds what was typed (the
+    /// page formatted, cut or reset it); None when it does or cannot be read.
+    pub async fn typed_back(&self, target: &str, typed: &str) -> Option<String> {
+        let s = self.client();
+        let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut now = self.value_again(target, VALUE_NOW).await?;
+        // A password or a secret never leaves the page: its digest is compared.
+        if now["secret"].as_bool() == Some(true) {
+            let same = now["digest"].as_u64() == Some(u64::from(digest(typed)));
+            return (!same).then(|| {
+                " (but the field does not hold what was typed: the page changed it)".to_string()
+            });
+        }
+        if norm(now["value"].as_str()?) != norm(typed) {
+            // An editor draws what was typed in a later frame (Ace does):
+            // look once more before saying the page changed it.
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            now = self.value_again(target, VALUE_NOW).await?;
+        }
+        let value = now["value"].as_str()?;
+        if norm(value) == norm(typed) {
+            return None;
+        }
+        Some(format!(
+            " (but the field now holds {}: the page changed what was typed)",
+            s.fence().quote(&format!("{:?}", cut_chars(value, 200)))
+        ))
     }
-    if norm(now["value"].as_str()?) != norm(typed) {
-        // An editor draws what was typed in a later frame (Ace does):
-        // look once more before saying the page changed it.
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        now = value_again(s, tab, target, VALUE_NOW).await?;
+
+    /// Chooses `values` (by value or label) in the <select> `target` names;
+    /// the labels chosen.
+    pub async fn select_options(
+        &self,
+        target: &str,
+        values: &[String],
+    ) -> Result<Vec<String>, ToolError> {
+        let s = self.client();
+        let r = self.call_at(target, SELECT_OPTIONS, json!(values)).await?;
+        if let Some(err) = r["error"].as_str() {
+            return Err(ToolError::other(err.to_string()));
+        }
+        if let Some(missing) = r["missing"].as_str() {
+            // The options' labels are the page's words.
+            return Err(ToolError::other(format!(
+                "no option {missing:?}; available: {}",
+                s.fence().quote(r["available"].as_str().unwrap_or(""))
+            )));
+        }
+        Ok(r["selected"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect())
     }
-    let value = now["value"].as_str()?;
-    if norm(value) == norm(typed) {
-        return None;
+
+    /// Gives the `<input type=file>` `el` these files (absolute paths of
+    /// existing files: a relative one crashes the renderer).
+    pub async fn set_input_files(
+        &self,
+        el: &Element,
+        files: &[std::path::PathBuf],
+    ) -> Result<(), ToolError> {
+        self.cdp(
+            "DOM.setFileInputFiles",
+            el.dom_params(json!({"files": files})),
+        )
+        .await
+        .map(|_| ())
     }
-    Some(format!(
-        " (but the field now holds {}: the page changed what was typed)",
-        s.fence().quote(&format!("{:?}", cut_chars(value, 200)))
-    ))
 }
 
 /// What a field holds now, as a person sees it (an editor's drawn text
@@ -75,35 +119,6 @@ pub const SELECTED_NOW: &str = "function() {
   return this.options ? [...this.selectedOptions].map(o => o.label) : null;
 }";
 
-/// Chooses `values` (by value or label) in the <select> `target` names;
-/// the labels chosen.
-pub async fn select_options(
-    s: &Client,
-    tab: TabId,
-    target: &str,
-    values: &[String],
-) -> Result<Vec<String>, ToolError> {
-    let r = s
-        .call_at(tab, target, SELECT_OPTIONS, json!(values))
-        .await?;
-    if let Some(err) = r["error"].as_str() {
-        return Err(ToolError::other(err.to_string()));
-    }
-    if let Some(missing) = r["missing"].as_str() {
-        // The options' labels are the page's words.
-        return Err(ToolError::other(format!(
-            "no option {missing:?}; available: {}",
-            s.fence().quote(r["available"].as_str().unwrap_or(""))
-        )));
-    }
-    Ok(r["selected"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect())
-}
-
 /// What a box's value given as text means: checked (`true`, `on`, `yes`,
 /// `1`, `checked`, any case), unchecked (`false`, `off`, `no`, `0`,
 /// `unchecked`), or neither.
@@ -113,23 +128,6 @@ pub fn checked_from(value: &str) -> Option<bool> {
         "false" | "off" | "no" | "0" | "unchecked" => Some(false),
         _ => None,
     }
-}
-
-/// Gives the `<input type=file>` `el` these files (absolute paths of
-/// existing files: a relative one crashes the renderer).
-pub async fn set_input_files(
-    s: &Client,
-    tab: TabId,
-    el: &Element,
-    files: &[std::path::PathBuf],
-) -> Result<(), ToolError> {
-    s.cdp(
-        tab,
-        "DOM.setFileInputFiles",
-        el.dom_params(json!({"files": files})),
-    )
-    .await
-    .map(|_| ())
 }
 
 const SELECT_OPTIONS: &str = "function(wanted) {

@@ -7,49 +7,282 @@
 use serde_json::{json, Value};
 
 use super::keys;
-use crate::backend::TabId;
 use crate::error::{ErrorKind, ToolError};
 use crate::page::reading::element::Element;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 use crate::protocol::EARLIER_HANDLE;
 
-/// Center of the element's first box in viewport coordinates.
-pub async fn center(s: &Client, tab: TabId, el: Element) -> Result<(f64, f64), ToolError> {
-    let target = el.dom_params(json!({}));
-    let session = el.session.as_deref();
-    // Scroll and measure; not every node can scroll (e.g. display:
-    // contents), so on failure the quads alone decide. In the tab's own
-    // session both go in one message.
-    let both = match session {
-        None => s.cdp_batch(tab, scroll_and_measure(&target)).await,
-        Some(_) => {
-            let _ = s
-                .cdp_in(tab, session, "DOM.scrollIntoViewIfNeeded", target.clone())
-                .await;
-            s.cdp_in(tab, session, "DOM.getContentQuads", target.clone())
+impl Tab {
+    /// Center of the element's first box in viewport coordinates.
+    pub async fn center(&self, el: Element) -> Result<(f64, f64), ToolError> {
+        let target = el.dom_params(json!({}));
+        let session = el.session.as_deref();
+        // Scroll and measure; not every node can scroll (e.g. display:
+        // contents), so on failure the quads alone decide. In the tab's own
+        // session both go in one message.
+        let both = match session {
+            None => self.cdp_batch(scroll_and_measure(&target)).await,
+            Some(_) => {
+                let _ = self
+                    .cdp_in(session, "DOM.scrollIntoViewIfNeeded", target.clone())
+                    .await;
+                self.cdp_in(session, "DOM.getContentQuads", target.clone())
+                    .await
+                    .map(|q| vec![Value::Null, q])
+            }
+        };
+        let quads = match both {
+            Ok(mut r) if r.len() == 2 => r.remove(1),
+            _ => self.cdp_in(session, "DOM.getContentQuads", target)
                 .await
-                .map(|q| vec![Value::Null, q])
+                .map_err(|_| {
+                    ToolError::new(ErrorKind::NotReachable, "the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
+                })?,
+        };
+        // Points inside an out-of-process frame are the frame's own.
+        let (dx, dy) = if el.frame != 0 {
+            self.frame_offset(el.frame).await?
+        } else {
+            (0.0, 0.0)
+        };
+        let (x, y) = quad_middle(&quads).ok_or_else(|| {
+            ToolError::new(ErrorKind::NotReachable, "the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
+        })?;
+        Ok((x + dx, y + dy))
+    }
+
+    /// [`Tab::center`], then [`HIT_TEST`] (`settled`: its argument): in one message
+    /// when the element has a handle in the top document of the tab's own
+    /// session (most targets), else in two or three.
+    async fn center_and_hit(&self, el: Element, settled: bool) -> Result<FirstLook, ToolError> {
+        if let (None, Some(object_id), 0) =
+            (el.session.as_deref(), el.object_id.as_deref(), el.frame)
+        {
+            let batch = self.cdp_batch(aim_commands(object_id, settled)).await;
+            // A node that cannot scroll (display: contents) or has no box
+            // fails the batch: the step-by-step path below says why.
+            if let Some(first_look) = batch.ok().and_then(aim_answers) {
+                return first_look;
+            }
         }
-    };
-    let quads = match both {
-        Ok(mut r) if r.len() == 2 => r.remove(1),
-        _ => s
-            .cdp_in(tab, session, "DOM.getContentQuads", target)
-            .await
-            .map_err(|_| {
-                ToolError::new(ErrorKind::NotReachable, "the element is not rendered (hidden or detached), so it cannot be reached with the mouse".into())
-            })?,
-    };
-    // Points inside an out-of-process frame are the frame's own.
-    let (dx, dy) = if el.frame != 0 {
-        s.frame_offset(tab, el.frame).await?
-    } else {
-        (0.0, 0.0)
-    };
-    let (x, y) = quad_middle(&quads).ok_or_else(|| {
-        ToolError::new(ErrorKind::NotReachable, "the element has no visible box (it may be hidden); it cannot be reached with the mouse".into())
-    })?;
-    Ok((x + dx, y + dy))
+        let point = self.center(el.clone()).await?;
+        let hit = self.call_on(el, HIT_TEST, json!(settled)).await?;
+        Ok((point, hit))
+    }
+
+    /// Drags `from`, pressed at `start` (where aiming at it found it), onto
+    /// `to` as a person's hand does ([`super::drag`]); the target is measured
+    /// last, so it is in view with the start. The answer's facts come back
+    /// (native or not, whether a native drop was accepted).
+    pub async fn drag(
+        &self,
+        from: Element,
+        start: (f64, f64),
+        to: Element,
+    ) -> Result<super::drag::DragResult, ToolError> {
+        let end = self.center(to).await?;
+        self.drag_points(start, end, Some(from)).await
+    }
+
+    pub async fn click(
+        &self,
+        el: Element,
+        button: &str,
+        clicks: i64,
+        modifiers: i64,
+    ) -> Result<(), ToolError> {
+        let point = self.center(el).await?;
+        self.click_at(point, button, clicks, modifiers).await
+    }
+
+    /// Scrolls the element into view, finds its middle and hit-tests it.
+    /// An element that no scrolling brings into the viewport (in a closed
+    /// drawer or menu, off-canvas) is an error: nothing a person does there
+    /// would reach it. Another element on top is where a person's press
+    /// lands, so that is where input goes, and the answer says so.
+    pub async fn aim(&self, el: Element) -> Result<Aim, ToolError> {
+        let (point, hit) = self.center_and_hit(el.clone(), false).await?;
+        self.aim_from(el, point, hit).await
+    }
+
+    /// Resolves `target` ([`Tab::element`]) and aims at it ([`Tab::aim`]): for
+    /// most targets in one message (the resolve, then [`aim_commands`] on the
+    /// handle it answers), else step by step.
+    pub async fn aim_at(&self, target: &str) -> Result<Aim, ToolError> {
+        let then = aim_commands(EARLIER_HANDLE, false);
+        if let Some((el, answers)) = self.element_then(target, then).await? {
+            if let Some(first_look) = aim_answers(answers) {
+                let (point, hit) = first_look?;
+                return self.aim_from(el, point, hit).await;
+            }
+        }
+        let el = self.element(target).await?;
+        self.aim(el).await
+    }
+
+    /// [`Tab::aim`] from a first look (`point`, the hit test's answer `hit`).
+    async fn aim_from(
+        &self,
+        el: Element,
+        mut point: (f64, f64),
+        mut hit: Value,
+    ) -> Result<Aim, ToolError> {
+        if hit["moving"].as_bool() == Some(true) {
+            // A drawer still sliding in, a menu still unfolding: aim where it
+            // comes to rest (its animations end, at most 1 s).
+            let _ = self.call_on(el.clone(), ANIMATIONS_END, Value::Null).await;
+            (point, hit) = self.center_and_hit(el.clone(), true).await?;
+        }
+        let mut motion = None;
+        if hit["unsteady"].as_bool() == Some(true) {
+            // Something on the page is animating and may carry the target
+            // (a branch above it opening): wait until its box holds still.
+            let still = self.call_on(el.clone(), HOLDS_STILL, Value::Null);
+            if let Ok(Ok(v)) = tokio::time::timeout(STILL_WAIT, still).await {
+                if v["moved"].as_bool() == Some(true) {
+                    motion = Some(Motion {
+                        ms: v["ms"].as_u64().unwrap_or(0),
+                        stopped: v["still"].as_bool() == Some(true),
+                    });
+                }
+            }
+            (point, hit) = self.center_and_hit(el.clone(), true).await?;
+        }
+        if hit["outside"].as_bool() == Some(true) {
+            // A scroll still running (a key's smooth scroll) can carry it out
+            // again after it was scrolled into view: once it comes to rest, aim
+            // again.
+            let scrolling = self.call_on(el.clone(), SCROLL_END, Value::Null).await?;
+            if scrolling.as_bool() == Some(true) {
+                (point, hit) = self.center_and_hit(el.clone(), true).await?;
+            }
+        }
+        if let Some([x, y]) = hit["surface"]
+            .as_array()
+            .and_then(|p| Some([p.first()?.as_f64()?, p.get(1)?.as_f64()?]))
+        {
+            // The surface the control is drawn on, in the frame's points.
+            let (dx, dy) = if el.frame != 0 {
+                self.frame_offset(el.frame).await?
+            } else {
+                (0.0, 0.0)
+            };
+            point = (x + dx, y + dy);
+        }
+        if hit["outside"].as_bool() == Some(true) {
+            return Err(ToolError::new(ErrorKind::NotReachable, format!(
+                "the element is outside the visible area even after scrolling (its middle is at x={}, y={} \
+                 in a {}x{} viewport): it is probably in a closed menu, drawer or carousel. Open that first \
+                 (look in browser_snapshot for a menu or navigation button), then try again",
+                hit["x"], hit["y"], hit["w"], hit["h"]
+            )));
+        }
+        Ok(Aim {
+            point,
+            disabled: hit["disabled"].as_str().map(str::to_string),
+            covered_by: hit["hit"].as_str().map(str::to_string),
+            download_link: hit["download"] == true,
+            motion,
+        })
+    }
+
+    /// The tab's mouse (see [`Pointer`]).
+    pub fn pointer(&self) -> Pointer {
+        self.tab_state().slot::<Pointer>().clone()
+    }
+
+    /// Records that input went to `at` (a click, a hover, a move).
+    pub fn pointer_moved(&self, at: (f64, f64)) {
+        self.tab_state().slot::<Pointer>().at = at;
+    }
+
+    /// Presses (`down`) or releases `button` where the mouse is, as
+    /// `browser_mouse_down` and `browser_mouse_up` do.
+    pub async fn mouse_button(&self, down: bool, button: &str) -> Result<(), ToolError> {
+        let p = self.pointer();
+        let (x, y) = p.at;
+        let kind = if down {
+            "mousePressed"
+        } else {
+            "mouseReleased"
+        };
+        self.cdp_batch(vec![mouse_event(kind, x, y, Some((button, 1)), 0)])
+            .await?;
+        self.tab_state().slot::<Pointer>().held = down.then(|| button.to_string());
+        Ok(())
+    }
+
+    /// Turns the mouse wheel where the mouse is (CSS pixels to scroll by),
+    /// and waits (at most 600 ms) for the scroll it starts to come to rest:
+    /// the wheel scrolls asynchronously.
+    pub async fn wheel(&self, dx: f64, dy: f64) -> Result<(), ToolError> {
+        let at = self.pointer().at;
+        let before = self.scroll_state(None).await?;
+        self.wheel_at(at, (dx, dy)).await?;
+        self.scroll_state_at_rest(None, &before).await;
+        Ok(())
+    }
+
+    /// Moves the mouse to a viewport point (a held button stays held: a drag).
+    pub async fn move_to(&self, (x, y): (f64, f64)) -> Result<(), ToolError> {
+        let held = self.pointer().held;
+        self.cdp_batch(vec![mouse_event(
+            "mouseMoved",
+            x,
+            y,
+            held.as_deref().map(|b| (b, 1)),
+            0,
+        )])
+        .await?;
+        self.pointer_moved((x, y));
+        Ok(())
+    }
+
+    /// Presses (and releases) the mouse at a viewport point, `clicks` times.
+    pub async fn click_at(
+        &self,
+        (x, y): (f64, f64),
+        button: &str,
+        clicks: i64,
+        modifiers: i64,
+    ) -> Result<(), ToolError> {
+        self.pointer_moved((x, y));
+        let mut events = vec![mouse_event("mouseMoved", x, y, None, modifiers)];
+        for n in 1..=clicks {
+            for kind in ["mousePressed", "mouseReleased"] {
+                events.push(mouse_event(kind, x, y, Some((button, n)), modifiers));
+            }
+        }
+        self.cdp_batch(events).await.map(|_| ())
+    }
+
+    /// Presses the mouse at a viewport point, holds it for `hold` (a person
+    /// holding a button down), then releases it there.
+    pub async fn hold_at(
+        &self,
+        (x, y): (f64, f64),
+        button: &str,
+        modifiers: i64,
+        hold: std::time::Duration,
+    ) -> Result<(), ToolError> {
+        self.pointer_moved((x, y));
+        self.cdp_batch(vec![
+            mouse_event("mouseMoved", x, y, None, modifiers),
+            mouse_event("mousePressed", x, y, Some((button, 1)), modifiers),
+        ])
+        .await?;
+        tokio::time::sleep(hold).await;
+        self.cdp_batch(vec![mouse_event(
+            "mouseReleased",
+            x,
+            y,
+            Some((button, 1)),
+            modifiers,
+        )])
+        .await
+        .map(|_| ())
+    }
 }
 
 /// Scrolling the node `target` names into view, then its quads.
@@ -97,28 +330,6 @@ fn aim_answers(mut answers: Vec<Value>) -> Option<Result<FirstLook, ToolError>> 
     Some(crate::page::tab::calls::page_value(answers.remove(2)).map(|hit| (point, hit)))
 }
 
-/// [`center`], then [`HIT_TEST`] (`settled`: its argument): in one message
-/// when the element has a handle in the top document of the tab's own
-/// session (most targets), else in two or three.
-async fn center_and_hit(
-    s: &Client,
-    tab: TabId,
-    el: Element,
-    settled: bool,
-) -> Result<FirstLook, ToolError> {
-    if let (None, Some(object_id), 0) = (el.session.as_deref(), el.object_id.as_deref(), el.frame) {
-        let batch = s.cdp_batch(tab, aim_commands(object_id, settled)).await;
-        // A node that cannot scroll (display: contents) or has no box
-        // fails the batch: the step-by-step path below says why.
-        if let Some(first_look) = batch.ok().and_then(aim_answers) {
-            return first_look;
-        }
-    }
-    let point = center(s, tab, el.clone()).await?;
-    let hit = s.call_on(tab, el, HIT_TEST, json!(settled)).await?;
-    Ok((point, hit))
-}
-
 /// One `Input.dispatchMouseEvent` command. `button` comes with a click
 /// count for presses and releases; on a move it means the button is held
 /// (a drag).
@@ -139,33 +350,6 @@ pub fn mouse_event(
         }
     }
     ("Input.dispatchMouseEvent", ev)
-}
-
-/// Drags `from`, pressed at `start` (where aiming at it found it), onto
-/// `to` as a person's hand does ([`super::drag`]); the target is measured
-/// last, so it is in view with the start. The answer's facts come back
-/// (native or not, whether a native drop was accepted).
-pub async fn drag(
-    s: &Client,
-    tab: TabId,
-    from: Element,
-    start: (f64, f64),
-    to: Element,
-) -> Result<super::drag::DragResult, ToolError> {
-    let end = center(s, tab, to).await?;
-    super::drag::drag_points(s, tab, start, end, Some(from)).await
-}
-
-pub async fn click(
-    s: &Client,
-    tab: TabId,
-    el: Element,
-    button: &str,
-    clicks: i64,
-    modifiers: i64,
-) -> Result<(), ToolError> {
-    let point = center(s, tab, el).await?;
-    click_at(s, tab, point, button, clicks, modifiers).await
 }
 
 /// Where a person would press to reach an element, after scrolling it
@@ -226,100 +410,6 @@ impl Aim {
         }
         out
     }
-}
-
-/// Scrolls the element into view, finds its middle and hit-tests it.
-/// An element that no scrolling brings into the viewport (in a closed
-/// drawer or menu, off-canvas) is an error: nothing a person does there
-/// would reach it. Another element on top is where a person's press
-/// lands, so that is where input goes, and the answer says so.
-pub async fn aim(s: &Client, tab: TabId, el: Element) -> Result<Aim, ToolError> {
-    let (point, hit) = center_and_hit(s, tab, el.clone(), false).await?;
-    aim_from(s, tab, el, point, hit).await
-}
-
-/// Resolves `target` ([`Client::element`]) and aims at it ([`aim`]): for
-/// most targets in one message (the resolve, then [`aim_commands`] on the
-/// handle it answers), else step by step.
-pub async fn aim_at(s: &Client, tab: TabId, target: &str) -> Result<Aim, ToolError> {
-    let then = aim_commands(EARLIER_HANDLE, false);
-    if let Some((el, answers)) = s.element_then(tab, target, then).await? {
-        if let Some(first_look) = aim_answers(answers) {
-            let (point, hit) = first_look?;
-            return aim_from(s, tab, el, point, hit).await;
-        }
-    }
-    let el = s.element(tab, target).await?;
-    aim(s, tab, el).await
-}
-
-/// [`aim`] from a first look (`point`, the hit test's answer `hit`).
-async fn aim_from(
-    s: &Client,
-    tab: TabId,
-    el: Element,
-    mut point: (f64, f64),
-    mut hit: Value,
-) -> Result<Aim, ToolError> {
-    if hit["moving"].as_bool() == Some(true) {
-        // A drawer still sliding in, a menu still unfolding: aim where it
-        // comes to rest (its animations end, at most 1 s).
-        let _ = s
-            .call_on(tab, el.clone(), ANIMATIONS_END, Value::Null)
-            .await;
-        (point, hit) = center_and_hit(s, tab, el.clone(), true).await?;
-    }
-    let mut motion = None;
-    if hit["unsteady"].as_bool() == Some(true) {
-        // Something on the page is animating and may carry the target
-        // (a branch above it opening): wait until its box holds still.
-        let still = s.call_on(tab, el.clone(), HOLDS_STILL, Value::Null);
-        if let Ok(Ok(v)) = tokio::time::timeout(STILL_WAIT, still).await {
-            if v["moved"].as_bool() == Some(true) {
-                motion = Some(Motion {
-                    ms: v["ms"].as_u64().unwrap_or(0),
-                    stopped: v["still"].as_bool() == Some(true),
-                });
-            }
-        }
-        (point, hit) = center_and_hit(s, tab, el.clone(), true).await?;
-    }
-    if hit["outside"].as_bool() == Some(true) {
-        // A scroll still running (a key's smooth scroll) can carry it out
-        // again after it was scrolled into view: once it comes to rest, aim
-        // again.
-        let scrolling = s.call_on(tab, el.clone(), SCROLL_END, Value::Null).await?;
-        if scrolling.as_bool() == Some(true) {
-            (point, hit) = center_and_hit(s, tab, el.clone(), true).await?;
-        }
-    }
-    if let Some([x, y]) = hit["surface"]
-        .as_array()
-        .and_then(|p| Some([p.first()?.as_f64()?, p.get(1)?.as_f64()?]))
-    {
-        // The surface the control is drawn on, in the frame's points.
-        let (dx, dy) = if el.frame != 0 {
-            s.frame_offset(tab, el.frame).await?
-        } else {
-            (0.0, 0.0)
-        };
-        point = (x + dx, y + dy);
-    }
-    if hit["outside"].as_bool() == Some(true) {
-        return Err(ToolError::new(ErrorKind::NotReachable, format!(
-            "the element is outside the visible area even after scrolling (its middle is at x={}, y={} \
-             in a {}x{} viewport): it is probably in a closed menu, drawer or carousel. Open that first \
-             (look in browser_snapshot for a menu or navigation button), then try again",
-            hit["x"], hit["y"], hit["w"], hit["h"]
-        )));
-    }
-    Ok(Aim {
-        point,
-        disabled: hit["disabled"].as_str().map(str::to_string),
-        covered_by: hit["hit"].as_str().map(str::to_string),
-        download_link: hit["download"] == true,
-        motion,
-    })
 }
 
 /// Run on the target (in the snapshot engine's world): is its middle in
@@ -456,117 +546,4 @@ impl Pointer {
     pub fn held_flags(&self) -> i64 {
         keys::modifier_flags(&self.keys)
     }
-}
-
-/// The tab's mouse (see [`Pointer`]).
-pub fn pointer(s: &Client, tab: TabId) -> Pointer {
-    s.tab_state(tab).slot::<Pointer>().clone()
-}
-
-/// Records that input went to `at` (a click, a hover, a move).
-pub fn pointer_moved(s: &Client, tab: TabId, at: (f64, f64)) {
-    s.tab_state(tab).slot::<Pointer>().at = at;
-}
-
-/// Presses (`down`) or releases `button` where the mouse is, as
-/// `browser_mouse_down` and `browser_mouse_up` do.
-pub async fn mouse_button(
-    s: &Client,
-    tab: TabId,
-    down: bool,
-    button: &str,
-) -> Result<(), ToolError> {
-    let p = pointer(s, tab);
-    let (x, y) = p.at;
-    let kind = if down {
-        "mousePressed"
-    } else {
-        "mouseReleased"
-    };
-    s.cdp_batch(tab, vec![mouse_event(kind, x, y, Some((button, 1)), 0)])
-        .await?;
-    s.tab_state(tab).slot::<Pointer>().held = down.then(|| button.to_string());
-    Ok(())
-}
-
-/// Turns the mouse wheel where the mouse is (CSS pixels to scroll by),
-/// and waits (at most 600 ms) for the scroll it starts to come to rest:
-/// the wheel scrolls asynchronously.
-pub async fn wheel(s: &Client, tab: TabId, dx: f64, dy: f64) -> Result<(), ToolError> {
-    let at = pointer(s, tab).at;
-    let before = super::scroll::state(s, tab, None).await?;
-    super::scroll::wheel_at(s, tab, at, (dx, dy)).await?;
-    super::scroll::state_at_rest(s, tab, None, &before).await;
-    Ok(())
-}
-
-/// Moves the mouse to a viewport point (a held button stays held: a drag).
-pub async fn move_to(s: &Client, tab: TabId, (x, y): (f64, f64)) -> Result<(), ToolError> {
-    let held = pointer(s, tab).held;
-    s.cdp_batch(
-        tab,
-        vec![mouse_event(
-            "mouseMoved",
-            x,
-            y,
-            held.as_deref().map(|b| (b, 1)),
-            0,
-        )],
-    )
-    .await?;
-    pointer_moved(s, tab, (x, y));
-    Ok(())
-}
-
-/// Presses (and releases) the mouse at a viewport point, `clicks` times.
-pub async fn click_at(
-    s: &Client,
-    tab: TabId,
-    (x, y): (f64, f64),
-    button: &str,
-    clicks: i64,
-    modifiers: i64,
-) -> Result<(), ToolError> {
-    pointer_moved(s, tab, (x, y));
-    let mut events = vec![mouse_event("mouseMoved", x, y, None, modifiers)];
-    for n in 1..=clicks {
-        for kind in ["mousePressed", "mouseReleased"] {
-            events.push(mouse_event(kind, x, y, Some((button, n)), modifiers));
-        }
-    }
-    s.cdp_batch(tab, events).await.map(|_| ())
-}
-
-/// Presses the mouse at a viewport point, holds it for `hold` (a person
-/// holding a button down), then releases it there.
-pub async fn hold_at(
-    s: &Client,
-    tab: TabId,
-    (x, y): (f64, f64),
-    button: &str,
-    modifiers: i64,
-    hold: std::time::Duration,
-) -> Result<(), ToolError> {
-    pointer_moved(s, tab, (x, y));
-    s.cdp_batch(
-        tab,
-        vec![
-            mouse_event("mouseMoved", x, y, None, modifiers),
-            mouse_event("mousePressed", x, y, Some((button, 1)), modifiers),
-        ],
-    )
-    .await?;
-    tokio::time::sleep(hold).await;
-    s.cdp_batch(
-        tab,
-        vec![mouse_event(
-            "mouseReleased",
-            x,
-            y,
-            Some((button, 1)),
-            modifiers,
-        )],
-    )
-    .await
-    .map(|_| ())
 }

@@ -5,9 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// Run on the target (the engine's world): the scrollable boxes from it
 /// up to the page, each `{what, pos: [x, y, maxX, maxY]}`, and the page's
@@ -55,36 +54,52 @@ const BOXES_IN_VIEW: &str = "(() => {
   return inView;
 })()";
 
-/// [`BOXES_IN_VIEW`], into `state` as its `inView`.
-pub async fn add_boxes_in_view(s: &Client, tab: TabId, state: &mut Value) {
-    if let Ok(v) = s.eval(tab, BOXES_IN_VIEW).await {
-        state["inView"] = v;
-    }
-}
-
-/// Where the scrollable things stand (see [`STATE_AT`]).
-pub async fn state(s: &Client, tab: TabId, target: Option<&str>) -> Result<Value, ToolError> {
-    match target {
-        Some(t) => s.call_at(tab, t, STATE_AT, Value::Null).await,
-        None => s.eval(tab, PAGE_STATE).await,
-    }
-}
-
-/// Waits (at most 600 ms) for a smooth scroll to come to rest: the state
-/// read twice 50 ms apart is the same.
-pub async fn state_at_rest(s: &Client, tab: TabId, target: Option<&str>, before: &Value) -> Value {
-    let mut last = before.clone();
-    for _ in 0..12 {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        let Ok(now) = state(s, tab, target).await else {
-            return last;
-        };
-        if now == last && now != *before {
-            return now;
+impl Tab {
+    /// [`BOXES_IN_VIEW`], into `state` as its `inView`.
+    pub async fn add_boxes_in_view(&self, state: &mut Value) {
+        if let Ok(v) = self.eval(BOXES_IN_VIEW).await {
+            state["inView"] = v;
         }
-        last = now;
     }
-    last
+
+    /// Where the scrollable things stand (see [`STATE_AT`]).
+    pub async fn scroll_state(&self, target: Option<&str>) -> Result<Value, ToolError> {
+        match target {
+            Some(t) => self.call_at(t, STATE_AT, Value::Null).await,
+            None => self.eval(PAGE_STATE).await,
+        }
+    }
+
+    /// Waits (at most 600 ms) for a smooth scroll to come to rest: the state
+    /// read twice 50 ms apart is the same.
+    pub async fn scroll_state_at_rest(&self, target: Option<&str>, before: &Value) -> Value {
+        let mut last = before.clone();
+        for _ in 0..12 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let Ok(now) = self.scroll_state(target).await else {
+                return last;
+            };
+            if now == last && now != *before {
+                return now;
+            }
+            last = now;
+        }
+        last
+    }
+
+    /// The wheel event at a viewport point (a person's wheel there).
+    pub async fn wheel_at(
+        &self,
+        (x, y): (f64, f64),
+        (dx, dy): (f64, f64),
+    ) -> Result<(), ToolError> {
+        self.cdp(
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
+        )
+        .await
+        .map(|_| ())
+    }
 }
 
 /// `[x, y, maxX, maxY]` as numbers.
@@ -194,20 +209,4 @@ pub fn describe(before: &Value, after: &Value, delta: (f64, f64), target: Option
             }
         }
     }
-}
-
-/// The wheel event at a viewport point (a person's wheel there).
-pub async fn wheel_at(
-    s: &Client,
-    tab: TabId,
-    (x, y): (f64, f64),
-    (dx, dy): (f64, f64),
-) -> Result<(), ToolError> {
-    s.cdp(
-        tab,
-        "Input.dispatchMouseEvent",
-        json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
-    )
-    .await
-    .map(|_| ())
 }

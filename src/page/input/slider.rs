@@ -8,9 +8,8 @@
 
 use serde_json::json;
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// The most arrow presses one setting sends (a slider of 0–10,000 in
 /// steps of 1 is set to within this many of its ends by Home or End).
@@ -44,76 +43,79 @@ struct State {
     now: f64,
 }
 
-async fn state(s: &Client, tab: TabId, target: &str, focus: bool) -> Result<State, ToolError> {
-    let r = s.call_at(tab, target, SLIDER_STATE, json!(focus)).await?;
-    if let Some(e) = r["error"].as_str() {
-        return Err(ToolError::other(e.to_string()));
-    }
-    let f = |k: &str| r[k].as_f64();
-    match (f("min"), f("max"), f("now")) {
-        (Some(min), Some(max), Some(now)) => Ok(State {
-            min,
-            max,
-            step: f("step").unwrap_or(0.0),
-            now,
-        }),
-        _ => Err(ToolError::other(
-            "the slider does not say its value (no aria-valuenow): it cannot be set by value; \
-             drag its thumb with browser_drag instead"
-                .into(),
-        )),
-    }
-}
-
-/// Sets the slider `target` names to `value` with keys; the value it
-/// shows afterwards (which can differ when the page snaps to its steps).
-pub async fn set(s: &Client, tab: TabId, target: &str, value: &str) -> Result<f64, ToolError> {
-    let want: f64 = value.trim().parse().map_err(|_| {
-        ToolError::other(format!(
-            "value {value:?} is not a number (a slider takes one)"
-        ))
-    })?;
-    let mut st = state(s, tab, target, true).await?;
-    if want < st.min || want > st.max {
-        return Err(ToolError::other(format!(
-            "value {want} is outside the slider's range {}–{}: nothing was changed",
-            st.min, st.max
-        )));
-    }
-    // Home and End reach the ends at once; arrows the rest, in up to
-    // three rounds (an ARIA slider's step is learnt from one press).
-    for _ in 0..3 {
-        if (st.now - want).abs() < 1e-9 {
-            break;
+impl Tab {
+    async fn slider_state(&self, target: &str, focus: bool) -> Result<State, ToolError> {
+        let r = self.call_at(target, SLIDER_STATE, json!(focus)).await?;
+        if let Some(e) = r["error"].as_str() {
+            return Err(ToolError::other(e.to_string()));
         }
-        if want == st.min || want == st.max {
-            super::typing::press_times(s, tab, if want == st.min { "Home" } else { "End" }, 1)
-                .await?;
-        } else {
-            let up = want > st.now;
-            let arrow = if up { "ArrowRight" } else { "ArrowLeft" };
-            let presses = if st.step > 0.0 {
-                ((want - st.now).abs() / st.step).round() as i64
-            } else {
-                1
-            };
-            if presses == 0 {
+        let f = |k: &str| r[k].as_f64();
+        match (f("min"), f("max"), f("now")) {
+            (Some(min), Some(max), Some(now)) => Ok(State {
+                min,
+                max,
+                step: f("step").unwrap_or(0.0),
+                now,
+            }),
+            _ => Err(ToolError::other(
+                "the slider does not say its value (no aria-valuenow): it cannot be set by value; \
+                 drag its thumb with browser_drag instead"
+                    .into(),
+            )),
+        }
+    }
+
+    /// Sets the slider `target` names to `value` with keys; the value it
+    /// shows afterwards (which can differ when the page snaps to its steps).
+    pub async fn set_slider(&self, target: &str, value: &str) -> Result<f64, ToolError> {
+        let want: f64 = value.trim().parse().map_err(|_| {
+            ToolError::other(format!(
+                "value {value:?} is not a number (a slider takes one)"
+            ))
+        })?;
+        let mut st = self.slider_state(target, true).await?;
+        if want < st.min || want > st.max {
+            return Err(ToolError::other(format!(
+                "value {want} is outside the slider's range {}–{}: nothing was changed",
+                st.min, st.max
+            )));
+        }
+        // Home and End reach the ends at once; arrows the rest, in up to
+        // three rounds (an ARIA slider's step is learnt from one press).
+        for _ in 0..3 {
+            if (st.now - want).abs() < 1e-9 {
                 break;
             }
-            let before = st.now;
-            super::typing::press_times(s, tab, arrow, presses.min(MAX_PRESSES) as usize).await?;
-            st = state(s, tab, target, false).await?;
-            if st.step <= 0.0 {
-                // What one press moved it by is its step.
-                let moved = (st.now - before).abs();
-                if moved == 0.0 {
+            if want == st.min || want == st.max {
+                self.press_times(if want == st.min { "Home" } else { "End" }, 1)
+                    .await?;
+            } else {
+                let up = want > st.now;
+                let arrow = if up { "ArrowRight" } else { "ArrowLeft" };
+                let presses = if st.step > 0.0 {
+                    ((want - st.now).abs() / st.step).round() as i64
+                } else {
+                    1
+                };
+                if presses == 0 {
                     break;
                 }
-                st.step = moved;
+                let before = st.now;
+                self.press_times(arrow, presses.min(MAX_PRESSES) as usize)
+                    .await?;
+                st = self.slider_state(target, false).await?;
+                if st.step <= 0.0 {
+                    // What one press moved it by is its step.
+                    let moved = (st.now - before).abs();
+                    if moved == 0.0 {
+                        break;
+                    }
+                    st.step = moved;
+                }
+                continue;
             }
-            continue;
+            st = self.slider_state(target, false).await?;
         }
-        st = state(s, tab, target, false).await?;
+        Ok(self.slider_state(target, false).await?.now)
     }
-    Ok(state(s, tab, target, false).await?.now)
 }

@@ -26,6 +26,7 @@ use crate::backend::{TabEvent, TabId};
 use crate::engine::{self, Detail, Snapshot, MAX_SNAPSHOT};
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// How long a navigation may take before the tool returns anyway.
 pub const LOAD_TIMEOUT: Duration = Duration::from_secs(15);
@@ -71,7 +72,7 @@ pub struct LoadEnd {
     /// browser's error page, whose location is not the URL that failed.
     pub url: Option<String>,
     /// The page's skeleton snapshot, taken in the same call in which it
-    /// said it had loaded (see [`Client::probe`]): the answer's outline,
+    /// said it had loaded (see [`Tab::probe`]): the answer's outline,
     /// with no round trip of its own. None: take one.
     pub snapshot: Option<Snapshot>,
 }
@@ -267,7 +268,9 @@ fn page_url<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
     Ok(url.filter(|u| !u.starts_with("chrome-error:")))
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// Waits until the navigation an action or `Page.navigate` started has
     /// given a usable page (see the module docs). `events` must have been
     /// subscribed before the navigation was asked for; `expect` is the
@@ -275,16 +278,16 @@ impl Client {
     /// document is on its way at all.
     pub async fn wait_usable(
         &self,
-        tab: TabId,
         events: &mut Receiver<TabEvent>,
         navigating: bool,
         expect: Option<String>,
     ) -> Result<LoadEnd, ToolError> {
+        let tab = self.id();
         let started = Instant::now();
         let deadline = started + LOAD_TIMEOUT;
-        let main = match self.known_main_frame(tab) {
+        let main = match self.known_main_frame() {
             Some(m) => Some(m),
-            None => self.doc(tab).await.ok().map(|d| d.frame_id),
+            None => self.doc().await.ok().map(|d| d.frame_id),
         };
         let mut t = Tracker::new(main, navigating, expect);
         let mut dcl_at: Option<Instant> = None;
@@ -307,8 +310,8 @@ impl Client {
             // blocks the page until it is handled (the caller reports it).
             if t.url
                 .as_deref()
-                .is_some_and(|u| self.policy().check_url(u).is_err())
-                || self.dialog(tab).is_some()
+                .is_some_and(|u| self.client().policy().check_url(u).is_err())
+                || self.dialog().is_some()
             {
                 return Ok(LoadEnd::loaded());
             }
@@ -326,7 +329,7 @@ impl Client {
                     t.woke = false;
                     // Once the load event is in, the page's answer brings
                     // its snapshot along when it is done.
-                    let probe = self.probe(tab, t.load).await;
+                    let probe = self.probe(t.load).await;
                     last_probe = Some(Instant::now());
                     tracing::debug!(target: "tabwire::load", ms = started.elapsed().as_secs_f64() * 1e3, state = ?probe.as_ref().map(|p| p.state.clone()), "probe");
                     // The events the browser sent before the answer are in
@@ -370,7 +373,7 @@ impl Client {
                     if t.quiet && !t.load {
                         return Ok(LoadEnd::loading(
                             "parsed and the network quiet, but its load event had not fired: \
-                             some request never finished",
+                                 some request never finished",
                         ));
                     }
                     if now >= at + DCL_BUDGET && refresh_until.is_none() {
@@ -434,7 +437,7 @@ impl Client {
     /// answers with its skeleton snapshot too (one round trip for the last
     /// look and the answer's outline); where the engine cannot answer (a
     /// page it cannot enter), the page's own world is asked as before.
-    async fn probe(&self, tab: TabId, with_snapshot: bool) -> Option<Probe> {
+    async fn probe(&self, with_snapshot: bool) -> Option<Probe> {
         if with_snapshot {
             let args = format!(
                 "{{snapshot: {}, follow: {REFRESH_FOLLOW_S}}}",
@@ -442,7 +445,7 @@ impl Client {
             );
             match tokio::time::timeout(
                 PROBE_WITH_SNAPSHOT_LIMIT,
-                self.engine_awaited::<Probe>(tab, "loaded", &args),
+                self.engine_awaited::<Probe>("loaded", &args),
             )
             .await
             {
@@ -457,7 +460,6 @@ impl Client {
         let r = tokio::time::timeout(
             PROBE_LIMIT,
             self.cdp(
-                tab,
                 "Runtime.evaluate",
                 json!({"expression": PROBE, "awaitPromise": true, "returnByValue": true}),
             ),

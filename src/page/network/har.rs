@@ -5,9 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 use crate::page::tab::network_log::Request;
 
 /// Bodies larger than this are left out (the entry's comment says so).
@@ -22,70 +21,72 @@ pub struct Har {
     pub denied: usize,
 }
 
-/// The HAR of `requests` (from `tab`'s log); bodies are asked from the
-/// browser when `bodies` and the total stays within `cap` bytes.
-pub async fn build(
-    s: &Client,
-    tab: TabId,
-    requests: &[Request],
-    bodies: bool,
-    cap: u64,
-) -> Result<Har, ToolError> {
-    let page = s.url(tab).await.unwrap_or_default();
-    let (mut entries, mut with_body, mut denied, mut total) = (Vec::new(), 0, 0, 0u64);
-    for r in requests {
-        let mut notes = Vec::new();
-        let refused = s.policy().check_url(&r.url).err();
-        let mut content =
-            json!({"size": r.size.unwrap_or(0.0).max(0.0) as u64, "mimeType": r.mime});
-        if let Some(why) = &refused {
-            denied += 1;
-            notes.push(format!("body left out: {why}"));
-        } else if bodies && r.finished && r.failed.is_none() {
-            match s.response_body(tab, &r.cdp_id).await {
-                Ok(b) => {
-                    let text = b.text.as_str();
-                    if text.len() > MAX_ONE_BODY || total + text.len() as u64 > cap {
-                        notes.push(format!(
-                            "body left out: {} bytes is over the size limit",
-                            text.len()
-                        ));
-                    } else {
-                        total += text.len() as u64;
-                        with_body += 1;
-                        content["text"] = Value::from(text);
-                        if b.base64 {
-                            content["encoding"] = Value::from("base64");
+impl Tab {
+    /// The HAR of `requests` (from `tab`'s log); bodies are asked from the
+    /// browser when `bodies` and the total stays within `cap` bytes.
+    pub async fn har(
+        &self,
+        requests: &[Request],
+        bodies: bool,
+        cap: u64,
+    ) -> Result<Har, ToolError> {
+        let s = self.client();
+        let page = self.url().await.unwrap_or_default();
+        let (mut entries, mut with_body, mut denied, mut total) = (Vec::new(), 0, 0, 0u64);
+        for r in requests {
+            let mut notes = Vec::new();
+            let refused = s.policy().check_url(&r.url).err();
+            let mut content =
+                json!({"size": r.size.unwrap_or(0.0).max(0.0) as u64, "mimeType": r.mime});
+            if let Some(why) = &refused {
+                denied += 1;
+                notes.push(format!("body left out: {why}"));
+            } else if bodies && r.finished && r.failed.is_none() {
+                match self.response_body(&r.cdp_id).await {
+                    Ok(b) => {
+                        let text = b.text.as_str();
+                        if text.len() > MAX_ONE_BODY || total + text.len() as u64 > cap {
+                            notes.push(format!(
+                                "body left out: {} bytes is over the size limit",
+                                text.len()
+                            ));
+                        } else {
+                            total += text.len() as u64;
+                            with_body += 1;
+                            content["text"] = Value::from(text);
+                            if b.base64 {
+                                content["encoding"] = Value::from("base64");
+                            }
                         }
                     }
+                    Err(_) => notes.push(
+                        "body not available: the browser no longer holds it (it drops bodies of \
+                         older pages)"
+                            .into(),
+                    ),
                 }
-                Err(_) => notes.push(
-                    "body not available: the browser no longer holds it (it drops bodies of \
-                     older pages)"
-                        .into(),
-                ),
             }
+            if let Some(f) = &r.failed {
+                notes.push(format!("failed: {f}"));
+            }
+            entries.push(entry(r, content, refused.is_none(), notes.join("; ")));
         }
-        if let Some(f) = &r.failed {
-            notes.push(format!("failed: {f}"));
-        }
-        entries.push(entry(r, content, refused.is_none(), notes.join("; ")));
+        let har = json!({"log": {
+            "version": "1.2",
+            "creator": {"name": "tabwire", "version": env!("CARGO_PKG_VERSION")},
+            "pages": [],
+            "entries": entries,
+            "comment": format!("requests of the tab showing {page}, as tabwire's request log kept them"),
+        }});
+        let json = serde_json::to_vec_pretty(&har)
+            .map_err(|e| ToolError::other(format!("could not write the HAR: {e}")))?;
+        Ok(Har {
+            json,
+            entries: requests.len(),
+            bodies: with_body,
+            denied,
+        })
     }
-    let har = json!({"log": {
-        "version": "1.2",
-        "creator": {"name": "tabwire", "version": env!("CARGO_PKG_VERSION")},
-        "pages": [],
-        "entries": entries,
-        "comment": format!("requests of the tab showing {page}, as tabwire's request log kept them"),
-    }});
-    let json = serde_json::to_vec_pretty(&har)
-        .map_err(|e| ToolError::other(format!("could not write the HAR: {e}")))?;
-    Ok(Har {
-        json,
-        entries: requests.len(),
-        bodies: with_body,
-        denied,
-    })
 }
 
 /// One HAR entry; `allowed`: the post data may go in.

@@ -3,19 +3,18 @@
 //! size cap checked before and while reading.
 //!
 //! Three ways, tried in this order by the callers that need them:
-//! 1. [`from_network_log`]: the response the tab already received
+//! 1. [`Tab::resource_from_network_log`]: the response the tab already received
 //!    (`Network.getResponseBody`), no second request;
-//! 2. [`in_page`]: `fetch()` inside the page (same-origin, `blob:`, `data:`,
+//! 2. [`Tab::fetch_in_page`]: `fetch()` inside the page (same-origin, `blob:`, `data:`,
 //!    CORS-enabled URLs), stored in the page and read back in chunks;
-//! 3. [`by_browser`]: `Network.loadNetworkResource`, the browser's own
+//! 3. [`Tab::fetch_by_browser`]: `Network.loadNetworkResource`, the browser's own
 //!    loader with the user's cookies, which CORS does not apply to.
 
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 use crate::page::tab::network_log::human_bytes;
 
 /// Raw bytes per read: well under every message limit once base64-encoded.
@@ -59,71 +58,206 @@ fn b64(data: &str) -> Result<Vec<u8>, ToolError> {
         .map_err(|e| ToolError::other(format!("the browser sent undecodable data: {e}")))
 }
 
-/// Reads the browser stream `stream` to its end (`IO.read`, in chunks of
-/// [`CHUNK`]) and closes it, whatever happens. `each` hears how many bytes
-/// have come after every chunk, and may stop the read with its error.
-pub async fn read_stream<E: From<ToolError>>(
-    s: &Client,
-    tab: TabId,
-    stream: &str,
-    mut each: impl FnMut(usize) -> Result<(), E>,
-) -> Result<Vec<u8>, E> {
-    let mut bytes = Vec::new();
-    let read = async {
-        loop {
-            let part = s
-                .cdp(tab, "IO.read", json!({"handle": stream, "size": CHUNK}))
-                .await?;
-            let data = part["data"].as_str().unwrap_or_default();
-            if part["base64Encoded"].as_bool() == Some(true) {
-                bytes.extend(b64(data)?);
-            } else {
-                bytes.extend_from_slice(data.as_bytes());
+impl Tab {
+    /// Reads the browser stream `stream` to its end (`IO.read`, in chunks of
+    /// [`CHUNK`]) and closes it, whatever happens. `each` hears how many bytes
+    /// have come after every chunk, and may stop the read with its error.
+    pub async fn read_stream<E: From<ToolError>>(
+        &self,
+        stream: &str,
+        mut each: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<Vec<u8>, E> {
+        let mut bytes = Vec::new();
+        let read = async {
+            loop {
+                let part = self
+                    .cdp("IO.read", json!({"handle": stream, "size": CHUNK}))
+                    .await?;
+                let data = part["data"].as_str().unwrap_or_default();
+                if part["base64Encoded"].as_bool() == Some(true) {
+                    bytes.extend(b64(data)?);
+                } else {
+                    bytes.extend_from_slice(data.as_bytes());
+                }
+                each(bytes.len())?;
+                if part["eof"].as_bool() != Some(false) {
+                    return Ok(());
+                }
             }
-            each(bytes.len())?;
-            if part["eof"].as_bool() != Some(false) {
-                return Ok(());
-            }
-        }
-    };
-    let outcome: Result<(), E> = read.await;
-    let _ = s.cdp(tab, "IO.close", json!({"handle": stream})).await;
-    outcome.map(|()| bytes)
-}
+        };
+        let outcome: Result<(), E> = read.await;
+        let _ = self.cdp("IO.close", json!({"handle": stream})).await;
+        outcome.map(|()| bytes)
+    }
 
-/// Way 1: the body of a response the tab already has for `url`.
-pub async fn from_network_log(
-    s: &Client,
-    tab: TabId,
-    url: &str,
-    cap: u64,
-) -> Result<Fetched, Miss> {
-    let Some(req) = s.with_events(tab, |e| e.network.finished_for(url)) else {
-        return Err(Miss::Next("not in the tab's network log".into()));
-    };
-    if let Some(size) = req.size {
-        if size as u64 > cap {
-            return Err(too_big(size as u64, cap));
+    /// Way 1: the body of a response the tab already has for `url`.
+    pub async fn resource_from_network_log(&self, url: &str, cap: u64) -> Result<Fetched, Miss> {
+        let Some(req) = self.with_events(|e| e.network.finished_for(url)) else {
+            return Err(Miss::Next("not in the tab's network log".into()));
+        };
+        if let Some(size) = req.size {
+            if size as u64 > cap {
+                return Err(too_big(size as u64, cap));
+            }
         }
+        let body = self
+            .response_body(&req.cdp_id)
+            .await
+            .map_err(|e| Miss::Next(format!("response body no longer available ({e})")))?;
+        let bytes = if body.base64 {
+            b64(&body.text)?
+        } else {
+            body.text.into_bytes()
+        };
+        if bytes.len() as u64 > cap {
+            return Err(too_big(bytes.len() as u64, cap));
+        }
+        Ok(Fetched {
+            bytes,
+            mime: req.mime,
+            suggested_name: disposition_name(header(&req.response_headers, "content-disposition")),
+            via: "the response the page already received",
+        })
     }
-    let body = s
-        .response_body(tab, &req.cdp_id)
-        .await
-        .map_err(|e| Miss::Next(format!("response body no longer available ({e})")))?;
-    let bytes = if body.base64 {
-        b64(&body.text)?
-    } else {
-        body.text.into_bytes()
-    };
-    if bytes.len() as u64 > cap {
-        return Err(too_big(bytes.len() as u64, cap));
+
+    /// Way 2: `fetch()` in the page.
+    pub async fn fetch_in_page(&self, url: &str, cap: u64) -> Result<Fetched, Miss> {
+        let s = self.client();
+        let r = self
+            .call_page(PAGE_FETCH, json!({"url": url, "cap": cap}))
+            .await?;
+        if let Some(size) = r["tooBig"].as_u64() {
+            return Err(too_big(size, cap));
+        }
+        if let Some(status) = r["status"].as_i64() {
+            return Err(Miss::Fatal(ToolError::other(format!(
+                "the server answered HTTP {status} for {url}; nothing was saved"
+            ))));
+        }
+        let Some(key) = r["key"].as_str() else {
+            let why = r["error"].as_str().unwrap_or("no answer");
+            return Err(Miss::Next(format!("in-page fetch failed: {why}")));
+        };
+        let size = r["size"].as_u64().unwrap_or(0);
+        let mut bytes = Vec::with_capacity(size as usize);
+        let read = async {
+            while (bytes.len() as u64) < size {
+                s.set_progress(Some(format!(
+                    "reading {url}: {} of {}",
+                    human_bytes(bytes.len() as u64),
+                    human_bytes(size)
+                )));
+                let part = self
+                    .call_page(
+                        PAGE_CHUNK,
+                        json!({"key": key, "offset": bytes.len(), "length": CHUNK}),
+                    )
+                    .await?;
+                let Some(part) = part.as_str().filter(|p| !p.is_empty()) else {
+                    return Err(ToolError::other(
+                        "the page lost the fetched bytes (it navigated?)".into(),
+                    ));
+                };
+                bytes.extend(b64(part)?);
+            }
+            Ok(())
+        };
+        let outcome = read.await;
+        let _ = self
+            .call_page(PAGE_CHUNK, json!({"key": key, "done": true}))
+            .await;
+        outcome?;
+        Ok(Fetched {
+            bytes,
+            mime: r["mime"].as_str().unwrap_or_default().to_string(),
+            suggested_name: disposition_name(r["disposition"].as_str()),
+            via: "a fetch inside the page",
+        })
     }
-    Ok(Fetched {
-        bytes,
-        mime: req.mime,
-        suggested_name: disposition_name(header(&req.response_headers, "content-disposition")),
-        via: "the response the page already received",
-    })
+
+    /// Way 3: the browser's resource loader (cookies included, no CORS).
+    pub async fn fetch_by_browser(&self, url: &str, cap: u64) -> Result<Fetched, Miss> {
+        let s = self.client();
+        let frame = self.doc().await?.frame_id;
+        let r = self
+            .cdp(
+                "Network.loadNetworkResource",
+                json!({"frameId": frame, "url": url,
+                       "options": {"disableCache": false, "includeCredentials": true}}),
+            )
+            .await
+            .map_err(|e| Miss::Next(format!("the browser could not load it ({e})")))?;
+        let res = &r["resource"];
+        if res["success"].as_bool() != Some(true) {
+            let why = match res["httpStatusCode"].as_i64() {
+                Some(code) if code >= 400 => format!("the server answered HTTP {code}"),
+                _ => res["netErrorName"]
+                    .as_str()
+                    .unwrap_or("the load failed")
+                    .to_string(),
+            };
+            return Err(Miss::Fatal(ToolError::other(format!(
+                "{why} for {url}; nothing was saved"
+            ))));
+        }
+        let headers = &res["headers"];
+        if let Some(declared) = header(headers, "content-length").and_then(|v| v.parse().ok()) {
+            if declared > cap {
+                return Err(too_big(declared, cap));
+            }
+        }
+        let Some(stream) = res["stream"].as_str() else {
+            return Err(Miss::Next("the browser returned no stream".into()));
+        };
+        s.set_progress(Some(format!("downloading {url}")));
+        let bytes = self
+            .read_stream(stream, |got| {
+                if got as u64 > cap {
+                    return Err(too_big(got as u64, cap));
+                }
+                s.set_progress(Some(format!(
+                    "downloading {url}: {}",
+                    human_bytes(got as u64)
+                )));
+                Ok(())
+            })
+            .await?;
+        Ok(Fetched {
+            bytes,
+            mime: header(headers, "content-type")
+                .unwrap_or_default()
+                .to_string(),
+            suggested_name: disposition_name(header(headers, "content-disposition")),
+            via: "the browser's loader",
+        })
+    }
+
+    /// Runs the ladder `ways` in order: the first success wins, a fatal miss
+    /// ends it, and if all pass, the error lists why each one did.
+    pub async fn fetch_first_that_works(
+        &self,
+        url: &str,
+        cap: u64,
+        ways: &[Way],
+    ) -> Result<Fetched, ToolError> {
+        let mut why = Vec::new();
+        for way in ways {
+            let r = match way {
+                Way::NetworkLog => self.resource_from_network_log(url, cap).await,
+                Way::InPage => self.fetch_in_page(url, cap).await,
+                Way::Browser => self.fetch_by_browser(url, cap).await,
+            };
+            match r {
+                Ok(f) => return Ok(f),
+                Err(Miss::Fatal(e)) => return Err(e),
+                Err(Miss::Next(w)) => why.push(w),
+            }
+        }
+        Err(ToolError::other(format!(
+            "could not get {url}: {}",
+            why.join("; ")
+        )))
+    }
 }
 
 /// Fetches in the page and parks the bytes there under a random key.
@@ -164,117 +298,6 @@ const PAGE_CHUNK: &str = r#"(a) => {
   return btoa(bin);
 }"#;
 
-/// Way 2: `fetch()` in the page.
-pub async fn in_page(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<Fetched, Miss> {
-    let r = s
-        .call_page(tab, PAGE_FETCH, json!({"url": url, "cap": cap}))
-        .await?;
-    if let Some(size) = r["tooBig"].as_u64() {
-        return Err(too_big(size, cap));
-    }
-    if let Some(status) = r["status"].as_i64() {
-        return Err(Miss::Fatal(ToolError::other(format!(
-            "the server answered HTTP {status} for {url}; nothing was saved"
-        ))));
-    }
-    let Some(key) = r["key"].as_str() else {
-        let why = r["error"].as_str().unwrap_or("no answer");
-        return Err(Miss::Next(format!("in-page fetch failed: {why}")));
-    };
-    let size = r["size"].as_u64().unwrap_or(0);
-    let mut bytes = Vec::with_capacity(size as usize);
-    let read = async {
-        while (bytes.len() as u64) < size {
-            s.set_progress(Some(format!(
-                "reading {url}: {} of {}",
-                human_bytes(bytes.len() as u64),
-                human_bytes(size)
-            )));
-            let part = s
-                .call_page(
-                    tab,
-                    PAGE_CHUNK,
-                    json!({"key": key, "offset": bytes.len(), "length": CHUNK}),
-                )
-                .await?;
-            let Some(part) = part.as_str().filter(|p| !p.is_empty()) else {
-                return Err(ToolError::other(
-                    "the page lost the fetched bytes (it navigated?)".into(),
-                ));
-            };
-            bytes.extend(b64(part)?);
-        }
-        Ok(())
-    };
-    let outcome = read.await;
-    let _ = s
-        .call_page(tab, PAGE_CHUNK, json!({"key": key, "done": true}))
-        .await;
-    outcome?;
-    Ok(Fetched {
-        bytes,
-        mime: r["mime"].as_str().unwrap_or_default().to_string(),
-        suggested_name: disposition_name(r["disposition"].as_str()),
-        via: "a fetch inside the page",
-    })
-}
-
-/// Way 3: the browser's resource loader (cookies included, no CORS).
-pub async fn by_browser(s: &Client, tab: TabId, url: &str, cap: u64) -> Result<Fetched, Miss> {
-    let frame = s.doc(tab).await?.frame_id;
-    let r = s
-        .cdp(
-            tab,
-            "Network.loadNetworkResource",
-            json!({"frameId": frame, "url": url,
-                   "options": {"disableCache": false, "includeCredentials": true}}),
-        )
-        .await
-        .map_err(|e| Miss::Next(format!("the browser could not load it ({e})")))?;
-    let res = &r["resource"];
-    if res["success"].as_bool() != Some(true) {
-        let why = match res["httpStatusCode"].as_i64() {
-            Some(code) if code >= 400 => format!("the server answered HTTP {code}"),
-            _ => res["netErrorName"]
-                .as_str()
-                .unwrap_or("the load failed")
-                .to_string(),
-        };
-        return Err(Miss::Fatal(ToolError::other(format!(
-            "{why} for {url}; nothing was saved"
-        ))));
-    }
-    let headers = &res["headers"];
-    if let Some(declared) = header(headers, "content-length").and_then(|v| v.parse().ok()) {
-        if declared > cap {
-            return Err(too_big(declared, cap));
-        }
-    }
-    let Some(stream) = res["stream"].as_str() else {
-        return Err(Miss::Next("the browser returned no stream".into()));
-    };
-    s.set_progress(Some(format!("downloading {url}")));
-    let bytes = read_stream(s, tab, stream, |got| {
-        if got as u64 > cap {
-            return Err(too_big(got as u64, cap));
-        }
-        s.set_progress(Some(format!(
-            "downloading {url}: {}",
-            human_bytes(got as u64)
-        )));
-        Ok(())
-    })
-    .await?;
-    Ok(Fetched {
-        bytes,
-        mime: header(headers, "content-type")
-            .unwrap_or_default()
-            .to_string(),
-        suggested_name: disposition_name(header(headers, "content-disposition")),
-        via: "the browser's loader",
-    })
-}
-
 /// A header value by case-insensitive name.
 pub fn header<'a>(headers: &'a Value, name: &str) -> Option<&'a str> {
     headers
@@ -293,34 +316,6 @@ fn disposition_name(v: Option<&str>) -> Option<String> {
         .find(|p| p.to_ascii_lowercase().starts_with("filename="))?;
     let name = part["filename=".len()..].trim().trim_matches('"');
     (!name.is_empty()).then(|| name.to_string())
-}
-
-/// Runs the ladder `ways` in order: the first success wins, a fatal miss
-/// ends it, and if all pass, the error lists why each one did.
-pub async fn first_that_works(
-    s: &Client,
-    tab: TabId,
-    url: &str,
-    cap: u64,
-    ways: &[Way],
-) -> Result<Fetched, ToolError> {
-    let mut why = Vec::new();
-    for way in ways {
-        let r = match way {
-            Way::NetworkLog => from_network_log(s, tab, url, cap).await,
-            Way::InPage => in_page(s, tab, url, cap).await,
-            Way::Browser => by_browser(s, tab, url, cap).await,
-        };
-        match r {
-            Ok(f) => return Ok(f),
-            Err(Miss::Fatal(e)) => return Err(e),
-            Err(Miss::Next(w)) => why.push(w),
-        }
-    }
-    Err(ToolError::other(format!(
-        "could not get {url}: {}",
-        why.join("; ")
-    )))
 }
 
 #[derive(Debug, Clone, Copy)]

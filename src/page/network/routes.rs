@@ -11,7 +11,7 @@
 //! `Fetch.enable` with the document pattern and one pattern per route;
 //! seeing a pattern other than the document one, the backend hands that
 //! tab's paused requests to serve instead (`backend::holds_paused` is the rule,
-//! `extension/relay.js` has the same), and [`on_paused`] answers
+//! `extension/relay.js` has the same), and [`Tab::on_paused`] answers
 //! each: the newest matching route fulfils or aborts it, anything else
 //! goes on. A request whose URL the policy denies is never fulfilled: it
 //! goes on, and the browser's own blocking stands.
@@ -29,6 +29,7 @@ use crate::backend::holds_paused;
 use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// The tab's routes, conditions and headers, sent again on setup; the
 /// requests its routes pause.
@@ -44,7 +45,7 @@ impl crate::page::tab::feature::TabFeature for Feature {
         if method != "Fetch.requestPaused" {
             return false;
         }
-        on_paused(client, tab, params);
+        client.on(tab).on_paused(params);
         true
     }
 }
@@ -181,10 +182,12 @@ pub struct RouteSpec<'a> {
     pub headers: Vec<(String, String)>,
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// Adds a route to `tab` (replacing one with the same pattern) and
     /// starts pausing what it matches.
-    pub async fn add_route(&self, tab: TabId, spec: RouteSpec<'_>) -> Result<Route, ToolError> {
+    pub async fn add_route(&self, spec: RouteSpec<'_>) -> Result<Route, ToolError> {
         let pattern = normalize(spec.pattern);
         if spec.pattern.trim().is_empty() {
             return Err(ToolError::other(
@@ -192,13 +195,13 @@ impl Client {
             ));
         }
         if let Some((scheme, host)) = literal_host(&pattern) {
-            self.policy()
-                .check_url(&format!("{scheme}://{host}/"))
-                .map_err(|why| {
-                    ToolError::other(format!(
-                        "refused: {why}; tabwire does not answer requests for a site the policy keeps out"
-                    ))
-                })?;
+            self.client().policy()
+                    .check_url(&format!("{scheme}://{host}/"))
+                    .map_err(|why| {
+                        ToolError::other(format!(
+                            "refused: {why}; tabwire does not answer requests for a site the policy keeps out"
+                        ))
+                    })?;
         }
         let answer = if spec.abort {
             Answer::Abort
@@ -210,6 +213,7 @@ impl Client {
                 (Some(b), None) => b.as_bytes().to_vec(),
                 (None, Some(path)) => {
                     let real = self
+                        .client()
                         .policy()
                         .check_upload(path)
                         .map_err(|e| ToolError::other(format!("bodyFile refused: {e}")))?;
@@ -260,7 +264,7 @@ impl Client {
             hits: 0,
         };
         let enable = {
-            let mut st = self.tab_state(tab);
+            let mut st = self.tab_state();
             let routes = &mut st.slot::<TabNet>().routes;
             routes.retain(|r| r.pattern != pattern);
             if routes.len() >= MAX_ROUTES {
@@ -271,8 +275,8 @@ impl Client {
             routes.push(route.clone());
             st.slot::<TabNet>().fetch_enable()
         };
-        if let Err(e) = self.cdp(tab, enable.0, enable.1).await {
-            self.tab_state(tab)
+        if let Err(e) = self.cdp(enable.0, enable.1).await {
+            self.tab_state()
                 .slot::<TabNet>()
                 .routes
                 .retain(|r| r.pattern != pattern);
@@ -283,13 +287,9 @@ impl Client {
 
     /// Removes `tab`'s routes with this pattern (all when None); returns
     /// how many went.
-    pub async fn remove_routes(
-        &self,
-        tab: TabId,
-        pattern: Option<&str>,
-    ) -> Result<usize, ToolError> {
+    pub async fn remove_routes(&self, pattern: Option<&str>) -> Result<usize, ToolError> {
         let (gone, enable) = {
-            let mut st = self.tab_state(tab);
+            let mut st = self.tab_state();
             let before = st.slot::<TabNet>().routes.len();
             match pattern.map(normalize) {
                 Some(p) => st.slot::<TabNet>().routes.retain(|r| r.pattern != p),
@@ -301,133 +301,124 @@ impl Client {
             )
         };
         if gone > 0 {
-            self.cdp(tab, enable.0, enable.1).await?;
+            self.cdp(enable.0, enable.1).await?;
         }
         Ok(gone)
     }
 
     /// `tab`'s routes, oldest first.
-    pub fn routes(&self, tab: TabId) -> Vec<Route> {
-        self.tab_state(tab).slot::<TabNet>().routes.clone()
+    pub fn routes(&self) -> Vec<Route> {
+        self.tab_state().slot::<TabNet>().routes.clone()
     }
 
     /// Sets (Some) or clears (None) the tab's network conditions.
-    pub async fn set_conditions(
-        &self,
-        tab: TabId,
-        conditions: Option<Value>,
-    ) -> Result<(), ToolError> {
+    pub async fn set_conditions(&self, conditions: Option<Value>) -> Result<(), ToolError> {
         let params = conditions.clone().unwrap_or_else(|| {
-            json!({"offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        });
-        self.cdp(tab, "Network.emulateNetworkConditions", params)
-            .await?;
-        self.tab_state(tab).slot::<TabNet>().conditions = conditions;
+                json!({"offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+            });
+        self.cdp("Network.emulateNetworkConditions", params).await?;
+        self.tab_state().slot::<TabNet>().conditions = conditions;
         Ok(())
     }
 
     /// The tab's network conditions, if any are set.
-    pub fn conditions(&self, tab: TabId) -> Option<Value> {
-        self.tab_state(tab).slot::<TabNet>().conditions.clone()
+    pub fn conditions(&self) -> Option<Value> {
+        self.tab_state().slot::<TabNet>().conditions.clone()
     }
 
     /// Sets the headers added to every request of the tab (empty: none).
-    pub async fn set_extra_headers(
-        &self,
-        tab: TabId,
-        headers: Vec<(String, String)>,
-    ) -> Result<(), ToolError> {
+    pub async fn set_extra_headers(&self, headers: Vec<(String, String)>) -> Result<(), ToolError> {
         let map: serde_json::Map<String, Value> = headers
             .into_iter()
             .map(|(n, v)| (n, Value::String(v)))
             .collect();
         let value = Value::Object(map);
-        self.cdp(
-            tab,
-            "Network.setExtraHTTPHeaders",
-            json!({"headers": value}),
-        )
-        .await?;
-        self.tab_state(tab).slot::<TabNet>().extra_headers =
+        self.cdp("Network.setExtraHTTPHeaders", json!({"headers": value}))
+            .await?;
+        self.tab_state().slot::<TabNet>().extra_headers =
             (!value.as_object().is_some_and(|m| m.is_empty())).then_some(value);
         Ok(())
     }
 
     /// The extra request headers of the tab, if any.
-    pub fn extra_headers(&self, tab: TabId) -> Option<Value> {
-        self.tab_state(tab).slot::<TabNet>().extra_headers.clone()
+    pub fn extra_headers(&self) -> Option<Value> {
+        self.tab_state().slot::<TabNet>().extra_headers.clone()
     }
 }
 
-/// Answers a request the tab paused: the newest route that matches it
-/// fulfils or aborts it; anything else (documents paused for sign-in
-/// challenges, requests no route matches, URLs the policy denies) goes on.
-pub(in crate::page) fn on_paused(s: &Client, tab: TabId, p: &Value) {
-    let id = p["requestId"].clone();
-    let url = p["request"]["url"].as_str().unwrap_or_default();
-    let answer = {
-        let mut st = s.tab_state(tab);
-        st.slot::<TabNet>()
-            .routes
-            .iter_mut()
-            .rev()
-            .find(|r| glob_matches(&r.pattern, url))
-            .map(|r| {
-                r.hits += 1;
-                r.answer.clone()
-            })
-    };
-    let go_on = json!({"requestId": id});
-    let (method, params) = match answer {
-        None => ("Fetch.continueRequest", go_on.clone()),
-        Some(_) if s.policy().check_url(url).is_err() => {
-            tracing::info!(target: "tabwire::routes", url, "not answering a request the policy denies");
-            ("Fetch.continueRequest", go_on.clone())
-        }
-        Some(Answer::Abort) => (
-            "Fetch.failRequest",
-            json!({"requestId": id, "errorReason": "Failed"}),
-        ),
-        Some(Answer::Fulfill {
-            status,
-            headers,
-            body_b64,
-            ..
-        }) => {
-            let mut list: Vec<Value> = headers
-                .iter()
-                .map(|(n, v)| json!({"name": n, "value": v}))
-                .collect();
-            // A cross-origin fetch reads a mocked answer only if CORS
-            // allows it: allow the asking origin unless the route said.
-            let origin = p["request"]["headers"]
-                .as_object()
-                .and_then(|h| h.iter().find(|(k, _)| k.eq_ignore_ascii_case("origin")))
-                .and_then(|(_, v)| v.as_str());
-            let has_acao = headers
-                .iter()
-                .any(|(n, _)| n.eq_ignore_ascii_case("access-control-allow-origin"));
-            if let (Some(origin), false) = (origin, has_acao) {
-                list.push(json!({"name": "Access-Control-Allow-Origin", "value": origin}));
-                list.push(json!({"name": "Access-Control-Allow-Credentials", "value": "true"}));
+impl Tab {
+    /// Answers a request the tab paused: the newest route that matches it
+    /// fulfils or aborts it; anything else (documents paused for sign-in
+    /// challenges, requests no route matches, URLs the policy denies) goes on.
+    pub(in crate::page) fn on_paused(&self, p: &Value) {
+        let s = self.client();
+        let tab = self.id();
+        let id = p["requestId"].clone();
+        let url = p["request"]["url"].as_str().unwrap_or_default();
+        let answer = {
+            let mut st = self.tab_state();
+            st.slot::<TabNet>()
+                .routes
+                .iter_mut()
+                .rev()
+                .find(|r| glob_matches(&r.pattern, url))
+                .map(|r| {
+                    r.hits += 1;
+                    r.answer.clone()
+                })
+        };
+        let go_on = json!({"requestId": id});
+        let (method, params) = match answer {
+            None => ("Fetch.continueRequest", go_on.clone()),
+            Some(_) if s.policy().check_url(url).is_err() => {
+                tracing::info!(target: "tabwire::routes", url, "not answering a request the policy denies");
+                ("Fetch.continueRequest", go_on.clone())
             }
-            (
-                "Fetch.fulfillRequest",
-                json!({"requestId": id, "responseCode": status, "responseHeaders": list, "body": body_b64}),
-            )
-        }
-    };
-    let s = s.clone();
-    tokio::spawn(async move {
-        let r = s.backend().cdp(tab, method, params).await;
-        if let Err(e) = r {
-            tracing::warn!(target: "tabwire::routes", method, "could not answer a paused request: {e}");
-            // Never leave the request hanging.
-            if method != "Fetch.continueRequest" {
-                let _ = s.backend().cdp(tab, "Fetch.continueRequest", go_on).await;
+            Some(Answer::Abort) => (
+                "Fetch.failRequest",
+                json!({"requestId": id, "errorReason": "Failed"}),
+            ),
+            Some(Answer::Fulfill {
+                status,
+                headers,
+                body_b64,
+                ..
+            }) => {
+                let mut list: Vec<Value> = headers
+                    .iter()
+                    .map(|(n, v)| json!({"name": n, "value": v}))
+                    .collect();
+                // A cross-origin fetch reads a mocked answer only if CORS
+                // allows it: allow the asking origin unless the route said.
+                let origin = p["request"]["headers"]
+                    .as_object()
+                    .and_then(|h| h.iter().find(|(k, _)| k.eq_ignore_ascii_case("origin")))
+                    .and_then(|(_, v)| v.as_str());
+                let has_acao = headers
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case("access-control-allow-origin"));
+                if let (Some(origin), false) = (origin, has_acao) {
+                    list.push(json!({"name": "Access-Control-Allow-Origin", "value": origin}));
+                    list.push(json!({"name": "Access-Control-Allow-Credentials", "value": "true"}));
+                }
+                (
+                    "Fetch.fulfillRequest",
+                    json!({"requestId": id, "responseCode": status, "responseHeaders": list, "body": body_b64}),
+                )
             }
-        }
-    });
+        };
+        let s = s.clone();
+        tokio::spawn(async move {
+            let r = s.backend().cdp(tab, method, params).await;
+            if let Err(e) = r {
+                tracing::warn!(target: "tabwire::routes", method, "could not answer a paused request: {e}");
+                // Never leave the request hanging.
+                if method != "Fetch.continueRequest" {
+                    let _ = s.backend().cdp(tab, "Fetch.continueRequest", go_on).await;
+                }
+            }
+        });
+    }
 }
 
 #[cfg(test)]

@@ -5,27 +5,28 @@
 
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
-/// How many closed shadow roots the page has, and whether `text` is in
-/// one of them (their text nodes, joined per root).
-pub async fn closed_roots_holding(s: &Client, tab: TabId, text: &str) -> (usize, bool) {
-    let Ok(doc) = s
-        .cdp(tab, "DOM.getDocument", json!({"depth": -1, "pierce": true}))
-        .await
-    else {
-        return (0, false);
-    };
-    let mut roots = 0;
-    let mut found = false;
-    visit(&doc["root"], &mut |root| {
-        roots += 1;
-        let mut words = String::new();
-        collect_text(root, &mut words);
-        found |= words.contains(text);
-    });
-    (roots, found)
+impl Tab {
+    /// How many closed shadow roots the page has, and whether `text` is in
+    /// one of them (their text nodes, joined per root).
+    pub async fn closed_roots_holding(&self, text: &str) -> (usize, bool) {
+        let Ok(doc) = self
+            .cdp("DOM.getDocument", json!({"depth": -1, "pierce": true}))
+            .await
+        else {
+            return (0, false);
+        };
+        let mut roots = 0;
+        let mut found = false;
+        visit(&doc["root"], &mut |root| {
+            roots += 1;
+            let mut words = String::new();
+            collect_text(root, &mut words);
+            found |= words.contains(text);
+        });
+        (roots, found)
+    }
 }
 
 /// Calls `on_closed` for every closed shadow root under `node`.

@@ -4,9 +4,8 @@
 
 use serde_json::json;
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// How the tab's latest screenshot maps to its page (for input at its
 /// coordinates): the tab's slot.
@@ -37,84 +36,76 @@ struct Viewport {
     ratio: f64,
 }
 
-async fn viewport(s: &Client, tab: TabId) -> Result<Viewport, ToolError> {
-    let v = s
-        .eval(
-            tab,
-            "[scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio]",
-        )
-        .await?;
-    let n = |i: usize| v[i].as_f64().unwrap_or(0.0);
-    Ok(Viewport {
-        scroll: (n(0), n(1)),
-        size: (n(2), n(3)),
-        ratio: if n(4) > 0.0 { n(4) } else { 1.0 },
-    })
-}
-
-/// Remembers how a screenshot just taken maps to the page: `clip` is the
-/// captured area in document coordinates (None: the viewport).
-pub async fn remember_shot(
-    s: &Client,
-    tab: TabId,
-    clip: Option<(f64, f64)>,
-) -> Result<(), ToolError> {
-    let v = viewport(s, tab).await?;
-    let frame = ShotFrame {
-        scale: v.ratio,
-        origin: clip.unwrap_or(v.scroll),
-    };
-    s.tab_state(tab).slot::<LastShot>().0 = Some(frame);
-    Ok(())
-}
-
-/// The viewport point (CSS pixels) for the point `(x, y)` of the tab's
-/// latest screenshot, or of the viewport when no screenshot was taken.
-/// A point the viewport does not show now is an error: input there would
-/// reach nothing a person could press.
-pub async fn viewport_point(
-    s: &Client,
-    tab: TabId,
-    (x, y): (f64, f64),
-) -> Result<(f64, f64), ToolError> {
-    let v = viewport(s, tab).await?;
-    let shot = s.tab_state(tab).slot::<LastShot>().0;
-    let (dx, dy) = shot
-        .unwrap_or(ShotFrame {
-            scale: 1.0,
-            origin: v.scroll,
+impl Tab {
+    async fn viewport(&self) -> Result<Viewport, ToolError> {
+        let v = self
+            .eval("[scrollX, scrollY, innerWidth, innerHeight, devicePixelRatio]")
+            .await?;
+        let n = |i: usize| v[i].as_f64().unwrap_or(0.0);
+        Ok(Viewport {
+            scroll: (n(0), n(1)),
+            size: (n(2), n(3)),
+            ratio: if n(4) > 0.0 { n(4) } else { 1.0 },
         })
-        .to_document((x, y));
-    let point = (dx - v.scroll.0, dy - v.scroll.1);
-    if !(0.0..v.size.0).contains(&point.0) || !(0.0..v.size.1).contains(&point.1) {
-        return Err(ToolError::other(format!(
-            "the point ({x}, {y}) of {} is not in the viewport now (it is at ({:.0}, {:.0}) of a \
-             {:.0}x{:.0} viewport; the page scrolled since, or the screenshot was of the full \
-             page). Scroll it into view with browser_scroll, take a new screenshot, and use its \
-             coordinates",
-            if shot.is_some() {
-                "the latest screenshot"
-            } else {
-                "the viewport"
-            },
-            point.0,
-            point.1,
-            v.size.0,
-            v.size.1
-        )));
     }
-    Ok(point)
-}
 
-/// Names the element at the viewport point (role, name, tag), as the
-/// page's own markup names it; None when nothing is there.
-pub async fn what_is_at(s: &Client, tab: TabId, (x, y): (f64, f64)) -> Option<String> {
-    let args = format!("{AT_POINT}, {}, null", json!({"x": x, "y": y}));
-    let v = s
-        .engine_value::<serde_json::Value>(tab, 0, "read", &args)
-        .await
-        .ok()??;
-    v["value"].as_str().map(|t| s.fence().quote(t))
+    /// Remembers how a screenshot just taken maps to the page: `clip` is the
+    /// captured area in document coordinates (None: the viewport).
+    pub async fn remember_shot(&self, clip: Option<(f64, f64)>) -> Result<(), ToolError> {
+        let v = self.viewport().await?;
+        let frame = ShotFrame {
+            scale: v.ratio,
+            origin: clip.unwrap_or(v.scroll),
+        };
+        self.tab_state().slot::<LastShot>().0 = Some(frame);
+        Ok(())
+    }
+
+    /// The viewport point (CSS pixels) for the point `(x, y)` of the tab's
+    /// latest screenshot, or of the viewport when no screenshot was taken.
+    /// A point the viewport does not show now is an error: input there would
+    /// reach nothing a person could press.
+    pub async fn viewport_point(&self, (x, y): (f64, f64)) -> Result<(f64, f64), ToolError> {
+        let v = self.viewport().await?;
+        let shot = self.tab_state().slot::<LastShot>().0;
+        let (dx, dy) = shot
+            .unwrap_or(ShotFrame {
+                scale: 1.0,
+                origin: v.scroll,
+            })
+            .to_document((x, y));
+        let point = (dx - v.scroll.0, dy - v.scroll.1);
+        if !(0.0..v.size.0).contains(&point.0) || !(0.0..v.size.1).contains(&point.1) {
+            return Err(ToolError::other(format!(
+                "the point ({x}, {y}) of {} is not in the viewport now (it is at ({:.0}, {:.0}) of a \
+                 {:.0}x{:.0} viewport; the page scrolled since, or the screenshot was of the full \
+                 page). Scroll it into view with browser_scroll, take a new screenshot, and use its \
+                 coordinates",
+                if shot.is_some() {
+                    "the latest screenshot"
+                } else {
+                    "the viewport"
+                },
+                point.0,
+                point.1,
+                v.size.0,
+                v.size.1
+            )));
+        }
+        Ok(point)
+    }
+
+    /// Names the element at the viewport point (role, name, tag), as the
+    /// page's own markup names it; None when nothing is there.
+    pub async fn what_is_at(&self, (x, y): (f64, f64)) -> Option<String> {
+        let s = self.client();
+        let args = format!("{AT_POINT}, {}, null", json!({"x": x, "y": y}));
+        let v = self
+            .engine_value::<serde_json::Value>(0, "read", &args)
+            .await
+            .ok()??;
+        v["value"].as_str().map(|t| s.fence().quote(t))
+    }
 }
 
 /// A reader (see the engine's `read`) naming the element at a point:

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::engine::Ref;
 use crate::error::{ErrorKind, ToolError};
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// An element resolved from a ref or CSS selector.
 #[derive(Debug, Clone)]
@@ -60,31 +60,32 @@ impl Element {
     }
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// `function` (a JS function of one element, its `this`) called with
     /// `arg` on what `target` names, resolved in the same call; its value.
     /// One round trip where [`Self::element`] then [`Self::call_on`] take
     /// two; errors are those of [`Self::element`], unexplained.
     pub async fn value_at(
         &self,
-        tab: TabId,
         target: &str,
         function: &str,
         arg: Value,
     ) -> Result<Value, ToolError> {
         let target = target.trim();
-        let frame = self.frame_of(tab, target).await?;
+        let frame = self.frame_of(target).await?;
         let args = format!("{}, {function}, {arg}", json!(target));
-        let v = self.engine_call(tab, frame, "at", &args, true).await?;
+        let v = self.engine_call(frame, "at", &args, true).await?;
         Ok(v["result"]["value"].clone())
     }
 
     /// The frame whose engine resolves `target`: a ref's own (checked
     /// against the latest snapshot first), else the top document's.
-    async fn frame_of(&self, tab: TabId, target: &str) -> Result<u32, ToolError> {
+    async fn frame_of(&self, target: &str) -> Result<u32, ToolError> {
         Ok(match Ref::parse(target) {
             Some(r) => {
-                self.check_ref(tab, target, &r).await?;
+                self.check_ref(target, &r).await?;
                 r.frame
             }
             None => 0,
@@ -94,23 +95,16 @@ impl Client {
     /// Resolves `target`: a ref (`e12`, `f2e7`) from the latest snapshot,
     /// or a CSS selector (in the top document). Stale refs say so instead
     /// of hitting the wrong element.
-    pub async fn element(&self, tab: TabId, target: &str) -> Result<Element, ToolError> {
+    pub async fn element(&self, target: &str) -> Result<Element, ToolError> {
         let target = target.trim();
-        let frame = self.frame_of(tab, target).await?;
+        let frame = self.frame_of(target).await?;
         let found = self
-            .engine_eval(
-                tab,
-                frame,
-                "resolve",
-                &json!(target).to_string(),
-                false,
-                true,
-            )
+            .engine_eval(frame, "resolve", &json!(target).to_string(), false, true)
             .await;
         let found = match found {
             Ok(v) => v,
             Err(e) if e.kind() == ErrorKind::NotFound => {
-                let around = super::snapshot::excerpt(self, tab, 12).await;
+                let around = self.snapshot_excerpt(12).await;
                 let told = format!("{e}. Use a ref from browser_snapshot{around}");
                 return Err(e.retold(told));
             }
@@ -119,11 +113,7 @@ impl Client {
         let object_id = found["result"]["objectId"].as_str().ok_or_else(|| {
             ToolError::other(format!("could not resolve {target:?} to an element"))
         })?;
-        Ok(Element::handle(
-            object_id,
-            frame,
-            self.frame_session(tab, frame),
-        ))
+        Ok(Element::handle(object_id, frame, self.frame_session(frame)))
     }
 
     /// [`Self::element`], and `then` (commands on its handle, their
@@ -134,25 +124,24 @@ impl Client {
     /// goes step by step, which also says why.
     pub async fn element_then(
         &self,
-        tab: TabId,
         target: &str,
         then: Vec<(&'static str, Value)>,
     ) -> Result<Option<(Element, Vec<Value>)>, ToolError> {
         let target = target.trim();
-        if self.frame_of(tab, target).await? != 0 {
+        if self.frame_of(target).await? != 0 {
             return Ok(None);
         }
-        let (resolve, installed) = self.top_resolve_request(tab, target).await?;
+        let (resolve, installed) = self.top_resolve_request(target).await?;
         let mut commands = vec![("Runtime.evaluate", resolve)];
         commands.extend(then);
         // Only a command's own failure (nothing matched, a node without a
         // box) is left to the step-by-step path; a closed tab, a stale
         // handle or the user's stop is the answer (and some are told once).
-        let Ok(mut answers) = self.cdp_batch_or_command_error(tab, commands).await? else {
+        let Ok(mut answers) = self.cdp_batch_or_command_error(commands).await? else {
             return Ok(None);
         };
         if !installed {
-            self.engine_ran(tab);
+            self.engine_ran();
         }
         let Some(object_id) = answers[0]["result"]["objectId"].as_str() else {
             return Ok(None);
@@ -171,7 +160,6 @@ impl Client {
     /// error of [`Self::element`]. The function's value.
     pub async fn call_at(
         &self,
-        tab: TabId,
         target: &str,
         function: &str,
         arg: Value,
@@ -182,29 +170,25 @@ impl Client {
             arg.clone(),
         );
         if let Some((_, mut answers)) = self
-            .element_then(tab, target, vec![("Runtime.callFunctionOn", call)])
+            .element_then(target, vec![("Runtime.callFunctionOn", call)])
             .await?
         {
             if let Some(answer) = answers.pop() {
                 return crate::page::tab::calls::page_value(answer);
             }
         }
-        let el = self.element(tab, target).await?;
-        self.call_on(tab, el, function, arg).await
+        let el = self.element(target).await?;
+        self.call_on(el, function, arg).await
     }
 
     /// The same element as a handle of the page's own (main) world, for
     /// code that must see the page's globals (browser_evaluate).
-    pub async fn in_main_world(&self, tab: TabId, el: Element) -> Result<Element, ToolError> {
+    pub async fn in_main_world(&self, el: Element) -> Result<Element, ToolError> {
         let Some(object_id) = &el.object_id else {
             return Ok(el);
         };
         let desc = self
-            .cdp(
-                tab,
-                "DOM.describeNode",
-                json!({"objectId": object_id.as_ref()}),
-            )
+            .cdp("DOM.describeNode", json!({"objectId": object_id.as_ref()}))
             .await?;
         let id = desc["node"]["backendNodeId"]
             .as_i64()
@@ -216,7 +200,6 @@ impl Client {
     /// `this` and `arg` as its argument; returns the JSON result.
     pub async fn call_on(
         &self,
-        tab: TabId,
         el: Element,
         function: &str,
         arg: Value,
@@ -227,7 +210,7 @@ impl Client {
             Some(id) => id.to_string(),
             None => {
                 let node = self
-                    .cdp_in(tab, session, "DOM.resolveNode", el.dom_params(json!({})))
+                    .cdp_in(session, "DOM.resolveNode", el.dom_params(json!({})))
                     .await?;
                 node["object"]["objectId"]
                     .as_str()
@@ -237,7 +220,6 @@ impl Client {
         };
         let r = self
             .cdp_in(
-                tab,
                 session,
                 "Runtime.callFunctionOn",
                 crate::page::tab::calls::call_params(&object_id, function, arg),
@@ -248,7 +230,6 @@ impl Client {
         if resolved {
             let _ = self
                 .cdp_in(
-                    tab,
                     session,
                     "Runtime.releaseObject",
                     json!({"objectId": object_id}),

@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 
 use super::element::Element;
 use super::worlds::TabWorlds;
-use crate::backend::TabId;
 use crate::engine;
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// Most frame worlds kept per tab (MAX_FRAMES per level of a snapshot,
 /// a few levels deep, fit).
@@ -88,23 +88,24 @@ impl TabWorlds {
     }
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     pub(in crate::page) fn frame_world(
         &self,
-        tab: TabId,
         frame: u32,
     ) -> Result<(i64, bool, Option<Arc<str>>), ToolError> {
-        self.tab_state(tab)
-            .slot::<TabWorlds>()
-            .frames
-            .get(&frame)
-            .map(|w| (w.context_id, w.installed, w.session.clone()))
-            .ok_or_else(|| {
-                ToolError::other(format!(
-                    "frame f{frame} is not part of this tab's latest snapshot. Call browser_snapshot \
-                     and use a ref from it"
-                ))
-            })
+        self.tab_state()
+                .slot::<TabWorlds>()
+                .frames
+                .get(&frame)
+                .map(|w| (w.context_id, w.installed, w.session.clone()))
+                .ok_or_else(|| {
+                    ToolError::other(format!(
+                        "frame f{frame} is not part of this tab's latest snapshot. Call browser_snapshot \
+                         and use a ref from it"
+                    ))
+                })
     }
 
     /// Renders the document of the iframe behind `[frame=n]` of the last
@@ -113,23 +114,21 @@ impl Client {
     /// has no document this tab's session can reach.
     pub async fn frame_snapshot(
         &self,
-        tab: TabId,
         parent: u32,
         n: usize,
         budget: usize,
         detail: engine::Detail,
     ) -> Result<(u32, engine::Snapshot), ToolError> {
         let owner = self
-            .engine_call(tab, parent, "frameOwner", &n.to_string(), false)
+            .engine_call(parent, "frameOwner", &n.to_string(), false)
             .await?;
         let object_id: Arc<str> = owner["result"]["objectId"]
             .as_str()
             .ok_or_else(|| ToolError::other("the frame's element is gone".into()))?
             .into();
-        let parent_session = self.frame_session(tab, parent);
+        let parent_session = self.frame_session(parent);
         let desc = self
             .cdp_in(
-                tab,
                 parent_session.as_deref(),
                 "DOM.describeNode",
                 json!({"objectId": object_id.as_ref()}),
@@ -141,9 +140,9 @@ impl Client {
             .to_string();
         // A frame in the same renderer answers through its parent's
         // session; an out-of-process one through its own child session.
-        let (session, context_id) = self.frame_world_for(tab, parent_session, &frame_id).await?;
+        let (session, context_id) = self.frame_world_for(parent_session, &frame_id).await?;
         let (number, unused) = self
-            .tab_state(tab)
+            .tab_state()
             .slot::<TabWorlds>()
             .frame_number(FrameWorld {
                 frame_id,
@@ -156,8 +155,7 @@ impl Client {
         for (parent, handle) in unused {
             let _ = self
                 .cdp_in(
-                    tab,
-                    self.frame_session(tab, parent).as_deref(),
+                    self.frame_session(parent).as_deref(),
                     "Runtime.releaseObject",
                     json!({ "objectId": handle.as_ref() }),
                 )
@@ -165,7 +163,6 @@ impl Client {
         }
         let snap = self
             .engine_value::<engine::Snapshot>(
-                tab,
                 number,
                 "snapshot",
                 &engine::snapshot_args(budget, detail),
@@ -182,30 +179,26 @@ impl Client {
     /// world's context id.
     async fn frame_world_for(
         &self,
-        tab: TabId,
         parent_session: Option<Arc<str>>,
         frame_id: &str,
     ) -> Result<(Option<Arc<str>>, i64), ToolError> {
-        if let Ok(c) = self
-            .make_world(tab, parent_session.as_deref(), frame_id)
-            .await
-        {
+        if let Ok(c) = self.make_world(parent_session.as_deref(), frame_id).await {
             return Ok((parent_session, c));
         }
         if parent_session.is_some() {
-            if let Ok(c) = self.make_world(tab, None, frame_id).await {
+            if let Ok(c) = self.make_world(None, frame_id).await {
                 return Ok((None, c));
             }
         }
         // A frame inside an out-of-process frame attaches once its parent's
         // session asked for it (just before): give it a moment.
-        let mut child = self.child_session(tab, frame_id);
+        let mut child = self.child_session(frame_id);
         for _ in 0..20 {
             if child.is_some() || parent_session.is_none() {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-            child = self.child_session(tab, frame_id);
+            child = self.child_session(frame_id);
         }
         let child: Arc<str> = child
             .ok_or_else(|| {
@@ -214,11 +207,10 @@ impl Client {
                 )
             })?
             .into();
-        let c = self.make_world(tab, Some(&child), frame_id).await?;
+        let c = self.make_world(Some(&child), frame_id).await?;
         // Its own out-of-process frames attach to it, not to the tab.
         let _ = self
             .cdp_in(
-                tab,
                 Some(&child),
                 "Target.setAutoAttach",
                 json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
@@ -228,11 +220,11 @@ impl Client {
     }
 
     /// The child session frame `frame` answers through (None: the tab's).
-    pub(in crate::page) fn frame_session(&self, tab: TabId, frame: u32) -> Option<Arc<str>> {
+    pub(in crate::page) fn frame_session(&self, frame: u32) -> Option<Arc<str>> {
         if frame == 0 {
             return None;
         }
-        self.tab_state(tab)
+        self.tab_state()
             .slot::<TabWorlds>()
             .frames
             .get(&frame)
@@ -244,12 +236,12 @@ impl Client {
     /// into points for the tab's input events. The browser answers in the
     /// points of the frame's local root (the nearest ancestor frame in
     /// another renderer): only crossing a renderer boundary shifts.
-    pub async fn frame_offset(&self, tab: TabId, frame: u32) -> Result<(f64, f64), ToolError> {
+    pub async fn frame_offset(&self, frame: u32) -> Result<(f64, f64), ToolError> {
         let mut at = (0.0, 0.0);
         let mut frame = frame;
         while frame != 0 {
             let Some((session, (parent, owner))) = self
-                .tab_state(tab)
+                .tab_state()
                 .slot::<TabWorlds>()
                 .frames
                 .get(&frame)
@@ -257,7 +249,7 @@ impl Client {
             else {
                 break;
             };
-            if session == self.frame_session(tab, parent) {
+            if session == self.frame_session(parent) {
                 // Same renderer as its parent: already in the parent's points.
                 frame = parent;
                 continue;
@@ -266,18 +258,15 @@ impl Client {
                 backend_node_id: None,
                 object_id: Some(owner),
                 frame: parent,
-                session: self.frame_session(tab, parent),
+                session: self.frame_session(parent),
             };
-            let r = self
-                .call_on(
-                    tab,
-                    owner_el,
-                    "function() { const r = this.getBoundingClientRect(), s = getComputedStyle(this); \
-                     return [r.left + this.clientLeft + parseFloat(s.paddingLeft), \
-                             r.top + this.clientTop + parseFloat(s.paddingTop)]; }",
-                    Value::Null,
-                )
-                .await?;
+            let r = self.call_on(owner_el,
+                        "function() { const r = this.getBoundingClientRect(), s = getComputedStyle(this); \
+                         return [r.left + this.clientLeft + parseFloat(s.paddingLeft), \
+                                 r.top + this.clientTop + parseFloat(s.paddingTop)]; }",
+                        Value::Null,
+                    )
+                    .await?;
             at.0 += r[0].as_f64().unwrap_or(0.0);
             at.1 += r[1].as_f64().unwrap_or(0.0);
             frame = parent;
@@ -286,14 +275,14 @@ impl Client {
     }
 
     /// Frame worlds kept for `tab` (for the debug counts of browser_status).
-    pub fn frame_count(&self, tab: TabId) -> usize {
-        self.tab_state(tab).slot::<TabWorlds>().frame_count()
+    pub fn frame_count(&self) -> usize {
+        self.tab_state().slot::<TabWorlds>().frame_count()
     }
 
     /// Frame numbers whose worlds this tab has (for change reports).
-    pub fn frame_numbers(&self, tab: TabId) -> Vec<u32> {
+    pub fn frame_numbers(&self) -> Vec<u32> {
         let mut v: Vec<u32> = self
-            .tab_state(tab)
+            .tab_state()
             .slot::<TabWorlds>()
             .frames
             .keys()

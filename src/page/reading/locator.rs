@@ -8,9 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::element::Element;
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// How a locator finds its element.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -157,17 +156,19 @@ pub fn quote(s: &str, lang: Lang) -> String {
     out
 }
 
-/// Describes `el` as a Playwright locator (see [`DESCRIBE`]).
-pub async fn locate(s: &Client, tab: TabId, el: Element) -> Result<Locator, ToolError> {
-    let frame = el.frame;
-    let v = s.call_on(tab, el, DESCRIBE, Value::Null).await?;
-    let mut loc: Locator = serde_json::from_value(v).map_err(|e| {
-        ToolError::other(format!(
-            "the page answered the locator question in an unexpected shape ({e}); try again"
-        ))
-    })?;
-    loc.frame = frame;
-    Ok(loc)
+impl Tab {
+    /// Describes `el` as a Playwright locator (see [`DESCRIBE`]).
+    pub async fn locate(&self, el: Element) -> Result<Locator, ToolError> {
+        let frame = el.frame;
+        let v = self.call_on(el, DESCRIBE, Value::Null).await?;
+        let mut loc: Locator = serde_json::from_value(v).map_err(|e| {
+            ToolError::other(format!(
+                "the page answered the locator question in an unexpected shape ({e}); try again"
+            ))
+        })?;
+        loc.frame = frame;
+        Ok(loc)
+    }
 }
 
 /// Run on the element (in the engine's world): the first locator that

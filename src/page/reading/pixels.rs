@@ -21,9 +21,8 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// A channel step that counts as a change a person sees.
 const STRONG: u8 = 32;
@@ -50,73 +49,77 @@ struct Doubts {
     viewport: Option<Rect>,
 }
 
-/// Whether the pixels hid any of the doubts of the engine's last call on
-/// `tab` (the answer must then be made again). A check that failed is
-/// logged and leaves the rules' judgement in place.
-pub async fn hid_any(s: &Client, tab: TabId) -> bool {
-    match judge(s, tab).await {
-        Ok(unseen) => unseen > 0,
-        Err(e) => {
-            tracing::debug!(target: "tabwire::pixels", "the pixels could not judge: {e}");
-            false
+impl Tab {
+    /// Whether the pixels hid any of the doubts of the engine's last call on
+    /// `tab` (the answer must then be made again). A check that failed is
+    /// logged and leaves the rules' judgement in place.
+    pub async fn hid_any(&self) -> bool {
+        match self.judge_pixels().await {
+            Ok(unseen) => unseen > 0,
+            Err(e) => {
+                tracing::debug!(target: "tabwire::pixels", "the pixels could not judge: {e}");
+                false
+            }
         }
     }
-}
 
-/// Asks the pixels about the doubts of the engine's last call on `tab`'s
-/// top document; returns how many of them show nothing legible (the
-/// answer must be made again when any do). Errors leave the rules'
-/// judgement in place: the pixels only ever hide more.
-async fn judge(s: &Client, tab: TabId) -> Result<usize, ToolError> {
-    let doubts: Doubts = match s.engine_value(tab, 0, "doubtRects", "").await? {
-        Some(d) => d,
-        None => return Ok(0),
-    };
-    let (Some(clip), Some(viewport)) = (doubts.clip, doubts.viewport) else {
-        tracing::debug!(target: "tabwire::pixels", "no doubt is in view (or the tab is not shown)");
-        return Ok(0);
-    };
-    let before = shot(s, tab).await?.crop(clip, viewport);
-    s.engine_value::<serde_json::Value>(tab, 0, "veil", "true")
-        .await?;
-    let after = shot(s, tab).await.map(|img| img.crop(clip, viewport));
-    // What the pixels said (nothing when they could not tell); judging
-    // lifts the veil, whatever the second screenshot did.
-    let seen = match &after {
-        Ok(after) => legible(&before, after, clip, &doubts.rects)
-            .map_err(|e| ToolError::other(format!("the pixel check failed: {e}"))),
-        Err(_) => Ok(Vec::new()),
-    };
-    let said = seen.as_deref().unwrap_or_default();
-    s.engine_value::<serde_json::Value>(tab, 0, "judge", &json!(said).to_string())
-        .await?;
-    after?;
-    let seen = seen?;
-    let unseen = seen.iter().filter(|v| **v == Some(false)).count();
-    tracing::debug!(target: "tabwire::pixels", doubts = seen.len(), unseen, "pixels judged");
-    Ok(unseen)
+    /// Asks the pixels about the doubts of the engine's last call on `tab`'s
+    /// top document; returns how many of them show nothing legible (the
+    /// answer must be made again when any do). Errors leave the rules'
+    /// judgement in place: the pixels only ever hide more.
+    async fn judge_pixels(&self) -> Result<usize, ToolError> {
+        let doubts: Doubts = match self.engine_value(0, "doubtRects", "").await? {
+            Some(d) => d,
+            None => return Ok(0),
+        };
+        let (Some(clip), Some(viewport)) = (doubts.clip, doubts.viewport) else {
+            tracing::debug!(target: "tabwire::pixels", "no doubt is in view (or the tab is not shown)");
+            return Ok(0);
+        };
+        let before = self.pixel_shot().await?.crop(clip, viewport);
+        self.engine_value::<serde_json::Value>(0, "veil", "true")
+            .await?;
+        let after = self.pixel_shot().await.map(|img| img.crop(clip, viewport));
+        // What the pixels said (nothing when they could not tell); judging
+        // lifts the veil, whatever the second screenshot did.
+        let seen = match &after {
+            Ok(after) => legible(&before, after, clip, &doubts.rects)
+                .map_err(|e| ToolError::other(format!("the pixel check failed: {e}"))),
+            Err(_) => Ok(Vec::new()),
+        };
+        let said = seen.as_deref().unwrap_or_default();
+        self.engine_value::<serde_json::Value>(0, "judge", &json!(said).to_string())
+            .await?;
+        after?;
+        let seen = seen?;
+        let unseen = seen.iter().filter(|v| **v == Some(false)).count();
+        tracing::debug!(target: "tabwire::pixels", doubts = seen.len(), unseen, "pixels judged");
+        Ok(unseen)
+    }
+
+    /// A JPEG of the viewport, decoded to RGB. (The whole viewport, as the
+    /// screen shows it: a capture with a clip makes the browser draw a frame
+    /// of its own, and a screencast started right after it began with a black
+    /// frame.)
+    async fn pixel_shot(&self) -> Result<Image, ToolError> {
+        let params = json!({"format": "jpeg", "quality": 100});
+        let v = tokio::time::timeout(SHOT_TIME, self.cdp("Page.captureScreenshot", params))
+            .await
+            .map_err(|_| {
+                ToolError::other("a screenshot for the pixel check took too long".into())
+            })??;
+        let data = v["data"].as_str().unwrap_or_default();
+        use base64::Engine as _;
+        let jpeg = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| ToolError::other(format!("a screenshot was not base64 ({e})")))?;
+        Image::decode(&jpeg).map_err(ToolError::other)
+    }
 }
 
 /// How long one screenshot may take before the rules' word stands (a
 /// browser can hold a capture while it draws no frames).
 const SHOT_TIME: std::time::Duration = std::time::Duration::from_millis(1500);
-
-/// A JPEG of the viewport, decoded to RGB. (The whole viewport, as the
-/// screen shows it: a capture with a clip makes the browser draw a frame
-/// of its own, and a screencast started right after it began with a black
-/// frame.)
-async fn shot(s: &Client, tab: TabId) -> Result<Image, ToolError> {
-    let params = json!({"format": "jpeg", "quality": 100});
-    let v = tokio::time::timeout(SHOT_TIME, s.cdp(tab, "Page.captureScreenshot", params))
-        .await
-        .map_err(|_| ToolError::other("a screenshot for the pixel check took too long".into()))??;
-    let data = v["data"].as_str().unwrap_or_default();
-    use base64::Engine as _;
-    let jpeg = base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .map_err(|e| ToolError::other(format!("a screenshot was not base64 ({e})")))?;
-    Image::decode(&jpeg).map_err(ToolError::other)
-}
 
 /// An RGB image.
 struct Image {

@@ -20,6 +20,7 @@ use crate::engine::{self, Ref};
 use crate::error::{ErrorKind, ToolError};
 use crate::page::tab::calls::exception_text;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// An engine call the page is owed before it is next looked at (the tab's
 /// slot): an action's in-page settle. It rides in the same message as the
@@ -73,13 +74,19 @@ impl crate::page::tab::feature::TabFeature for Feature {
         tab: TabId,
         method: &'a str,
     ) -> Option<crate::page::tab::feature::Hook<'a, ()>> {
-        let due = client.tab_state(tab).slot::<DueEngineCall>().0.take()?;
-        if LEAVES_PAGE.contains(&method) || client.dialog(tab).is_some() {
+        let due = client
+            .on(tab)
+            .tab_state()
+            .slot::<DueEngineCall>()
+            .0
+            .take()?;
+        if LEAVES_PAGE.contains(&method) || client.on(tab).dialog().is_some() {
             return None;
         }
         Some(Box::pin(async move {
             let began = std::time::Instant::now();
-            let ran = client.engine_awaited::<Value>(tab, due.method, &due.args);
+            let on = client.on(tab);
+            let ran = on.engine_awaited::<Value>(due.method, &due.args);
             let r = tokio::time::timeout(due.cap, ran).await;
             tracing::debug!(target: "tabwire::wait", method = due.method, ok = matches!(r, Ok(Ok(_))), ms = began.elapsed().as_millis() as u64, "owed engine call ran before {method}");
         }))
@@ -193,18 +200,19 @@ fn engine_error(ex: &Value) -> ToolError {
     }
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// Leaves `method(args)` (a promise the engine settles) owed to the
     /// top document's engine before it is next looked at (see
     /// [`DueEngineCall`]); `cap`: the longest it may take on its own.
     pub(in crate::page) fn owe_engine_call(
         &self,
-        tab: TabId,
         method: &'static str,
         args: String,
         cap: std::time::Duration,
     ) {
-        self.tab_state(tab).slot::<DueEngineCall>().0 = Some(Due { method, args, cap });
+        self.tab_state().slot::<DueEngineCall>().0 = Some(Due { method, args, cap });
     }
 
     /// Calls `method(args)` on the engine of `tab`'s top document (frame
@@ -213,14 +221,12 @@ impl Client {
     /// with its message.
     pub async fn engine_call(
         &self,
-        tab: TabId,
         frame: u32,
         method: &str,
         args: &str,
         by_value: bool,
     ) -> Result<Value, ToolError> {
-        self.engine_eval(tab, frame, method, args, by_value, false)
-            .await
+        self.engine_eval(frame, method, args, by_value, false).await
     }
 
     /// [`Self::engine_call`]; with `target`, the handle it answers is an
@@ -228,28 +234,26 @@ impl Client {
     /// [`Worlds::target_group`]).
     pub(in crate::page) async fn engine_eval(
         &self,
-        tab: TabId,
         frame: u32,
         method: &str,
         args: &str,
         by_value: bool,
         target: bool,
     ) -> Result<Value, ToolError> {
-        self.engine_eval_in(tab, frame, method, args, by_value, target, false)
+        self.engine_eval_in(frame, method, args, by_value, target, false)
             .await
     }
 
     /// The object group for an action's target handle in `session` (see
     /// [`Worlds::target_group`]); the group it replaces is let go of.
-    async fn handle_group(&self, tab: TabId, session: Option<&str>) -> String {
+    async fn handle_group(&self, session: Option<&str>) -> String {
         let (group, old) = self
-            .tab_state(tab)
+            .tab_state()
             .slot::<TabWorlds>()
             .target_group(session.map(Arc::from));
         if let Some(old) = old {
             let _ = self
                 .cdp_in(
-                    tab,
                     session,
                     "Runtime.releaseObjectGroup",
                     json!({ "objectGroup": old }),
@@ -265,31 +269,29 @@ impl Client {
     /// carries its source: call [`Self::engine_ran`] once it has run).
     pub(in crate::page) async fn top_resolve_request(
         &self,
-        tab: TabId,
         target: &str,
     ) -> Result<(Value, bool), ToolError> {
-        let (context_id, installed) = self.top_world(tab, false).await?;
+        let (context_id, installed) = self.top_world(false).await?;
         let args = json!(target).to_string();
         let mut params = evaluate_params(context_id, installed, 0, "resolve", &args, false);
-        params["objectGroup"] = json!(self.handle_group(tab, None).await);
+        params["objectGroup"] = json!(self.handle_group(None).await);
         Ok((params, installed))
     }
 
     /// The top document's engine source ran (see [`Self::top_resolve_request`]).
-    pub(in crate::page) fn engine_ran(&self, tab: TabId) {
-        self.set_installed(tab, 0, true);
+    pub(in crate::page) fn engine_ran(&self) {
+        self.set_installed(0, true);
     }
 
     /// [`Self::engine_value`] of a method that answers with a promise: its
     /// value once it settles.
     pub(in crate::page) async fn engine_awaited<T: serde::de::DeserializeOwned>(
         &self,
-        tab: TabId,
         method: &str,
         args: &str,
     ) -> Result<Option<T>, ToolError> {
         let v = self
-            .engine_eval_in(tab, 0, method, args, true, false, true)
+            .engine_eval_in(0, method, args, true, false, true)
             .await?;
         parse_value(method, &v["result"]["value"])
     }
@@ -297,16 +299,10 @@ impl Client {
     /// Whether `text` is in what a person sees of the top document and its
     /// same-origin frames within `ms` (with `gone`: whether it is not):
     /// one round trip that the page answers as soon as it holds.
-    pub async fn wait_for_text(
-        &self,
-        tab: TabId,
-        text: &str,
-        gone: bool,
-        ms: u64,
-    ) -> Result<bool, ToolError> {
+    pub async fn wait_for_text(&self, text: &str, gone: bool, ms: u64) -> Result<bool, ToolError> {
         let args = json!({"text": text, "gone": gone, "ms": ms}).to_string();
         Ok(self
-            .engine_awaited::<bool>(tab, "waitText", &args)
+            .engine_awaited::<bool>("waitText", &args)
             .await?
             .unwrap_or(false))
     }
@@ -317,7 +313,6 @@ impl Client {
     #[allow(clippy::too_many_arguments)]
     async fn engine_eval_in(
         &self,
-        tab: TabId,
         frame: u32,
         method: &str,
         args: &str,
@@ -328,15 +323,15 @@ impl Client {
         // Taken before anything is sent (finding the world may send a
         // command, which would otherwise run it on its own first).
         let mut owed = match frame {
-            0 => self.tab_state(tab).slot::<DueEngineCall>().0.take(),
+            0 => self.tab_state().slot::<DueEngineCall>().0.take(),
             _ => None,
         };
         for attempt in 0..2 {
             let (context_id, installed, session) = if frame == 0 {
-                let (c, i) = self.top_world(tab, attempt > 0).await?;
+                let (c, i) = self.top_world(attempt > 0).await?;
                 (c, i, None)
             } else {
-                self.frame_world(tab, frame)?
+                self.frame_world(frame)?
             };
             let mut params = evaluate_params(context_id, installed, frame, method, args, by_value);
             // The step the page is owed goes first, in the same message.
@@ -355,10 +350,10 @@ impl Client {
                 params["awaitPromise"] = json!(true);
             }
             if target {
-                params["objectGroup"] = json!(self.handle_group(tab, session.as_deref()).await);
+                params["objectGroup"] = json!(self.handle_group(session.as_deref()).await);
             }
             let r = self
-                .cdp_in(tab, session.as_deref(), "Runtime.evaluate", params)
+                .cdp_in(session.as_deref(), "Runtime.evaluate", params)
                 .await;
             match r {
                 Ok(v) => {
@@ -368,12 +363,12 @@ impl Client {
                     let missing = installed
                         && ex.is_some_and(|ex| exception_text(ex).contains("'configure'"));
                     if missing && attempt == 0 {
-                        self.set_installed(tab, frame, false);
+                        self.set_installed(frame, false);
                         continue;
                     }
                     // The source ran (even if the call then threw).
                     if !installed {
-                        self.set_installed(tab, frame, true);
+                        self.set_installed(frame, true);
                     }
                     return match ex {
                         Some(ex) => Err(engine_error(ex)),
@@ -381,13 +376,13 @@ impl Client {
                     };
                 }
                 Err(e) if context_gone(&e) && frame == 0 && attempt == 0 => {
-                    self.tab_state(tab).slot::<TabWorlds>().top = None;
+                    self.tab_state().slot::<TabWorlds>().top = None;
                 }
                 Err(e) if context_gone(&e) && frame != 0 => {
-                    self.tab_state(tab).slot::<TabWorlds>().forget_frame(frame);
+                    self.tab_state().slot::<TabWorlds>().forget_frame(frame);
                     return Err(ToolError::other(format!(
                         "frame f{frame} navigated or was removed since the snapshot, so its refs \
-                         are stale. Call browser_snapshot again"
+                             are stale. Call browser_snapshot again"
                     )));
                 }
                 Err(e) => return Err(e),
@@ -401,21 +396,20 @@ impl Client {
     /// [`Self::engine_call`] by value, parsed into `T` (None for null).
     pub async fn engine_value<T: serde::de::DeserializeOwned>(
         &self,
-        tab: TabId,
         frame: u32,
         method: &str,
         args: &str,
     ) -> Result<Option<T>, ToolError> {
-        let v = self.engine_call(tab, frame, method, args, true).await?;
+        let v = self.engine_call(frame, method, args, true).await?;
         parse_value(method, &v["result"]["value"])
     }
 
     /// The top document's world: the known one, or (when the document is
     /// new, or `fresh`) one made now.
-    async fn top_world(&self, tab: TabId, fresh: bool) -> Result<(i64, bool), ToolError> {
-        let doc = self.doc(tab).await?;
+    async fn top_world(&self, fresh: bool) -> Result<(i64, bool), ToolError> {
+        let doc = self.doc().await?;
         if !fresh {
-            if let Some(w) = &self.tab_state(tab).slot::<TabWorlds>().top {
+            if let Some(w) = &self.tab_state().slot::<TabWorlds>().top {
                 if w.loader_id == doc.loader_id {
                     return Ok((w.context_id, w.installed));
                 }
@@ -424,13 +418,13 @@ impl Client {
         // The browser announced the new document's world (the tab setup
         // has it made with every document): no round trip to find it.
         let announced = (!fresh)
-            .then(|| self.tab_state(tab).events.engine_world(&doc.loader_id))
+            .then(|| self.tab_state().events.engine_world(&doc.loader_id))
             .flatten();
         let context_id = match announced {
             Some(id) => id,
-            None => self.make_world(tab, None, &doc.frame_id).await?,
+            None => self.make_world(None, &doc.frame_id).await?,
         };
-        let mut state = self.tab_state(tab);
+        let mut state = self.tab_state();
         let worlds = &mut state.slot::<TabWorlds>();
         // A new top document: the frames of the old one are gone (their
         // numbers are not reused, so their refs stay refused).
@@ -456,8 +450,8 @@ impl Client {
         Ok((context_id, installed))
     }
 
-    fn set_installed(&self, tab: TabId, frame: u32, installed: bool) {
-        let mut state = self.tab_state(tab);
+    fn set_installed(&self, frame: u32, installed: bool) {
+        let mut state = self.tab_state();
         let worlds = &mut state.slot::<TabWorlds>();
         if frame == 0 {
             if let Some(w) = worlds.top.as_mut() {
@@ -473,13 +467,11 @@ impl Client {
     /// `session` of an out-of-process frame); its context id.
     pub(in crate::page) async fn make_world(
         &self,
-        tab: TabId,
         session: Option<&str>,
         frame_id: &str,
     ) -> Result<i64, ToolError> {
         let r = self
             .cdp_in(
-                tab,
                 session,
                 "Page.createIsolatedWorld",
                 json!({"frameId": frame_id, "worldName": engine::WORLD}),
@@ -491,36 +483,32 @@ impl Client {
     }
 
     /// The checks a ref passes before the engine is asked for it.
-    pub(in crate::page) async fn check_ref(
-        &self,
-        tab: TabId,
-        target: &str,
-        r: &Ref,
-    ) -> Result<(), ToolError> {
-        let Some(mark) = self.last_snapshot() else {
+    pub(in crate::page) async fn check_ref(&self, target: &str, r: &Ref) -> Result<(), ToolError> {
+        let tab = self.id();
+        let Some(mark) = self.client().last_snapshot() else {
             return Err(ToolError::new(
-                ErrorKind::StaleRef,
-                format!(
-                "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
-                 and use a ref from it"
-            ),
-            ));
+                    ErrorKind::StaleRef,
+                    format!(
+                    "ref {target} is unknown: no snapshot has been taken yet. Call browser_snapshot \
+                     and use a ref from it"
+                ),
+                ));
         };
         if mark.tab != tab {
             return Err(ToolError::new(
                 ErrorKind::StaleRef,
                 format!(
                     "ref {target} comes from a snapshot of another tab. Call browser_snapshot on \
-                 the current tab and use a ref from it"
+                     the current tab and use a ref from it"
                 ),
             ));
         }
-        if self.loader_id(tab).await? != mark.loader_id {
+        if self.loader_id().await? != mark.loader_id {
             return Err(ToolError::new(
                 ErrorKind::StaleRef,
                 format!(
                     "ref {target} is stale: the page navigated since the snapshot. Call \
-                 browser_snapshot again and use the new refs"
+                     browser_snapshot again and use the new refs"
                 ),
             ));
         }
@@ -530,12 +518,12 @@ impl Client {
                 if mark.had_before(r) {
                     format!(
                         "ref {target} is stale: it belongs to the page before the last \
-                     navigation. Use refs from the latest snapshot"
+                         navigation. Use refs from the latest snapshot"
                     )
                 } else {
                     format!(
                         "ref {target} is not in any snapshot of this page. Call \
-                     browser_snapshot and use a ref from it"
+                         browser_snapshot and use a ref from it"
                     )
                 },
             ));

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// The client's passkeys and the authenticator of each armed tab.
 #[derive(Default)]
@@ -86,7 +87,7 @@ impl crate::page::tab::feature::TabFeature for Feature {
         Box::pin(async move {
             // Passkeys are one feature: a tab whose authenticator could
             // not be made still serves every other tool.
-            if let Err(e) = client.arm_authenticator(tab).await {
+            if let Err(e) = client.on(tab).arm_authenticator().await {
                 tracing::warn!(tab, "no virtual authenticator in this tab: {e}");
             }
         })
@@ -96,12 +97,12 @@ impl crate::page::tab::feature::TabFeature for Feature {
         if !method.starts_with("WebAuthn.") {
             return false;
         }
-        on_event(client, tab, method, params);
+        client.on(tab).on_webauthn_event(method, params);
         true
     }
 
     fn gone(&self, client: &Client, tab: TabId) {
-        client.disarm(tab);
+        client.on(tab).disarm();
     }
 }
 
@@ -116,37 +117,6 @@ impl Client {
         self.passkeys().on = true;
     }
 
-    /// Arms `tab` (just set up) if passkeys are on and the browser is
-    /// tabwire's own: an authenticator holding every passkey kept.
-    async fn arm_authenticator(&self, tab: TabId) -> Result<(), ToolError> {
-        if !self.passkeys().on || !self.backend().is_own_browser(tab) {
-            return Ok(());
-        }
-        self.plain_cdp(tab, "WebAuthn.enable", json!({"enableUI": false}))
-            .await?;
-        let r = self
-            .plain_cdp(
-                tab,
-                "WebAuthn.addVirtualAuthenticator",
-                authenticator_options(),
-            )
-            .await?;
-        let id = r["authenticatorId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let kept = {
-            let mut p = self.passkeys();
-            p.armed.insert(tab, id.clone());
-            p.credentials.clone()
-        };
-        for c in kept {
-            self.plain_cdp(tab, "WebAuthn.addCredential", add_credential(&id, &c))
-                .await?;
-        }
-        Ok(())
-    }
-
     /// Every passkey kept, newest counters first read from the armed tabs.
     pub async fn passkeys_now(&self) -> Vec<Value> {
         let armed: Vec<(TabId, String)> = self
@@ -157,8 +127,8 @@ impl Client {
             .collect();
         for (tab, authenticator) in armed {
             let r = self
+                .on(tab)
                 .cdp(
-                    tab,
                     "WebAuthn.getCredentials",
                     json!({"authenticatorId": authenticator}),
                 )
@@ -192,77 +162,115 @@ impl Client {
             match armed {
                 Some(authenticator) => {
                     for c in credentials {
-                        self.cdp(
-                            t.tab_id,
-                            "WebAuthn.addCredential",
-                            add_credential(&authenticator, c),
-                        )
-                        .await?;
+                        self.on(t.tab_id)
+                            .cdp("WebAuthn.addCredential", add_credential(&authenticator, c))
+                            .await?;
                     }
                 }
-                None if self.is_set_up(t.tab_id) => self.arm_authenticator(t.tab_id).await?,
+                None if self.on(t.tab_id).is_set_up() => {
+                    self.on(t.tab_id).arm_authenticator().await?
+                }
                 None => {}
             }
+        }
+        Ok(())
+    }
+}
+
+impl Tab {
+    /// Arms `tab` (just set up) if passkeys are on and the browser is
+    /// tabwire's own: an authenticator holding every passkey kept.
+    async fn arm_authenticator(&self) -> Result<(), ToolError> {
+        let tab = self.id();
+        if !self.client().passkeys().on || !self.client().backend().is_own_browser(tab) {
+            return Ok(());
+        }
+        self.plain_cdp("WebAuthn.enable", json!({"enableUI": false}))
+            .await?;
+        let r = self
+            .plain_cdp("WebAuthn.addVirtualAuthenticator", authenticator_options())
+            .await?;
+        let id = r["authenticatorId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let kept = {
+            let mut p = self.client().passkeys();
+            p.armed.insert(tab, id.clone());
+            p.credentials.clone()
+        };
+        for c in kept {
+            self.plain_cdp("WebAuthn.addCredential", add_credential(&id, &c))
+                .await?;
         }
         Ok(())
     }
 
     /// A command to a tab already set up (arming runs inside the setup
     /// that `cdp` would wait for).
-    async fn plain_cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
-        self.backend()
+    async fn plain_cdp(&self, method: &str, params: Value) -> Result<Value, ToolError> {
+        let tab = self.id();
+        self.client()
+            .backend()
             .cdp(tab, method, params)
             .await
-            .map_err(|e| self.tab_error(tab, e))
+            .map_err(|e| self.tab_error(e))
     }
 
     /// Forgets `tab`'s authenticator (the tab closed or its session ended,
     /// taking the authenticator with it).
-    fn disarm(&self, tab: TabId) {
-        self.passkeys().armed.remove(&tab);
+    fn disarm(&self) {
+        let tab = self.id();
+        self.client().passkeys().armed.remove(&tab);
     }
 }
 
-/// A WebAuthn event of `tab`: a passkey made or used there is kept and
-/// copied into the other armed tabs.
-fn on_event(s: &Client, tab: TabId, method: &str, params: &Value) {
-    if !matches!(
-        method,
-        "WebAuthn.credentialAdded" | "WebAuthn.credentialAsserted" | "WebAuthn.credentialUpdated"
-    ) {
-        return;
-    }
-    let c = params["credential"].clone();
-    if !is_credential(&c) {
-        return;
-    }
-    let others: Vec<(TabId, String)> = {
-        let mut p = s.passkeys();
-        p.keep(c.clone());
-        p.armed
-            .iter()
-            .filter(|(t, _)| **t != tab)
-            .map(|(t, a)| (*t, a.clone()))
-            .collect()
-    };
-    if others.is_empty() {
-        return;
-    }
-    let s = s.clone();
-    tokio::spawn(async move {
-        for (other, authenticator) in others {
-            // Adding a credential id that is there replaces it.
-            let r = s
-                .backend()
-                .cdp(
-                    other,
-                    "WebAuthn.addCredential",
-                    add_credential(&authenticator, &c),
-                )
-                .await;
-            if let Err(e) = r {
-                tracing::debug!(target: "tabwire::passkeys", "could not copy a passkey: {e}");
-            }
+impl Tab {
+    /// A WebAuthn event of `tab`: a passkey made or used there is kept and
+    /// copied into the other armed tabs.
+    fn on_webauthn_event(&self, method: &str, params: &Value) {
+        let s = self.client();
+        let tab = self.id();
+        if !matches!(
+            method,
+            "WebAuthn.credentialAdded"
+                | "WebAuthn.credentialAsserted"
+                | "WebAuthn.credentialUpdated"
+        ) {
+            return;
         }
-    });
+        let c = params["credential"].clone();
+        if !is_credential(&c) {
+            return;
+        }
+        let others: Vec<(TabId, String)> = {
+            let mut p = s.passkeys();
+            p.keep(c.clone());
+            p.armed
+                .iter()
+                .filter(|(t, _)| **t != tab)
+                .map(|(t, a)| (*t, a.clone()))
+                .collect()
+        };
+        if others.is_empty() {
+            return;
+        }
+        let s = s.clone();
+        tokio::spawn(async move {
+            for (other, authenticator) in others {
+                // Adding a credential id that is there replaces it.
+                let r = s
+                    .backend()
+                    .cdp(
+                        other,
+                        "WebAuthn.addCredential",
+                        add_credential(&authenticator, &c),
+                    )
+                    .await;
+                if let Err(e) = r {
+                    tracing::debug!(target: "tabwire::passkeys", "could not copy a passkey: {e}");
+                }
+            }
+        });
+    }
 }

@@ -5,9 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
 /// The origin of the document the field `target` is in (the frame that
 /// receives the text, not only the tab's URL).
@@ -17,29 +16,31 @@ const FIELD_ORIGIN: &str = "function() { return this.ownerDocument.location.orig
 /// this one (see the engine's `markSecret`).
 const MARK: &str = "function(a) { const T = globalThis.__tabwire; if (T && T.markSecret) T.markSecret(this, a.name, a.value); }";
 
-/// What to type for `text` into `target`: `text` itself, or the value of
-/// the secret it names (with its name) once the field's origin is one the
-/// secret may be typed on. A refusal names the secret, never its value.
-pub async fn text_for(
-    s: &Client,
-    tab: TabId,
-    target: &str,
-    text: &str,
-) -> Result<(String, Option<String>), ToolError> {
-    let secrets = s.policy().secrets.clone();
-    let Some(secret) = secrets.named(text) else {
-        return Ok((text.to_string(), None));
-    };
-    let origin = s.call_at(tab, target, FIELD_ORIGIN, Value::Null).await?;
-    secret
-        .check_origin(origin.as_str().unwrap_or("(an unknown origin)"))
-        .map_err(ToolError::other)?;
-    Ok((secret.value().to_string(), Some(secret.name.clone())))
-}
+impl Tab {
+    /// What to type for `text` into `target`: `text` itself, or the value of
+    /// the secret it names (with its name) once the field's origin is one the
+    /// secret may be typed on. A refusal names the secret, never its value.
+    pub async fn secret_text_for(
+        &self,
+        target: &str,
+        text: &str,
+    ) -> Result<(String, Option<String>), ToolError> {
+        let s = self.client();
+        let secrets = s.policy().secrets.clone();
+        let Some(secret) = secrets.named(text) else {
+            return Ok((text.to_string(), None));
+        };
+        let origin = self.call_at(target, FIELD_ORIGIN, Value::Null).await?;
+        secret
+            .check_origin(origin.as_str().unwrap_or("(an unknown origin)"))
+            .map_err(ToolError::other)?;
+        Ok((secret.value().to_string(), Some(secret.name.clone())))
+    }
 
-/// Marks `target` as holding the secret `name` (typed as `value`).
-pub async fn mark(s: &Client, tab: TabId, target: &str, name: &str, value: &str) {
-    let _ = s
-        .call_at(tab, target, MARK, json!({"name": name, "value": value}))
-        .await;
+    /// Marks `target` as holding the secret `name` (typed as `value`).
+    pub async fn mark_secret(&self, target: &str, name: &str, value: &str) {
+        let _ = self
+            .call_at(target, MARK, json!({"name": name, "value": value}))
+            .await;
+    }
 }

@@ -13,6 +13,7 @@ use super::feature::TopWorld;
 use super::slots::Slots;
 use crate::backend::{BackendError, TabEvent, TabId};
 use crate::error::{ErrorKind, ToolError};
+use crate::page::tab::current::Tab;
 
 /// What tabwire keeps about one tab: whether it is set up and what its
 /// events said; each feature's own per-tab state is in a slot
@@ -94,7 +95,7 @@ pub fn on_new_documents(source: &str) -> (&'static str, Value) {
 }
 
 /// `Runtime.callFunctionOn` of `function(arg)` on the object `object_id`,
-/// awaited, its result by value (what [`Client::call_on`] sends).
+/// awaited, its result by value (what [`Tab::call_on`] sends).
 pub(in crate::page) fn call_params(object_id: &str, function: &str, arg: Value) -> Value {
     json!({
         "objectId": object_id,
@@ -129,15 +130,18 @@ pub fn exception_text(ex: &Value) -> String {
         .to_string()
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// What every page command needs first: the tab's events flowing, and
     /// no dialog blocking `method`.
-    pub async fn ready(&self, tab: TabId, method: &str) -> Result<(), ToolError> {
-        let on = self.tab_state(tab).set_up;
+    pub async fn ready(&self, method: &str) -> Result<(), ToolError> {
+        let tab = self.id();
+        let on = self.tab_state().set_up;
         if !on {
             let mut setup = tab_setup();
-            for f in self.features() {
-                let more = f.setup(&mut self.tab_state(tab));
+            for f in self.client().features() {
+                let more = f.setup(&mut self.tab_state());
                 setup.extend(more);
             }
             // The document and the engine's world ride along: a new serve
@@ -150,12 +154,13 @@ impl Client {
                 ),
             ];
             let done = self
+                .client()
                 .backend()
                 .set_up_tab(tab, setup, then)
                 .await
-                .map_err(|e| self.tab_error(tab, e))?;
+                .map_err(|e| self.tab_error(e))?;
             {
-                let mut state = self.tab_state(tab);
+                let mut state = self.tab_state();
                 state.set_up = true;
                 let mut world = None;
                 if let [tree, made] = done.then.as_slice() {
@@ -173,25 +178,28 @@ impl Client {
                             installed: done.before,
                         });
                 }
-                for f in self.features() {
+                for f in self.client().features() {
                     f.set_up(&mut state, world.as_ref());
                 }
             }
-            for f in self.features() {
-                f.after_set_up(self, tab).await;
+            for f in self.client().features() {
+                f.after_set_up(self.client(), tab).await;
             }
         }
         if !DIALOG_SAFE.contains(&method) {
-            if let Some(d) = self.dialog(tab) {
-                return Err(ToolError::new(ErrorKind::Dialog, d.describe(self.fence())));
+            if let Some(d) = self.dialog() {
+                return Err(ToolError::new(
+                    ErrorKind::Dialog,
+                    d.describe(self.client().fence()),
+                ));
             }
         }
         // A crashed page answers nothing; only a new navigation revives it.
-        if method != "Page.navigate" && self.tab_state(tab).events.crashed() {
+        if method != "Page.navigate" && self.tab_state().events.crashed() {
             return Err(ToolError::new(
                 ErrorKind::Crashed,
                 "the page in this tab crashed. Load it again with browser_navigate (its URL is \
-                 in browser_tabs), or close the tab"
+                     in browser_tabs), or close the tab"
                     .into(),
             ));
         }
@@ -201,9 +209,10 @@ impl Client {
     /// What features owe the page before `method` goes to it (the
     /// in-page settle an action left for the page's next look, when no
     /// engine call took it along).
-    async fn owed_steps(&self, tab: TabId, method: &str) {
-        for f in self.features() {
-            if let Some(step) = f.before_command(self, tab, method) {
+    async fn owed_steps(&self, method: &str) {
+        let tab = self.id();
+        for f in self.client().features() {
+            if let Some(step) = f.before_command(self.client(), tab, method) {
                 step.await;
             }
         }
@@ -213,12 +222,11 @@ impl Client {
     /// extension); the first error ends the sequence.
     pub async fn cdp_batch(
         &self,
-        tab: TabId,
         commands: Vec<(&'static str, Value)>,
     ) -> Result<Vec<Value>, ToolError> {
-        match self.cdp_batch_or_command_error(tab, commands).await? {
+        match self.cdp_batch_or_command_error(commands).await? {
             Ok(answers) => Ok(answers),
-            Err(e) => Err(self.tab_error(tab, e)),
+            Err(e) => Err(self.tab_error(e)),
         }
     }
 
@@ -228,80 +236,76 @@ impl Client {
     /// user's stop are the outer one (some are told only once).
     pub async fn cdp_batch_or_command_error(
         &self,
-        tab: TabId,
         commands: Vec<(&'static str, Value)>,
     ) -> Result<Result<Vec<Value>, BackendError>, ToolError> {
+        let tab = self.id();
         let first = commands.first().map_or("", |c| c.0);
-        self.ready(tab, first).await?;
-        self.owed_steps(tab, first).await;
+        self.ready(first).await?;
+        self.owed_steps(first).await;
         let (n, started) = (commands.len(), std::time::Instant::now());
-        let r = self.backend().cdp_batch(tab, commands).await;
+        let r = self.client().backend().cdp_batch(tab, commands).await;
         tracing::debug!(target: "tabwire::cdp", first, n, ms = started.elapsed().as_secs_f64() * 1e3, "cdp batch");
         match r {
             Ok(answers) => Ok(Ok(answers)),
             Err(
                 e @ (BackendError::Cdp { .. } | BackendError::Other(_) | BackendError::Refused(_)),
             ) => Ok(Err(e)),
-            Err(e) => Err(self.tab_error(tab, e)),
+            Err(e) => Err(self.tab_error(e)),
         }
     }
 
     /// Sends a CDP command, making sure the Page domain is on for the tab
     /// (navigation events drive [`Self::settle`]).
-    pub async fn cdp(&self, tab: TabId, method: &str, params: Value) -> Result<Value, ToolError> {
-        let raw = self.cdp_raw(tab, method, params).await?;
-        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(tab, e))
+    pub async fn cdp(&self, method: &str, params: Value) -> Result<Value, ToolError> {
+        let raw = self.cdp_raw(method, params).await?;
+        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(e))
     }
 
     /// [`Self::cdp`], sent to the child session `session` of the tab (an
     /// out-of-process frame) when given.
     pub async fn cdp_in(
         &self,
-        tab: TabId,
         session: Option<&str>,
         method: &str,
         params: Value,
     ) -> Result<Value, ToolError> {
+        let tab = self.id();
         let Some(session) = session else {
-            return self.cdp(tab, method, params).await;
+            return self.cdp(method, params).await;
         };
-        self.ready(tab, method).await?;
-        self.owed_steps(tab, method).await;
+        self.ready(method).await?;
+        self.owed_steps(method).await;
         let raw = self
+            .client()
             .backend()
             .cdp_raw_in(tab, session, method, params)
             .await
-            .map_err(|e| self.tab_error(tab, e))?;
-        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(tab, e))
+            .map_err(|e| self.tab_error(e))?;
+        crate::backend::parse_result(method, &raw).map_err(|e| self.tab_error(e))
     }
 
     /// [`Self::cdp`] with the result left as JSON text, for answers big
     /// enough to parse straight into their own types.
-    pub async fn cdp_raw(
-        &self,
-        tab: TabId,
-        method: &str,
-        params: Value,
-    ) -> Result<Box<RawValue>, ToolError> {
-        self.ready(tab, method).await?;
-        self.owed_steps(tab, method).await;
+    pub async fn cdp_raw(&self, method: &str, params: Value) -> Result<Box<RawValue>, ToolError> {
+        let tab = self.id();
+        self.ready(method).await?;
+        self.owed_steps(method).await;
         let started = std::time::Instant::now();
-        let r = self.backend().cdp_raw(tab, method, params).await;
+        let r = self.client().backend().cdp_raw(tab, method, params).await;
         // Per-command timings, for profiling with RUST_LOG=tabwire::cdp=debug.
         tracing::debug!(target: "tabwire::cdp", method, ms = started.elapsed().as_secs_f64() * 1e3, "cdp");
-        r.map_err(|e| self.tab_error(tab, e))
+        r.map_err(|e| self.tab_error(e))
     }
 
     /// The child session of the out-of-process frame `frame_id`, if any.
-    pub fn child_session(&self, tab: TabId, frame_id: &str) -> Option<String> {
-        self.tab_state(tab).events.child_session(frame_id)
+    pub fn child_session(&self, frame_id: &str) -> Option<String> {
+        self.tab_state().events.child_session(frame_id)
     }
 
     /// Evaluates an expression in the page and returns its JSON value.
-    pub async fn eval(&self, tab: TabId, expression: &str) -> Result<Value, ToolError> {
+    pub async fn eval(&self, expression: &str) -> Result<Value, ToolError> {
         let r = self
             .cdp(
-                tab,
                 "Runtime.evaluate",
                 json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
             )
@@ -311,40 +315,35 @@ impl Client {
 
     /// Calls `function` (a JS function expression) in the page with `arg`
     /// (JSON) as its argument; returns the JSON result, promises awaited.
-    pub async fn call_page(
-        &self,
-        tab: TabId,
-        function: &str,
-        arg: Value,
-    ) -> Result<Value, ToolError> {
-        self.eval(tab, &format!("({function})({arg})")).await
+    pub async fn call_page(&self, function: &str, arg: Value) -> Result<Value, ToolError> {
+        self.eval(&format!("({function})({arg})")).await
     }
 
     /// The URL of the tab's page: from the browser, or (while a dialog
     /// blocks the page) the last one seen in navigation events.
-    pub async fn url(&self, tab: TabId) -> Result<String, ToolError> {
-        let stuck = self.dialog(tab).is_some() || self.tab_state(tab).events.crashed();
+    pub async fn url(&self) -> Result<String, ToolError> {
+        let stuck = self.dialog().is_some() || self.tab_state().events.crashed();
         if stuck {
-            if let Some(u) = self.tab_state(tab).events.url() {
+            if let Some(u) = self.tab_state().events.url() {
                 return Ok(u);
             }
         }
-        Ok(self.doc(tab).await?.url)
+        Ok(self.doc().await?.url)
     }
 
     /// The URL of the tab's page as the browser says it now (not as the
     /// events said it: their record can trail the browser by the events
     /// still queued for it). For the policy's check after a navigation.
-    pub async fn url_now(&self, tab: TabId) -> Result<String, ToolError> {
-        if self.dialog(tab).is_some() || self.tab_state(tab).events.crashed() {
-            return self.url(tab).await;
+    pub async fn url_now(&self) -> Result<String, ToolError> {
+        if self.dialog().is_some() || self.tab_state().events.crashed() {
+            return self.url().await;
         }
-        Ok(self.browser_doc(tab).await?.url)
+        Ok(self.browser_doc().await?.url)
     }
 
     /// The top frame's document as the browser says it now.
-    async fn browser_doc(&self, tab: TabId) -> Result<super::console_and_dialogs::Doc, ToolError> {
-        let tree = self.cdp(tab, "Page.getFrameTree", json!({})).await?;
+    async fn browser_doc(&self) -> Result<super::console_and_dialogs::Doc, ToolError> {
+        let tree = self.cdp("Page.getFrameTree", json!({})).await?;
         Ok(doc_of_tree(&tree))
     }
 
@@ -353,37 +352,33 @@ impl Client {
     /// ordered stream, so the record is fresh once the event watcher has
     /// caught up (it can trail by the events still queued for it: the
     /// policy's check after a navigation uses [`Self::url_now`]).
-    pub(in crate::page) async fn doc(
-        &self,
-        tab: TabId,
-    ) -> Result<super::console_and_dialogs::Doc, ToolError> {
+    pub(in crate::page) async fn doc(&self) -> Result<super::console_and_dialogs::Doc, ToolError> {
         // Make sure events flow before trusting them.
-        self.ready(tab, "Page.getFrameTree").await?;
-        if let Some(doc) = self.tab_state(tab).events.doc() {
+        self.ready("Page.getFrameTree").await?;
+        if let Some(doc) = self.tab_state().events.doc() {
             return Ok(doc);
         }
-        let doc = self.browser_doc(tab).await?;
-        self.tab_state(tab).events.set_doc(doc.clone());
+        let doc = self.browser_doc().await?;
+        self.tab_state().events.set_doc(doc.clone());
         Ok(doc)
     }
 
     /// The main frame's current document id (changes on every navigation).
-    pub async fn loader_id(&self, tab: TabId) -> Result<String, ToolError> {
-        Ok(self.doc(tab).await?.loader_id)
+    pub async fn loader_id(&self) -> Result<String, ToolError> {
+        Ok(self.doc().await?.loader_id)
     }
 
     /// The top frame's id, if navigation events told it.
-    pub(in crate::page) fn known_main_frame(&self, tab: TabId) -> Option<String> {
-        self.tab_state(tab).events.doc().map(|d| d.frame_id)
+    pub(in crate::page) fn known_main_frame(&self) -> Option<String> {
+        self.tab_state().events.doc().map(|d| d.frame_id)
     }
 
     /// Title and URL of the tab's page, for tool responses.
-    pub async fn page_line(&self, tab: TabId) -> Result<String, ToolError> {
+    pub async fn page_line(&self) -> Result<String, ToolError> {
         let v = self
-            .eval(tab, "({url: location.href, title: document.title})")
+            .eval("({url: location.href, title: document.title})")
             .await?;
         Ok(self.page_head(
-            tab,
             v["title"].as_str().unwrap_or(""),
             v["url"].as_str().unwrap_or(""),
         ))
@@ -393,7 +388,6 @@ impl Client {
     /// as a prompt's answer), and forgets it.
     pub async fn answer_dialog(
         &self,
-        tab: TabId,
         accept: bool,
         prompt_text: Option<&str>,
     ) -> Result<(), ToolError> {
@@ -401,46 +395,46 @@ impl Client {
         if let Some(t) = prompt_text {
             params["promptText"] = json!(t);
         }
-        self.cdp(tab, "Page.handleJavaScriptDialog", params).await?;
-        self.dialog_handled(tab);
+        self.cdp("Page.handleJavaScriptDialog", params).await?;
+        self.dialog_handled();
         Ok(())
     }
 
     /// Makes sure `tab`'s events flow (the first command turns them on),
     /// for readers of what they recorded (console, network).
-    pub async fn ensure_tab_events(&self, tab: TabId) -> Result<(), ToolError> {
-        self.cdp(tab, "Runtime.evaluate", json!({"expression": "0"}))
+    pub async fn ensure_tab_events(&self) -> Result<(), ToolError> {
+        self.cdp("Runtime.evaluate", json!({"expression": "0"}))
             .await
             .map(|_| ())
     }
 
     /// The JavaScript dialog blocking `tab`, if any.
-    pub fn dialog(&self, tab: TabId) -> Option<Dialog> {
-        self.tab_state(tab).events.dialog()
+    pub fn dialog(&self) -> Option<Dialog> {
+        self.tab_state().events.dialog()
     }
 
     /// Forgets `tab`'s dialog once a tool has handled it.
-    pub fn dialog_handled(&self, tab: TabId) {
-        self.tab_state(tab)
+    pub fn dialog_handled(&self) {
+        self.tab_state()
             .events
             .record("Page.javascriptDialogClosed", &Value::Null);
     }
 
     /// A navigation replaced a crashed page's renderer.
-    pub fn crash_replaced(&self, tab: TabId) {
-        self.tab_state(tab)
+    pub fn crash_replaced(&self) {
+        self.tab_state()
             .events
             .record("Page.frameNavigated", &json!({"frame": {}}));
     }
 
     /// Takes the file input of the chooser the page opened, if any.
-    pub fn take_file_chooser(&self, tab: TabId) -> Option<i64> {
-        self.tab_state(tab).events.take_file_chooser()
+    pub fn take_file_chooser(&self) -> Option<i64> {
+        self.tab_state().events.take_file_chooser()
     }
 
     /// The console output recorded for `tab`.
-    pub fn console(&self, tab: TabId) -> Vec<ConsoleEntry> {
-        self.tab_state(tab).events.console()
+    pub fn console(&self) -> Vec<ConsoleEntry> {
+        self.tab_state().events.console()
     }
 }
 

@@ -19,6 +19,7 @@ use super::refs::SnapshotMark;
 use super::slots::{SlotGuard, Slots};
 use crate::backend::{Backend, TabEvent, TabId};
 use crate::fence::Fence;
+use crate::page::tab::current::Tab;
 use crate::policy::Policy;
 
 #[derive(Default)]
@@ -121,11 +122,6 @@ impl Client {
         self.inner.backend.as_ref()
     }
 
-    /// Whether `tab` was set up for tools (its events flowing).
-    pub(in crate::page) fn is_set_up(&self, tab: TabId) -> bool {
-        self.state().tabs.get(&tab).is_some_and(|t| t.set_up)
-    }
-
     /// What a feature keeps for the whole client: its `T`, made with
     /// `Default` on first use (the lock is held while the guard lives).
     pub(in crate::page) fn slot<T: Default + Send + 'static>(&self) -> SlotGuard<'_, T> {
@@ -197,28 +193,8 @@ impl Client {
             .unwrap_or_else(|| self.backend().progress_message())
     }
 
-    /// Runs `f` with what `tab`'s events recorded (console, network …).
-    pub fn with_events<T>(&self, tab: TabId, f: impl FnOnce(&TabEvents) -> T) -> T {
-        f(&self.tab_state(tab).events)
-    }
-
     pub(in crate::page) fn state(&self) -> MutexGuard<'_, State> {
         self.inner.state.lock().expect("state lock")
-    }
-
-    /// What is kept about `tab` (made empty on first use).
-    pub(in crate::page) fn tab_state(&self, tab: TabId) -> TabGuard<'_> {
-        let mut state = self.state();
-        state.tabs.entry(tab).or_default();
-        TabGuard { state, tab }
-    }
-
-    /// Runs `f` on `tab`'s state if anything is kept about it (a closed
-    /// tab's is not made again).
-    pub(in crate::page) fn if_tab_known(&self, tab: TabId, f: impl FnOnce(&mut TabState)) {
-        if let Some(t) = self.state().tabs.get_mut(&tab) {
-            f(t);
-        }
     }
 
     /// Keeps the state honest when tabs close or debuggers detach.
@@ -316,5 +292,39 @@ impl Client {
 
     pub fn last_snapshot(&self) -> Option<SnapshotMark> {
         self.state().snapshot.clone()
+    }
+}
+
+impl Tab {
+    /// Whether `tab` was set up for tools (its events flowing).
+    pub(in crate::page) fn is_set_up(&self) -> bool {
+        let tab = self.id();
+        self.client()
+            .state()
+            .tabs
+            .get(&tab)
+            .is_some_and(|t| t.set_up)
+    }
+
+    /// Runs `f` with what `tab`'s events recorded (console, network …).
+    pub fn with_events<T>(&self, f: impl FnOnce(&TabEvents) -> T) -> T {
+        f(&self.tab_state().events)
+    }
+
+    /// What is kept about `tab` (made empty on first use).
+    pub(in crate::page) fn tab_state(&self) -> TabGuard<'_> {
+        let tab = self.id();
+        let mut state = self.client().state();
+        state.tabs.entry(tab).or_default();
+        TabGuard { state, tab }
+    }
+
+    /// Runs `f` on `tab`'s state if anything is kept about it (a closed
+    /// tab's is not made again).
+    pub(in crate::page) fn if_tab_known(&self, f: impl FnOnce(&mut TabState)) {
+        let tab = self.id();
+        if let Some(t) = self.client().state().tabs.get_mut(&tab) {
+            f(t);
+        }
     }
 }

@@ -30,7 +30,7 @@ impl Client {
     /// allows its page (reads are how data leaves a page).
     pub async fn tab(&self) -> Result<TabId, ToolError> {
         let tab = self.tab_or_notice().await?;
-        let url = self.url(tab).await?;
+        let url = self.on(tab).url().await?;
         self.policy().check_url(&url).map_err(|why| {
             ToolError::new(
                 crate::error::ErrorKind::PolicyRefused,
@@ -119,11 +119,14 @@ impl Client {
             }
         }
     }
+}
 
+impl Tab {
     /// A closed tab reported by an error needs no second notice later.
-    pub fn tab_error(&self, tab: TabId, e: BackendError) -> ToolError {
+    pub fn tab_error(&self, e: BackendError) -> ToolError {
+        let tab = self.id();
         if matches!(e, BackendError::NoSuchTab | BackendError::Stale(_)) {
-            let mut st = self.state();
+            let mut st = self.client().state();
             if st.current == Some(tab) {
                 st.current = None;
             }
@@ -138,13 +141,31 @@ impl Client {
     }
 }
 
-/// One tab as a tool holds it: the client it belongs to and the tab's id,
-/// chosen (and its page checked against the policy) before the tool runs
-/// (see `ToolDef::on_tab`).
+/// One tab of a client, and the home of what a tab can do: every room of
+/// `page/` adds the methods of its job in an `impl Tab` block of its own
+/// (`tab.go(url)` in navigation, `tab.click_at(…)` in input,
+/// `tab.snapshot()` in reading, …). A tool gets its tab from
+/// `ToolDef::on_tab`, chosen and its page checked against the policy before
+/// the tool runs; code that holds a client and a tab id asks
+/// [`Client::on`]. It is cheap to make: the client is one `Arc`.
+///
+/// [`Client`] keeps what is the client's: its tabs and which is current,
+/// the policy, the fence, progress, and the features' client-wide slots.
 #[derive(Clone)]
 pub struct Tab {
     client: Client,
     id: TabId,
+}
+
+impl Client {
+    /// The tab `tab` of this client, to call its methods: what a tab can do
+    /// lives on [`Tab`].
+    pub fn on(&self, tab: TabId) -> Tab {
+        Tab {
+            client: self.clone(),
+            id: tab,
+        }
+    }
 }
 
 impl Tab {
@@ -160,9 +181,5 @@ impl Tab {
 
     pub fn id(&self) -> TabId {
         self.id
-    }
-
-    pub fn into_parts(self) -> (Client, TabId) {
-        (self.client, self.id)
     }
 }

@@ -27,6 +27,7 @@ use serde_json::{json, Value};
 
 use super::client::Client;
 use crate::backend::TabId;
+use crate::page::tab::current::Tab;
 
 /// Answers authentication challenges and leave questions; forgets a tab's
 /// interruptions when its debugger lets go.
@@ -39,7 +40,7 @@ impl super::feature::TabFeature for Feature {
     }
 
     fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
-        intercept(client, tab, method, params)
+        client.on(tab).intercept_interruption(method, params)
     }
 
     fn detached(&self, state: &mut super::calls::TabState) {
@@ -81,30 +82,33 @@ pub struct Note {
     pub fatal: bool,
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// The notes recorded for `tab` since the last call, oldest first.
-    pub fn take_notes(&self, tab: TabId) -> Vec<Note> {
-        std::mem::take(&mut self.tab_state(tab).slot::<TabInterrupts>().notes)
+    pub fn take_notes(&self) -> Vec<Note> {
+        std::mem::take(&mut self.tab_state().slot::<TabInterrupts>().notes)
     }
 
-    fn note(&self, tab: TabId, text: String, fatal: bool) {
-        self.tab_state(tab)
+    fn note(&self, text: String, fatal: bool) {
+        self.tab_state()
             .slot::<TabInterrupts>()
             .notes
             .push(Note { text, fatal });
     }
 
     /// Marks `tab` as being left on purpose until the guard drops.
-    pub fn leaving(&self, tab: TabId) -> Leaving {
-        self.tab_state(tab).slot::<TabInterrupts>().leaving += 1;
+    pub fn leaving(&self) -> Leaving {
+        let tab = self.id();
+        self.tab_state().slot::<TabInterrupts>().leaving += 1;
         Leaving {
-            client: self.clone(),
+            client: self.client().clone(),
             tab,
         }
     }
 
-    pub fn is_leaving(&self, tab: TabId) -> bool {
-        self.tab_state(tab).slot::<TabInterrupts>().leaving > 0
+    pub fn is_leaving(&self) -> bool {
+        self.tab_state().slot::<TabInterrupts>().leaving > 0
     }
 }
 
@@ -116,138 +120,194 @@ pub struct Leaving {
 
 impl Drop for Leaving {
     fn drop(&mut self) {
-        self.client.if_tab_known(self.tab, |t| {
+        self.client.on(self.tab).if_tab_known(|t| {
             t.slot::<TabInterrupts>().leaving = t.slot::<TabInterrupts>().leaving.saturating_sub(1);
         });
     }
 }
 
-/// Handles an event that needs an answer from tabwire before the page can
-/// go on. True when the event is fully handled here (not to be recorded
-/// as page state).
-fn intercept(s: &Client, tab: TabId, method: &str, params: &Value) -> bool {
-    match method {
-        "Fetch.authRequired" => {
-            on_auth_required(s, tab, params);
-            true
+impl Tab {
+    /// Handles an event that needs an answer from tabwire before the page can
+    /// go on. True when the event is fully handled here (not to be recorded
+    /// as page state).
+    fn intercept_interruption(&self, method: &str, params: &Value) -> bool {
+        match method {
+            "Fetch.authRequired" => {
+                self.on_auth_required(params);
+                true
+            }
+            "Page.javascriptDialogOpening"
+                if params["type"] == "beforeunload" && self.is_leaving() =>
+            {
+                self.note(
+                    "the page asked to confirm leaving it (it may have had unsaved changes); \
+                     tabwire left it, as the tool asked"
+                        .into(),
+                    false,
+                );
+                self.answer_in_background("Page.handleJavaScriptDialog", json!({"accept": true}));
+                true
+            }
+            _ => false,
         }
-        "Page.javascriptDialogOpening" if params["type"] == "beforeunload" && s.is_leaving(tab) => {
-            s.note(
-                tab,
-                "the page asked to confirm leaving it (it may have had unsaved changes); \
-                 tabwire left it, as the tool asked"
-                    .into(),
-                false,
-            );
-            answer(
-                s,
-                tab,
-                "Page.handleJavaScriptDialog",
-                json!({"accept": true}),
-            );
-            true
-        }
-        _ => false,
     }
-}
 
-/// Sends `method` in the background; failures are logged (the request or
-/// dialog may be gone already).
-fn answer(s: &Client, tab: TabId, method: &'static str, params: Value) {
-    let s = s.clone();
-    tokio::spawn(async move {
-        let started = std::time::Instant::now();
-        let r = s.backend().cdp(tab, method, params).await;
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        match r {
-            Ok(_) => tracing::debug!(target: "tabwire::interrupts", method, ms, "answered"),
-            Err(e) => {
-                tracing::warn!(target: "tabwire::interrupts", method, ms, "could not answer: {e}")
+    /// Sends `method` in the background; failures are logged (the request or
+    /// dialog may be gone already).
+    fn answer_in_background(&self, method: &'static str, params: Value) {
+        let s = self.client();
+        let tab = self.id();
+        let s = s.clone();
+        tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            let r = s.backend().cdp(tab, method, params).await;
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            match r {
+                Ok(_) => tracing::debug!(target: "tabwire::interrupts", method, ms, "answered"),
+                Err(e) => {
+                    tracing::warn!(target: "tabwire::interrupts", method, ms, "could not answer: {e}")
+                }
+            }
+        });
+    }
+
+    fn on_auth_required(&self, p: &Value) {
+        let s = self.client();
+        let id = p["requestId"].as_str().unwrap_or_default().to_string();
+        let ch = &p["authChallenge"];
+        let origin = ch["origin"].as_str().unwrap_or_default();
+        let realm = ch["realm"].as_str().unwrap_or_default();
+        let scheme = ch["scheme"].as_str().unwrap_or("HTTP");
+        let top = p["resourceType"] == "Document"
+            && self
+                .known_main_frame()
+                .is_none_or(|m| Some(m.as_str()) == p["frameId"].as_str());
+        let what = format!(
+            "{origin} asks for a user name and password ({scheme} authentication, realm \"{realm}\")"
+        );
+        let frame = if top { "" } else { " (in a frame of the page)" };
+        let refuse = |text: String| {
+            self.note(text, top);
+            self.answer_in_background(
+                "Fetch.continueWithAuth",
+                json!({"requestId": id, "authChallengeResponse": {"response": "CancelAuth"}}),
+            );
+        };
+        if ch["source"] == "Proxy" {
+            return refuse(
+                format!(
+                    "the proxy {origin} asks for a user name and password; tabwire answers only \
+                     sites' challenges. Ask the user to set up the proxy's credentials in the browser \
+                     or system"
+                ),
+            );
+        }
+        let first_time = {
+            let mut state = self.tab_state();
+            let i = state.slot::<TabInterrupts>();
+            if i.answered.len() >= 1000 {
+                // Old requests are long over; only a fresh one can come back.
+                i.answered.clear();
+            }
+            i.answered.insert(id.clone())
+        };
+        if !first_time {
+            return refuse(format!(
+                "{what}{frame}, and refused the credentials tabwire has for it (wrong or \
+                     expired). Ask the user to check them (serve --credentials or `credentials` in \
+                     the policy file); do not ask for a password in the chat"
+            ));
+        }
+        match s.policy().credentials_for(origin) {
+            Ok(c) => {
+                tracing::info!(target: "tabwire::interrupts", origin, realm, user = %c.username, "answering an authentication challenge");
+                self.answer_in_background(
+                    "Fetch.continueWithAuth",
+                    json!({"requestId": id, "authChallengeResponse": {
+                        "response": "ProvideCredentials",
+                        "username": c.username,
+                        "password": c.password,
+                    }}),
+                );
+            }
+            Err(why) => {
+                self.tab_state()
+                    .slot::<TabInterrupts>()
+                    .answered
+                    .remove(&id);
+                refuse(
+                    format!(
+                        "{what}{frame}, and tabwire did not answer: {why}. Ask the user to sign in \
+                         themselves, or to give tabwire credentials for this host (serve \
+                         --credentials HOST=USER:PASSWORD, or `credentials = [\"HOST=USER:PASSWORD\"]` \
+                         in the policy file); do not ask for a password in the chat"
+                    ),
+                )
             }
         }
-    });
-}
+    }
 
-fn on_auth_required(s: &Client, tab: TabId, p: &Value) {
-    let id = p["requestId"].as_str().unwrap_or_default().to_string();
-    let ch = &p["authChallenge"];
-    let origin = ch["origin"].as_str().unwrap_or_default();
-    let realm = ch["realm"].as_str().unwrap_or_default();
-    let scheme = ch["scheme"].as_str().unwrap_or("HTTP");
-    let top = p["resourceType"] == "Document"
-        && s.known_main_frame(tab)
-            .is_none_or(|m| Some(m.as_str()) == p["frameId"].as_str());
-    let what = format!(
-        "{origin} asks for a user name and password ({scheme} authentication, realm \"{realm}\")"
-    );
-    let frame = if top { "" } else { " (in a frame of the page)" };
-    let refuse = |s: &Client, text: String| {
-        s.note(tab, text, top);
-        answer(
-            s,
-            tab,
-            "Fetch.continueWithAuth",
-            json!({"requestId": id, "authChallengeResponse": {"response": "CancelAuth"}}),
-        );
-    };
-    if ch["source"] == "Proxy" {
-        return refuse(
-            s,
-            format!(
-                "the proxy {origin} asks for a user name and password; tabwire answers only \
-                 sites' challenges. Ask the user to set up the proxy's credentials in the browser \
-                 or system"
-            ),
-        );
+    /// The HTTP status of the tab's current top document, when it is an
+    /// error (400 and up): "HTTP 404 Not Found".
+    pub(in crate::page) fn error_status(&self) -> Option<String> {
+        let req = self.with_events(|e| e.network.current_page().into_iter().next())?;
+        let status = req.status.filter(|&c| c >= 400 && req.top_document)?;
+        Some(
+            format!("HTTP {status} {}", req.status_text)
+                .trim_end()
+                .to_string(),
+        )
     }
-    let first_time = {
-        let mut state = s.tab_state(tab);
-        let i = state.slot::<TabInterrupts>();
-        if i.answered.len() >= 1000 {
-            // Old requests are long over; only a fresh one can come back.
-            i.answered.clear();
-        }
-        i.answered.insert(id.clone())
-    };
-    if !first_time {
-        return refuse(
-            s,
-            format!(
-                "{what}{frame}, and refused the credentials tabwire has for it (wrong or \
-                 expired). Ask the user to check them (serve --credentials or `credentials` in \
-                 the policy file); do not ask for a password in the chat"
+
+    /// Why the tab shows (or is about to show) the browser's own error page,
+    /// if it does: the failed URL and the error (a network error, or the HTTP
+    /// status of an empty error response).
+    pub(in crate::page) fn failed_load(&self) -> Option<(String, String)> {
+        let (unreachable, req) =
+            self.with_events(|e| (e.unreachable(), e.network.current_page().into_iter().next()));
+        let req = req.filter(|r| r.top_document);
+        let error = |r: &super::network_log::Request| match (&r.failed, r.status) {
+            (Some(f), _) if f != "net::ERR_HTTP_RESPONSE_CODE_FAILURE" => Some(f.clone()),
+            (_, Some(code)) => Some(
+                format!("HTTP {code} {}", r.status_text)
+                    .trim_end()
+                    .to_string(),
             ),
-        );
-    }
-    match s.policy().credentials_for(origin) {
-        Ok(c) => {
-            tracing::info!(target: "tabwire::interrupts", origin, realm, user = %c.username, "answering an authentication challenge");
-            answer(
-                s,
-                tab,
-                "Fetch.continueWithAuth",
-                json!({"requestId": id, "authChallengeResponse": {
-                    "response": "ProvideCredentials",
-                    "username": c.username,
-                    "password": c.password,
-                }}),
-            );
+            (f, None) => f.clone(),
+        };
+        match unreachable {
+            Some(url) => {
+                let why = req
+                    .as_ref()
+                    .and_then(error)
+                    .unwrap_or_else(|| "an error".into());
+                Some((url, why))
+            }
+            // The error page may not have committed yet when the wait ended
+            // (the request failed, loading stopped): the request tells.
+            None => {
+                let r = req?;
+                let failed = r.failed.as_deref()?;
+                if failed == "canceled" || failed == "net::ERR_ABORTED" {
+                    return None;
+                }
+                Some((r.url.clone(), error(&r)?))
+            }
         }
-        Err(why) => {
-            s.tab_state(tab)
-                .slot::<TabInterrupts>()
-                .answered
-                .remove(&id);
-            refuse(
-                s,
-                format!(
-                    "{what}{frame}, and tabwire did not answer: {why}. Ask the user to sign in \
-                     themselves, or to give tabwire credentials for this host (serve \
-                     --credentials HOST=USER:PASSWORD, or `credentials = [\"HOST=USER:PASSWORD\"]` \
-                     in the policy file); do not ask for a password in the chat"
-                ),
+    }
+
+    /// The line an action's answer adds when its navigation ended on the
+    /// browser's error page.
+    pub(in crate::page) fn failed_load_note(&self) -> Option<String> {
+        let (url, error) = self.failed_load()?;
+        Some(if error.starts_with("HTTP ") {
+            format!("Note: {url} answered {error} with an empty page; the browser shows its own error page.")
+        } else {
+            format!(
+                "Note: the navigation to {url} failed: {error} ({}). The tab shows the browser's error page.",
+                explain_net_error(&error)
             )
-        }
+        })
     }
 }
 
@@ -278,70 +338,6 @@ pub(in crate::page) fn explain_net_error(error: &str) -> &'static str {
         "net::ERR_INVALID_AUTH_CREDENTIALS" => "the site wants a user name and password",
         _ => "the page could not be loaded",
     }
-}
-
-/// The HTTP status of the tab's current top document, when it is an
-/// error (400 and up): "HTTP 404 Not Found".
-pub(in crate::page) fn error_status(s: &Client, tab: TabId) -> Option<String> {
-    let req = s.with_events(tab, |e| e.network.current_page().into_iter().next())?;
-    let status = req.status.filter(|&c| c >= 400 && req.top_document)?;
-    Some(
-        format!("HTTP {status} {}", req.status_text)
-            .trim_end()
-            .to_string(),
-    )
-}
-
-/// Why the tab shows (or is about to show) the browser's own error page,
-/// if it does: the failed URL and the error (a network error, or the HTTP
-/// status of an empty error response).
-pub(in crate::page) fn failed_load(s: &Client, tab: TabId) -> Option<(String, String)> {
-    let (unreachable, req) = s.with_events(tab, |e| {
-        (e.unreachable(), e.network.current_page().into_iter().next())
-    });
-    let req = req.filter(|r| r.top_document);
-    let error = |r: &super::network_log::Request| match (&r.failed, r.status) {
-        (Some(f), _) if f != "net::ERR_HTTP_RESPONSE_CODE_FAILURE" => Some(f.clone()),
-        (_, Some(code)) => Some(
-            format!("HTTP {code} {}", r.status_text)
-                .trim_end()
-                .to_string(),
-        ),
-        (f, None) => f.clone(),
-    };
-    match unreachable {
-        Some(url) => {
-            let why = req
-                .as_ref()
-                .and_then(error)
-                .unwrap_or_else(|| "an error".into());
-            Some((url, why))
-        }
-        // The error page may not have committed yet when the wait ended
-        // (the request failed, loading stopped): the request tells.
-        None => {
-            let r = req?;
-            let failed = r.failed.as_deref()?;
-            if failed == "canceled" || failed == "net::ERR_ABORTED" {
-                return None;
-            }
-            Some((r.url.clone(), error(&r)?))
-        }
-    }
-}
-
-/// The line an action's answer adds when its navigation ended on the
-/// browser's error page.
-pub(in crate::page) fn failed_load_note(s: &Client, tab: TabId) -> Option<String> {
-    let (url, error) = failed_load(s, tab)?;
-    Some(if error.starts_with("HTTP ") {
-        format!("Note: {url} answered {error} with an empty page; the browser shows its own error page.")
-    } else {
-        format!(
-            "Note: the navigation to {url} failed: {error} ({}). The tab shows the browser's error page.",
-            explain_net_error(&error)
-        )
-    })
 }
 
 #[cfg(test)]

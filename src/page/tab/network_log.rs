@@ -6,6 +6,8 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
+use crate::page::tab::current::Tab;
+
 /// Requests kept per tab (oldest dropped first).
 const KEEP: usize = 500;
 /// What one entry keeps at most (bytes): 500 entries of a page that sends
@@ -255,16 +257,13 @@ pub struct Body {
     pub base64: bool,
 }
 
-impl super::client::Client {
+impl super::client::Client {}
+
+impl Tab {
     /// The body of the response to the request CDP calls `cdp_id`.
-    pub async fn response_body(
-        &self,
-        tab: crate::backend::TabId,
-        cdp_id: &str,
-    ) -> Result<Body, crate::error::ToolError> {
+    pub async fn response_body(&self, cdp_id: &str) -> Result<Body, crate::error::ToolError> {
         let b = self
             .cdp(
-                tab,
                 "Network.getResponseBody",
                 serde_json::json!({"requestId": cdp_id}),
             )

@@ -5,6 +5,7 @@
 use super::client::Client;
 use crate::backend::{TabId, TabInfo};
 use crate::error::ToolError;
+use crate::page::tab::current::Tab;
 
 impl Client {
     /// This client's tabs, in a stable order.
@@ -28,24 +29,6 @@ impl Client {
         Ok(tab.tab_id)
     }
 
-    /// Brings `tab` to the front and makes it the current one.
-    pub async fn select_tab(&self, tab: TabId) -> Result<(), ToolError> {
-        self.backend().select_tab(tab).await?;
-        self.set_current(Some(tab));
-        Ok(())
-    }
-
-    /// Closes `tab` (no longer current, if it was).
-    pub async fn close_tab(&self, tab: TabId) -> Result<(), ToolError> {
-        let leaving = self.leaving(tab);
-        self.backend().close_tab(tab).await?;
-        drop(leaving);
-        if self.current_tab() == Some(tab) {
-            self.set_current(None);
-        }
-        Ok(())
-    }
-
     /// Why the user stopped browser control, while they have.
     pub fn stopped_by_user(&self) -> Option<String> {
         self.backend()
@@ -56,5 +39,27 @@ impl Client {
     /// Which browser serves this client and why, in words.
     pub async fn browser_status(&self) -> String {
         self.backend().status().await
+    }
+}
+
+impl Tab {
+    /// Brings `tab` to the front and makes it the current one.
+    pub async fn select(&self) -> Result<(), ToolError> {
+        let tab = self.id();
+        self.client().backend().select_tab(tab).await?;
+        self.client().set_current(Some(tab));
+        Ok(())
+    }
+
+    /// Closes `tab` (no longer current, if it was).
+    pub async fn close(&self) -> Result<(), ToolError> {
+        let tab = self.id();
+        let leaving = self.leaving();
+        self.client().backend().close_tab(tab).await?;
+        drop(leaving);
+        if self.client().current_tab() == Some(tab) {
+            self.client().set_current(None);
+        }
+        Ok(())
     }
 }

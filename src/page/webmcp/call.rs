@@ -13,40 +13,41 @@ use super::{shim, Output, PageTool};
 use crate::backend::{TabEvent, TabId};
 use crate::error::{ErrorKind, ToolError};
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// Runs `tool` with `args` (already checked against its schema), for
     /// at most `limit`; cancels it in the page when that runs out or the
     /// call is dropped (the client cancelled, the user stopped).
     pub async fn call_page_tool(
         &self,
-        tab: TabId,
         tool: &PageTool,
         args: Value,
         limit: Duration,
     ) -> Result<Output, ToolError> {
         match &tool.frame_id {
-            Some(frame) => self.invoke_native(tab, frame, tool, args, limit).await,
-            None => self.invoke_shim(tab, tool, args, limit).await,
+            Some(frame) => self.invoke_native(frame, tool, args, limit).await,
+            None => self.invoke_shim(tool, args, limit).await,
         }
     }
 
     async fn invoke_native(
         &self,
-        tab: TabId,
         frame: &str,
         tool: &PageTool,
         args: Value,
         limit: Duration,
     ) -> Result<Output, ToolError> {
+        let tab = self.id();
         // Listen before asking: the answer may come right behind the
         // command's own.
-        let mut events = self.backend().subscribe();
+        let mut events = self.client().backend().subscribe();
         // A tool of an out-of-process frame is called in its session.
-        let session = self.child_session(tab, frame);
+        let session = self.child_session(frame);
         let started = self
             .cdp_in(
-                tab,
                 session.as_deref(),
                 "WebMCP.invokeTool",
                 json!({"frameId": frame, "toolName": tool.name, "input": args}),
@@ -58,7 +59,7 @@ impl Client {
                 tool.name
             )));
         };
-        let mut pending = Pending::new(self, tab, Running::Native(id.clone(), session));
+        let mut pending = Pending::new(self.client(), tab, Running::Native(id.clone(), session));
         let mut deadline = tokio::time::Instant::now() + limit;
         let mut navigated = false;
         loop {
@@ -72,7 +73,7 @@ impl Client {
                         ErrorKind::ContextGone,
                         format!(
                             "the page navigated while page tool {} ran, so it gave no answer; \
-                             call browser_snapshot to see where the page is now",
+                                 call browser_snapshot to see where the page is now",
                             tool.name
                         ),
                     ));
@@ -95,7 +96,7 @@ impl Client {
                 } if t == tab => match method.as_str() {
                     "WebMCP.toolResponded" if params["invocationId"] == id.as_str() => {
                         pending.finished();
-                        return self.native_answer(tab, tool, &params).await;
+                        return self.native_answer(tool, &params).await;
                     }
                     "Page.frameNavigated"
                         if params["frame"].get("parentId").is_none()
@@ -119,12 +120,7 @@ impl Client {
     }
 
     /// A `toolResponded` event as the tool's answer or error.
-    async fn native_answer(
-        &self,
-        tab: TabId,
-        tool: &PageTool,
-        params: &Value,
-    ) -> Result<Output, ToolError> {
+    async fn native_answer(&self, tool: &PageTool, params: &Value) -> Result<Output, ToolError> {
         match params["status"].as_str() {
             Some("Completed") => Ok(Output {
                 text: match &params["output"] {
@@ -142,7 +138,7 @@ impl Client {
                 if let Some(object) = exception["objectId"].as_str() {
                     // The thrown error stays alive in the page until freed.
                     let _ = self
-                        .cdp(tab, "Runtime.releaseObject", json!({"objectId": object}))
+                        .cdp("Runtime.releaseObject", json!({"objectId": object}))
                         .await;
                 }
                 let message = params["errorText"]
@@ -159,15 +155,14 @@ impl Client {
 
     async fn invoke_shim(
         &self,
-        tab: TabId,
         tool: &PageTool,
         args: Value,
         limit: Duration,
     ) -> Result<Output, ToolError> {
+        let tab = self.id();
         let id = format!("{:x}", rand_id());
-        let mut pending = Pending::new(self, tab, Running::Shim(id.clone()));
+        let mut pending = Pending::new(self.client(), tab, Running::Shim(id.clone()));
         let call = self.call_page(
-            tab,
             shim::CALL,
             json!({"id": id, "name": tool.name, "args": args}),
         );
@@ -238,8 +233,8 @@ impl Drop for Pending {
         runtime.spawn(async move {
             let sent = match running {
                 Running::Native(id, session) => client
+                    .on(tab)
                     .cdp_in(
-                        tab,
                         session.as_deref(),
                         "WebMCP.cancelInvocation",
                         json!({"invocationId": id}),
@@ -247,7 +242,8 @@ impl Drop for Pending {
                     .await
                     .map(|_| ()),
                 Running::Shim(id) => client
-                    .call_page(tab, shim::CANCEL, json!({"id": id}))
+                    .on(tab)
+                    .call_page(shim::CANCEL, json!({"id": id}))
                     .await
                     .map(|_| ()),
             };

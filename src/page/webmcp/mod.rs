@@ -33,6 +33,7 @@ use serde_json::{json, Value};
 use crate::backend::{TabEvent, TabId};
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
+use crate::page::tab::current::Tab;
 /// A page's tools: the browser's (when the page has its registry) first,
 /// then the shim's.
 pub struct Listing {
@@ -48,21 +49,17 @@ pub struct Output {
     pub text: String,
 }
 
-impl Client {
+impl Client {}
+
+impl Tab {
     /// The tools the page in `tab` declares now.
-    pub async fn page_tools(&self, tab: TabId) -> Result<Listing, ToolError> {
-        let probe = self.call_page(tab, shim::LIST, Value::Null).await?;
+    pub async fn page_tools(&self) -> Result<Listing, ToolError> {
+        let probe = self.call_page(shim::LIST, Value::Null).await?;
         let native = probe["native"] == true;
         let mut tools = Vec::new();
         if native {
-            self.enable_registry(tab).await?;
-            tools.extend(
-                self.tab_state(tab)
-                    .slot::<NativeTools>()
-                    .tools
-                    .iter()
-                    .cloned(),
-            );
+            self.enable_registry().await?;
+            tools.extend(self.tab_state().slot::<NativeTools>().tools.iter().cloned());
         }
         for t in probe["tools"].as_array().into_iter().flatten() {
             if let Some(tool) = PageTool::from_shim(t) {
@@ -83,8 +80,9 @@ impl Client {
     /// `frame_session`: an out-of-process frame's own session, as it
     /// attaches (its tools are announced on the tab's events with the
     /// frame's id); None: the tab's.
-    fn enable_registry_soon(&self, tab: TabId, frame_session: Option<String>) {
-        let client = self.clone();
+    fn enable_registry_soon(&self, frame_session: Option<String>) {
+        let tab = self.id();
+        let client = self.client().clone();
         tokio::spawn(async move {
             // Straight to the backend: a tab closed meanwhile must not be
             // set up again, nor its closing notice spent, by this.
@@ -98,9 +96,9 @@ impl Client {
                 None => backend.cdp_raw(tab, "WebMCP.enable", json!({})).await,
             };
             match sent {
-                Ok(_) if frame_session.is_none() => {
-                    client.if_tab_known(tab, |t| t.slot::<NativeTools>().enabled = true)
-                }
+                Ok(_) if frame_session.is_none() => client
+                    .on(tab)
+                    .if_tab_known(|t| t.slot::<NativeTools>().enabled = true),
                 Ok(_) => {}
                 Err(e) => tracing::debug!(error = %e, "enabling the browser's WebMCP registry"),
             }
@@ -111,13 +109,14 @@ impl Client {
     /// tools it announces: they arrive before its answer, so they are in
     /// this receiver once the answer is in, whether or not the event
     /// watcher has caught up.
-    async fn enable_registry(&self, tab: TabId) -> Result<(), ToolError> {
-        if self.tab_state(tab).slot::<NativeTools>().enabled {
+    async fn enable_registry(&self) -> Result<(), ToolError> {
+        let tab = self.id();
+        if self.tab_state().slot::<NativeTools>().enabled {
             return Ok(());
         }
-        let mut events = self.backend().subscribe();
-        self.cdp(tab, "WebMCP.enable", json!({})).await?;
-        let mut state = self.tab_state(tab);
+        let mut events = self.client().backend().subscribe();
+        self.cdp("WebMCP.enable", json!({})).await?;
+        let mut state = self.tab_state();
         state.slot::<NativeTools>().enabled = true;
         loop {
             match events.try_recv() {
@@ -155,7 +154,7 @@ impl crate::page::tab::feature::TabFeature for Feature {
         client: &'a Client,
         tab: TabId,
     ) -> crate::page::tab::feature::Hook<'a, ()> {
-        client.enable_registry_soon(tab, None);
+        client.on(tab).enable_registry_soon(None);
         Box::pin(async {})
     }
 
@@ -177,7 +176,7 @@ impl crate::page::tab::feature::TabFeature for Feature {
         // registry.
         if method == "Target.attachedToTarget" && params["targetInfo"]["type"] == "iframe" {
             if let Some(child) = params["sessionId"].as_str() {
-                client.enable_registry_soon(tab, Some(child.to_string()));
+                client.on(tab).enable_registry_soon(Some(child.to_string()));
             }
         }
     }

@@ -7,14 +7,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::describe;
-use crate::backend::TabId;
-use crate::page::input::fields::{
-    checked_from, select_options, set_input_files, typed_back, value_again, SELECTED_NOW,
-};
-use crate::page::input::pointer::click;
-use crate::page::input::typing::fill_text;
-use crate::page::signin::secret_fields;
-use crate::page::{Client, Element, Tab};
+use crate::page::input::fields::{checked_from, SELECTED_NOW};
+use crate::page::{Element, Tab};
 use crate::tools::def::{done, Response, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -58,12 +52,12 @@ pub struct FillFormArgs {
 }
 
 /// browser_select_option.
-pub(super) async fn select_option(t: Tab, a: SelectArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+pub(super) async fn select_option(tab: Tab, a: SelectArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let mut chosen = Vec::new();
-    let outcome = s
-        .settle(tab, || async {
-            chosen = select_options(&s, tab, &a.target, &a.values).await?;
+    let outcome = tab
+        .settle(|| async {
+            chosen = tab.select_options(&a.target, &a.values).await?;
             Ok(())
         })
         .await?;
@@ -73,7 +67,7 @@ pub(super) async fn select_option(t: Tab, a: SelectArgs) -> Result<Response, Too
         describe(&a.target, &a.element)
     );
     if !outcome.navigated {
-        let now = value_again(&s, tab, &a.target, SELECTED_NOW).await;
+        let now = tab.value_again(&a.target, SELECTED_NOW).await;
         if let Some(Value::Array(now)) = now {
             let now: Vec<&str> = now.iter().filter_map(Value::as_str).collect();
             if now != chosen.iter().map(String::as_str).collect::<Vec<_>>() {
@@ -84,17 +78,16 @@ pub(super) async fn select_option(t: Tab, a: SelectArgs) -> Result<Response, Too
             }
         }
     }
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }
 
 /// browser_fill_form.
-pub(super) async fn fill_form(t: Tab, a: FillFormArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+pub(super) async fn fill_form(tab: Tab, a: FillFormArgs) -> Result<Response, ToolError> {
     let mut filled = Vec::new();
-    let outcome = s
-        .settle(tab, || async {
+    let outcome = tab
+        .settle(|| async {
             for f in &a.fields {
-                fill_field(&s, tab, f).await.map_err(|e| {
+                fill_field(&tab, f).await.map_err(|e| {
                     ToolError::other(format!(
                         "field {} failed after {} filled: {e}",
                         f.name.as_deref().unwrap_or(&f.target),
@@ -109,17 +102,17 @@ pub(super) async fn fill_form(t: Tab, a: FillFormArgs) -> Result<Response, ToolE
     let mut what = format!("Filled {}", filled.join(", "));
     if !outcome.navigated {
         for f in &a.fields {
-            if let Some(note) = field_back(&s, tab, f).await {
+            if let Some(note) = field_back(&tab, f).await {
                 what.push_str(&note);
             }
         }
     }
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }
 
 /// browser_file_upload.
-pub(super) async fn file_upload(t: Tab, a: UploadArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+pub(super) async fn file_upload(tab: Tab, a: UploadArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let files = a
         .paths
         .iter()
@@ -127,8 +120,8 @@ pub(super) async fn file_upload(t: Tab, a: UploadArgs) -> Result<Response, ToolE
         .collect::<Result<Vec<_>, _>>()
         .map_err(ToolError::other)?;
     let (el, what) = match &a.target {
-        Some(t) => (s.element(tab, t).await?, t.clone()),
-        None => match s.take_file_chooser(tab) {
+        Some(t) => (tab.element(t).await?, t.clone()),
+        None => match tab.take_file_chooser() {
             Some(node) => (Element::by_node(node), "the open file chooser".to_string()),
             None => {
                 return Err(ToolError::other(
@@ -139,9 +132,8 @@ pub(super) async fn file_upload(t: Tab, a: UploadArgs) -> Result<Response, ToolE
             }
         },
     };
-    let is_file_input = s
+    let is_file_input = tab
         .call_on(
-            tab,
             el.clone(),
             "function() { return this.localName === 'input' && this.type === 'file'; }",
             Value::Null,
@@ -154,12 +146,9 @@ pub(super) async fn file_upload(t: Tab, a: UploadArgs) -> Result<Response, ToolE
     }
     // Only absolute paths of existing files reach the browser: a
     // relative one is accepted and then crashes the renderer.
-    let outcome = s
-        .settle(tab, || set_input_files(&s, tab, &el, &files))
-        .await?;
+    let outcome = tab.settle(|| tab.set_input_files(&el, &files)).await?;
     done(
-        &s,
-        tab,
+        &tab,
         format!("Set {} file(s) on {what}", files.len()),
         &outcome,
     )
@@ -167,7 +156,8 @@ pub(super) async fn file_upload(t: Tab, a: UploadArgs) -> Result<Response, ToolE
 }
 
 /// The same check for one field of a filled form.
-async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
+async fn field_back(tab: &Tab, f: &FormField) -> Option<String> {
+    let s = tab.client();
     let name = f.name.as_deref().unwrap_or(&f.target);
     match f.kind {
         FieldType::Textbox => {
@@ -177,14 +167,15 @@ async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
                 Some(secret) => secret.value().to_string(),
                 None => f.value.clone(),
             };
-            typed_back(s, tab, &f.target, &want)
+            tab.typed_back(&f.target, &want)
                 .await
                 .map(|n| format!("; {name}{n}"))
         }
         FieldType::Checkbox | FieldType::Radio => {
             let want = checked_from(&f.value) == Some(true);
-            let now =
-                value_again(s, tab, &f.target, "function() { return !!this.checked; }").await?;
+            let now = tab
+                .value_again(&f.target, "function() { return !!this.checked; }")
+                .await?;
             (now != json!(want)).then(|| {
                 format!(
                     "; but {name} is {} (the page changed it back)",
@@ -193,10 +184,7 @@ async fn field_back(s: &Client, tab: TabId, f: &FormField) -> Option<String> {
             })
         }
         FieldType::Slider => {
-            let now = value_again(
-                s,
-                tab,
-                &f.target,
+            let now = tab.value_again(&f.target,
                 "function() { return this.localName === 'input' ? this.value : this.getAttribute('aria-valuenow'); }",
             )
             .await?;
@@ -220,31 +208,29 @@ fn quote_list(items: &[&str]) -> String {
         .join(", ")
 }
 
-async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolError> {
+async fn fill_field(tab: &Tab, f: &FormField) -> Result<(), ToolError> {
     match f.kind {
         FieldType::Textbox => {
-            let (text, secret) = secret_fields::text_for(s, tab, &f.target, &f.value).await?;
-            fill_text(s, tab, &f.target, &text).await?;
+            let (text, secret) = tab.secret_text_for(&f.target, &f.value).await?;
+            tab.fill_text(&f.target, &text).await?;
             if let Some(name) = secret {
-                secret_fields::mark(s, tab, &f.target, &name, &text).await;
+                tab.mark_secret(&f.target, &name, &text).await;
             }
             Ok(())
         }
-        FieldType::Combobox => select_options(s, tab, &f.target, std::slice::from_ref(&f.value))
+        FieldType::Combobox => tab
+            .select_options(&f.target, std::slice::from_ref(&f.value))
             .await
             .map(|_| ()),
         FieldType::Checkbox | FieldType::Radio => {
-            let el = s.element(tab, &f.target).await?;
+            let el = tab.element(&f.target).await?;
             let Some(want) = checked_from(&f.value) else {
                 return Err(ToolError::other(format!(
                     "value {:?} is not true or false",
                     f.value.to_ascii_lowercase()
                 )));
             };
-            let is = s
-                .call_on(
-                    tab,
-                    el.clone(),
+            let is = tab.call_on(el.clone(),
                     "function() { const T = globalThis.__tabwire; \
                      return (T ? T.disabled(this) : this.disabled) ? 'disabled' : !!this.checked; }",
                     Value::Null,
@@ -256,12 +242,10 @@ async fn fill_field(s: &Client, tab: TabId, f: &FormField) -> Result<(), ToolErr
                 ));
             }
             if is != json!(want) {
-                click(s, tab, el, "left", 1, 0).await?;
+                tab.click(el, "left", 1, 0).await?;
             }
             Ok(())
         }
-        FieldType::Slider => crate::page::input::slider::set(s, tab, &f.target, &f.value)
-            .await
-            .map(|_| ()),
+        FieldType::Slider => tab.set_slider(&f.target, &f.value).await.map(|_| ()),
     }
 }

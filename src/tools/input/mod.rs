@@ -8,11 +8,7 @@ use serde::Deserialize;
 mod forms;
 
 use super::def::{done, done_with, Kind, Response, ToolDef, ToolError};
-use crate::page::input::fields::typed_back;
 use crate::page::input::keys;
-use crate::page::input::pointer::{aim, aim_at, center, click_at, drag, hold_at};
-use crate::page::input::typing::{fill_text, press, type_slowly};
-use crate::page::signin::secret_fields;
 use crate::page::Tab;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -182,8 +178,8 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 /// browser_click.
-async fn click_tool(t: Tab, a: ClickArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn click_tool(tab: Tab, a: ClickArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
     let button = match a.button {
         None | Some(MouseButton::Left) => "left",
         Some(MouseButton::Right) => "right",
@@ -204,19 +200,17 @@ async fn click_tool(t: Tab, a: ClickArgs) -> Result<Response, ToolError> {
         }
         other => other.filter(|ms| *ms > 0),
     };
-    let aim = aim_at(&s, tab, &a.target).await?;
-    aim.refuse_disabled(&s)?;
-    s.expect_download(tab, aim.download_link);
+    let aim = tab.aim_at(&a.target).await?;
+    aim.refuse_disabled(s)?;
+    tab.expect_download(aim.download_link);
     let outcome = match hold {
         None => {
-            s.settle(tab, || click_at(&s, tab, aim.point, button, clicks, mods))
+            tab.settle(|| tab.click_at(aim.point, button, clicks, mods))
                 .await?
         }
         Some(ms) => {
-            s.settle(tab, || {
-                hold_at(
-                    &s,
-                    tab,
+            tab.settle(|| {
+                tab.hold_at(
                     aim.point,
                     button,
                     mods,
@@ -235,12 +229,11 @@ async fn click_tool(t: Tab, a: ClickArgs) -> Result<Response, ToolError> {
         (None, false) => "Clicked".to_string(),
     };
     done(
-        &s,
-        tab,
+        &tab,
         format!(
             "{verb} {}{}{}",
             describe(&a.target, &a.element),
-            aim.landed(&s),
+            aim.landed(s),
             if hold.is_some() {
                 ", then released it"
             } else {
@@ -253,22 +246,22 @@ async fn click_tool(t: Tab, a: ClickArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_drag.
-async fn drag_tool(t: Tab, a: DragArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let from = s.element(tab, &a.start_target).await?;
-    let to = s.element(tab, &a.end_target).await?;
+async fn drag_tool(tab: Tab, a: DragArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let from = tab.element(&a.start_target).await?;
+    let to = tab.element(&a.end_target).await?;
     // Both ends must be where a person could reach them.
-    aim(&s, tab, to.clone()).await?;
-    let start = aim(&s, tab, from.clone()).await?.point;
-    let before = crate::page::input::drag::place(&s, tab, from.clone()).await;
+    tab.aim(to.clone()).await?;
+    let start = tab.aim(from.clone()).await?.point;
+    let before = tab.place_of(from.clone()).await;
     let mut result = None;
-    let outcome = s
-        .settle(tab, || async {
-            result = Some(drag(&s, tab, from.clone(), start, to).await?);
+    let outcome = tab
+        .settle(|| async {
+            result = Some(tab.drag(from.clone(), start, to).await?);
             Ok(())
         })
         .await?;
-    let after = crate::page::input::drag::place(&s, tab, from).await;
+    let after = tab.place_of(from).await;
     let moved = match (before, after, result) {
         (Some(b), Some(a), Some(r)) => {
             format!(
@@ -283,26 +276,23 @@ async fn drag_tool(t: Tab, a: DragArgs) -> Result<Response, ToolError> {
         describe(&a.start_target, &a.start_element),
         describe(&a.end_target, &a.end_element)
     );
-    done_with(&s, tab, what, &outcome).await
+    done_with(&tab, what, &outcome).await
 }
 
 /// browser_hover.
-async fn hover(t: Tab, a: HoverArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
-    let aim = aim_at(&s, tab, &a.target).await?;
-    let mut outcome = s
-        .settle_passive(tab, || async {
-            crate::page::input::pointer::move_to(&s, tab, aim.point).await
-        })
+async fn hover(tab: Tab, a: HoverArgs) -> Result<Response, ToolError> {
+    let s = tab.client();
+    let aim = tab.aim_at(&a.target).await?;
+    let mut outcome = tab
+        .settle_passive(|| async { tab.move_to(aim.point).await })
         .await?;
     outcome.pointer_moved = true;
     done(
-        &s,
-        tab,
+        &tab,
         format!(
             "Hovered {}{}",
             describe(&a.target, &a.element),
-            aim.landed(&s)
+            aim.landed(s)
         ),
         &outcome,
     )
@@ -310,33 +300,32 @@ async fn hover(t: Tab, a: HoverArgs) -> Result<Response, ToolError> {
 }
 
 /// browser_type.
-async fn type_tool(t: Tab, a: TypeArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn type_tool(tab: Tab, a: TypeArgs) -> Result<Response, ToolError> {
     // A secret's name stands for its value (checked against the field's
     // origin before anything is typed).
-    let (text, secret) = secret_fields::text_for(&s, tab, &a.target, &a.text).await?;
+    let (text, secret) = tab.secret_text_for(&a.target, &a.text).await?;
     // Text put in at once activates nothing (no late download
     // or link navigation to look for); key by key, a newline
     // is Enter, and Enter may submit.
     let activates = a.submit || a.slowly;
     let typing = || async {
         if a.slowly {
-            type_slowly(&s, tab, &a.target, &text).await?;
+            tab.type_slowly(&a.target, &text).await?;
         } else {
-            fill_text(&s, tab, &a.target, &text).await?;
+            tab.fill_text(&a.target, &text).await?;
         }
         if let Some(name) = &secret {
-            secret_fields::mark(&s, tab, &a.target, name, &text).await;
+            tab.mark_secret(&a.target, name, &text).await;
         }
         if a.submit {
-            press(&s, tab, "Enter").await?;
+            tab.press("Enter").await?;
         }
         Ok(())
     };
     let outcome = if activates {
-        s.settle(tab, typing).await?
+        tab.settle(typing).await?
     } else {
-        s.settle_passive(tab, typing).await?
+        tab.settle_passive(typing).await?
     };
     let typed = match &secret {
         Some(name) => format!("the secret {name}"),
@@ -349,34 +338,33 @@ async fn type_tool(t: Tab, a: TypeArgs) -> Result<Response, ToolError> {
     );
     // Enter may submit and clear the field, or leave the page.
     if !a.submit && !outcome.navigated {
-        if let Some(note) = typed_back(&s, tab, &a.target, &text).await {
+        if let Some(note) = tab.typed_back(&a.target, &text).await {
             what.push_str(&note);
         }
     }
-    done(&s, tab, what, &outcome).await
+    done(&tab, what, &outcome).await
 }
 
 /// browser_press_key.
-async fn press_key(t: Tab, a: PressKeyArgs) -> Result<Response, ToolError> {
-    let (s, tab) = t.into_parts();
+async fn press_key(tab: Tab, a: PressKeyArgs) -> Result<Response, ToolError> {
     keys::parse(&a.key).map_err(ToolError::other)?;
     let outcome = if keys::activates(&a.key) {
-        s.settle(tab, || press(&s, tab, &a.key)).await?
+        tab.settle(|| tab.press(&a.key)).await?
     } else {
-        s.settle_passive(tab, || press(&s, tab, &a.key)).await?
+        tab.settle_passive(|| tab.press(&a.key)).await?
     };
-    done(&s, tab, format!("Pressed {}", a.key), &outcome).await
+    done(&tab, format!("Pressed {}", a.key), &outcome).await
 }
 
 /// browser_scroll.
-async fn scroll(t: Tab, a: ScrollArgs) -> Result<Response, ToolError> {
+async fn scroll(tab: Tab, a: ScrollArgs) -> Result<Response, ToolError> {
     use crate::page::input::scroll;
-    let (s, tab) = t.into_parts();
+
     let target = a.target.as_deref();
     let point = match target {
-        Some(t) => center(&s, tab, s.element(tab, t).await?).await?,
+        Some(t) => tab.center(tab.element(t).await?).await?,
         None => {
-            let v = s.eval(tab, "[innerWidth / 2, innerHeight / 2]").await?;
+            let v = tab.eval("[innerWidth / 2, innerHeight / 2]").await?;
             (
                 v[0].as_f64().unwrap_or(100.0),
                 v[1].as_f64().unwrap_or(100.0),
@@ -386,24 +374,22 @@ async fn scroll(t: Tab, a: ScrollArgs) -> Result<Response, ToolError> {
     let dy = match a.delta_y {
         Some(d) => d,
         None if a.delta_x.is_some() => 0.0,
-        None => s
-            .eval(tab, "innerHeight * 0.8")
+        None => tab
+            .eval("innerHeight * 0.8")
             .await?
             .as_f64()
             .unwrap_or(500.0),
     };
     let delta = (a.delta_x.unwrap_or(0.0), dy);
-    let before = scroll::state(&s, tab, target).await?;
-    let outcome = s
-        .settle_passive(tab, || scroll::wheel_at(&s, tab, point, delta))
-        .await?;
+    let before = tab.scroll_state(target).await?;
+    let outcome = tab.settle_passive(|| tab.wheel_at(point, delta)).await?;
     // The wheel scrolls asynchronously (smoothly, at times).
-    let mut after = scroll::state_at_rest(&s, tab, target, &before).await;
+    let mut after = tab.scroll_state_at_rest(target, &before).await;
     if target.is_none() && before == after {
-        scroll::add_boxes_in_view(&s, tab, &mut after).await;
+        tab.add_boxes_in_view(&mut after).await;
     }
     let said = scroll::describe(&before, &after, delta, target);
-    done(&s, tab, said.trim_end_matches('.').to_string(), &outcome).await
+    done(&tab, said.trim_end_matches('.').to_string(), &outcome).await
 }
 
 fn describe(target: &str, element: &Option<String>) -> String {

@@ -62,14 +62,16 @@ impl Client {
         let mut raw: Vec<Value> = Vec::new();
         if whole_browser {
             let r = self
-                .cdp(any_tab, "Network.getAllCookies", json!({}))
+                .on(any_tab)
+                .cdp("Network.getAllCookies", json!({}))
                 .await?;
             raw.extend(r["cookies"].as_array().cloned().unwrap_or_default());
         } else {
             for (origin, (tab, url)) in &origins {
                 let urls = json!([url, format!("{origin}/")]);
                 let r = self
-                    .cdp(*tab, "Network.getCookies", json!({ "urls": urls }))
+                    .on(*tab)
+                    .cdp("Network.getCookies", json!({ "urls": urls }))
                     .await?;
                 raw.extend(r["cookies"].as_array().cloned().unwrap_or_default());
             }
@@ -88,7 +90,7 @@ impl Client {
             passkeys,
         };
         for (origin, (tab, _)) in &origins {
-            let r = self.call_page(*tab, WEB_STORAGE, Value::Null).await?;
+            let r = self.on(*tab).call_page(WEB_STORAGE, Value::Null).await?;
             let items = |area: &str| -> Vec<Item> {
                 r[area]
                     .as_array()

@@ -19,6 +19,7 @@ use super::{Site, StorageState};
 use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::network::routes::RouteSpec;
+use crate::page::tab::current::Tab;
 use crate::page::Client;
 
 /// The path a scratch tab opens on each site (answered by tabwire).
@@ -47,9 +48,10 @@ impl crate::page::tab::feature::TabFeature for Feature {
         tab: TabId,
     ) -> crate::page::tab::feature::Hook<'a, Result<(), ToolError>> {
         Box::pin(async move {
-            if let Some(state) = client.start_state_due(tab) {
+            if let Some(state) = client.on(tab).start_state_due() {
                 client
-                    .load_storage_state_in(tab, &state)
+                    .on(tab)
+                    .load_storage_state_in(&state)
                     .await
                     .map_err(|e| {
                         let text = format!("could not load the --storage-state file: {e}");
@@ -67,15 +69,18 @@ impl Client {
     pub fn start_with_state(&self, state: StorageState) {
         self.slot::<StartState>().0 = Some((std::sync::Arc::new(state), None));
     }
+}
 
+impl Tab {
     /// The start state, if `tab`'s browser has yet to get it: marked as
     /// given (a failed load is reported once, not on every call).
-    fn start_state_due(&self, tab: TabId) -> Option<std::sync::Arc<StorageState>> {
-        if !self.backend().is_own_browser(tab) {
+    fn start_state_due(&self) -> Option<std::sync::Arc<StorageState>> {
+        let tab = self.id();
+        if !self.client().backend().is_own_browser(tab) {
             return None;
         }
-        let generation = self.backend().generation();
-        let mut slot = self.slot::<StartState>();
+        let generation = self.client().backend().generation();
+        let mut slot = self.client().slot::<StartState>();
         let (state, loaded_in) = slot.0.as_mut()?;
         if *loaded_in == Some(generation) {
             return None;
@@ -127,23 +132,8 @@ impl Client {
                     .into(),
             ));
         }
-        let r = self.load_from(scratch, &sites, &state.passkeys).await;
+        let r = self.on(scratch).load_from(&sites, &state.passkeys).await;
         let _ = self.backend().close_tab(scratch).await;
-        r
-    }
-
-    /// Loads `state` from `tab`, a blank tab about to show its first page
-    /// (`serve --storage-state`), which is left blank again.
-    pub async fn load_storage_state_in(
-        &self,
-        tab: TabId,
-        state: &StorageState,
-    ) -> Result<Loaded, ToolError> {
-        let sites = self.allowed_sites(state)?;
-        let r = self.load_from(tab, &sites, &state.passkeys).await;
-        let _ = self
-            .cdp(tab, "Page.navigate", json!({"url": "about:blank"}))
-            .await;
         r
     }
 
@@ -170,20 +160,28 @@ impl Client {
         }
         Ok(sites)
     }
+}
 
-    async fn load_from(
-        &self,
-        tab: TabId,
-        sites: &[Site<'_>],
-        passkeys: &[Value],
-    ) -> Result<Loaded, ToolError> {
-        let whole_browser = self.backend().is_own_browser(tab);
+impl Tab {
+    /// Loads `state` from `tab`, a blank tab about to show its first page
+    /// (`serve --storage-state`), which is left blank again.
+    pub async fn load_storage_state_in(&self, state: &StorageState) -> Result<Loaded, ToolError> {
+        let sites = self.client().allowed_sites(state)?;
+        let r = self.load_from(&sites, &state.passkeys).await;
+        let _ = self
+            .cdp("Page.navigate", json!({"url": "about:blank"}))
+            .await;
+        r
+    }
+
+    async fn load_from(&self, sites: &[Site<'_>], passkeys: &[Value]) -> Result<Loaded, ToolError> {
+        let tab = self.id();
+        let whole_browser = self.client().backend().is_own_browser(tab);
         if whole_browser && !passkeys.is_empty() {
-            self.add_passkeys(passkeys).await?;
+            self.client().add_passkeys(passkeys).await?;
         }
         if whole_browser {
-            self.cdp(tab, "Network.clearBrowserCookies", json!({}))
-                .await?;
+            self.cdp("Network.clearBrowserCookies", json!({})).await?;
         }
         let mut loaded = Loaded {
             sites: 0,
@@ -194,70 +192,59 @@ impl Client {
             passkeys_left_out: if whole_browser { 0 } else { passkeys.len() },
         };
         for (i, site) in sites.iter().enumerate() {
-            self.set_progress(Some(format!(
+            self.client().set_progress(Some(format!(
                 "loading the storage state: site {} of {} ({})",
                 i + 1,
                 sites.len(),
                 site.origin
             )));
-            self.load_site(tab, site, whole_browser)
-                .await
-                .map_err(|e| {
-                    let text = format!(
-                        "loading {} failed after {} of {} sites were loaded: {e}",
-                        site.origin,
-                        i,
-                        sites.len()
-                    );
-                    e.retold(text)
-                })?;
+            self.load_site(site, whole_browser).await.map_err(|e| {
+                let text = format!(
+                    "loading {} failed after {} of {} sites were loaded: {e}",
+                    site.origin,
+                    i,
+                    sites.len()
+                );
+                e.retold(text)
+            })?;
             loaded.sites += 1;
             loaded.cookies += site.cookies.len();
             loaded.local_origins += usize::from(site.local_storage.is_some());
         }
-        self.set_progress(None);
+        self.client().set_progress(None);
         Ok(loaded)
     }
 
-    async fn load_site(
-        &self,
-        tab: TabId,
-        site: &Site<'_>,
-        whole_browser: bool,
-    ) -> Result<(), ToolError> {
+    async fn load_site(&self, site: &Site<'_>, whole_browser: bool) -> Result<(), ToolError> {
         let url = format!("{}{SCRATCH_PATH}", site.origin);
-        self.add_route(
-            tab,
-            RouteSpec {
-                pattern: &url,
-                abort: false,
-                status: Some(200),
-                body: Some("<!doctype html><title>tabwire</title>"),
-                body_file: None,
-                content_type: Some("text/html"),
-                headers: Vec::new(),
-            },
-        )
+        self.add_route(RouteSpec {
+            pattern: &url,
+            abort: false,
+            status: Some(200),
+            body: Some("<!doctype html><title>tabwire</title>"),
+            body_file: None,
+            content_type: Some("text/html"),
+            headers: Vec::new(),
+        })
         .await?;
-        let r = self.write_site(tab, site, &url, whole_browser).await;
-        let _ = self.remove_routes(tab, Some(&url)).await;
+        let r = self.write_site(site, &url, whole_browser).await;
+        let _ = self.remove_routes(Some(&url)).await;
         r
     }
 
     async fn write_site(
         &self,
-        tab: TabId,
         site: &Site<'_>,
         url: &str,
         whole_browser: bool,
     ) -> Result<(), ToolError> {
-        crate::page::navigation::navigate::go(self, tab, url).await?;
+        self.go(url).await?;
         if !whole_browser {
             // The user's browser: this site's cookies make way for the
             // file's, nobody else's.
             let root = format!("{}/", site.origin);
-            for c in self.cookies_for(tab, &root).await? {
-                self.delete_cookie(tab, &c).await?;
+            for c in self.cookies_for(&root).await? {
+                self.delete_cookie(&c).await?;
             }
         }
         if !site.cookies.is_empty() {
@@ -266,7 +253,7 @@ impl Client {
                 .iter()
                 .map(|c| c.to_cdp(&site.origin))
                 .collect();
-            self.cdp(tab, "Network.setCookies", json!({ "cookies": cookies }))
+            self.cdp("Network.setCookies", json!({ "cookies": cookies }))
                 .await?;
         }
         if let Some(items) = site.local_storage {
@@ -274,7 +261,7 @@ impl Client {
                 .iter()
                 .map(|i| [i.name.as_str(), i.value.as_str()])
                 .collect();
-            self.call_page(tab, SET_LOCAL, json!(pairs)).await?;
+            self.call_page(SET_LOCAL, json!(pairs)).await?;
         }
         Ok(())
     }
