@@ -22,9 +22,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use crate::backend::TabId;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// The tab's screen recording in progress, if any (its slot).
@@ -43,11 +41,11 @@ impl crate::page::tab::feature::TabFeature for Feature {
         }
     }
 
-    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+    fn intercept(&self, tab: &Tab, method: &str, params: &Value) -> bool {
         if method != "Page.screencastFrame" {
             return false;
         }
-        client.on(tab).on_screencast_frame(params);
+        tab.on_screencast_frame(params);
         true
     }
 

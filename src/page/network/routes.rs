@@ -26,7 +26,6 @@ use serde_json::{json, Value};
 use super::url_globs::{cdp_pattern, glob_matches, literal_host, normalize};
 #[cfg(test)]
 use crate::backend::holds_paused;
-use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
@@ -40,12 +39,12 @@ impl crate::page::tab::feature::TabFeature for Feature {
         state.slot::<TabNet>().setup()
     }
 
-    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+    fn intercept(&self, tab: &Tab, method: &str, params: &Value) -> bool {
         // Backends let these go themselves unless the tab has routes.
         if method != "Fetch.requestPaused" {
             return false;
         }
-        client.on(tab).on_paused(params);
+        tab.on_paused(params);
         true
     }
 }

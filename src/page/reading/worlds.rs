@@ -15,7 +15,6 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::frames::FrameWorld;
-use crate::backend::TabId;
 use crate::engine::{self, Ref};
 use crate::error::{ErrorKind, ToolError};
 use crate::page::tab::calls::exception_text;
@@ -70,23 +69,16 @@ impl crate::page::tab::feature::TabFeature for Feature {
 
     fn before_command<'a>(
         &'a self,
-        client: &'a Client,
-        tab: TabId,
+        tab: &'a Tab,
         method: &'a str,
     ) -> Option<crate::page::tab::feature::Hook<'a, ()>> {
-        let due = client
-            .on(tab)
-            .tab_state()
-            .slot::<DueEngineCall>()
-            .0
-            .take()?;
-        if LEAVES_PAGE.contains(&method) || client.on(tab).dialog().is_some() {
+        let due = tab.tab_state().slot::<DueEngineCall>().0.take()?;
+        if LEAVES_PAGE.contains(&method) || tab.dialog().is_some() {
             return None;
         }
         Some(Box::pin(async move {
             let began = std::time::Instant::now();
-            let on = client.on(tab);
-            let ran = on.engine_awaited::<Value>(due.method, &due.args);
+            let ran = tab.engine_awaited::<Value>(due.method, &due.args);
             let r = tokio::time::timeout(due.cap, ran).await;
             tracing::debug!(target: "tabwire::wait", method = due.method, ok = matches!(r, Ok(Ok(_))), ms = began.elapsed().as_millis() as u64, "owed engine call ran before {method}");
         }))

@@ -79,30 +79,26 @@ impl Passkeys {
 pub struct Feature;
 
 impl crate::page::tab::feature::TabFeature for Feature {
-    fn after_set_up<'a>(
-        &'a self,
-        client: &'a Client,
-        tab: TabId,
-    ) -> crate::page::tab::feature::Hook<'a, ()> {
+    fn after_set_up<'a>(&'a self, tab: &'a Tab) -> crate::page::tab::feature::Hook<'a, ()> {
         Box::pin(async move {
             // Passkeys are one feature: a tab whose authenticator could
             // not be made still serves every other tool.
-            if let Err(e) = client.on(tab).arm_authenticator().await {
-                tracing::warn!(tab, "no virtual authenticator in this tab: {e}");
+            if let Err(e) = tab.arm_authenticator().await {
+                tracing::warn!(tab = tab.id(), "no virtual authenticator in this tab: {e}");
             }
         })
     }
 
-    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
+    fn intercept(&self, tab: &Tab, method: &str, params: &Value) -> bool {
         if !method.starts_with("WebAuthn.") {
             return false;
         }
-        client.on(tab).on_webauthn_event(method, params);
+        tab.on_webauthn_event(method, params);
         true
     }
 
-    fn gone(&self, client: &Client, tab: TabId) {
-        client.on(tab).disarm();
+    fn gone(&self, tab: &Tab) {
+        tab.disarm();
     }
 }
 

@@ -183,7 +183,7 @@ impl Tab {
                 }
             }
             for f in self.client().features() {
-                f.after_set_up(self.client(), tab).await;
+                f.after_set_up(self).await;
             }
         }
         if !DIALOG_SAFE.contains(&method) {
@@ -210,9 +210,9 @@ impl Tab {
     /// in-page settle an action left for the page's next look, when no
     /// engine call took it along).
     async fn owed_steps(&self, method: &str) {
-        let tab = self.id();
+        let _tab = self.id();
         for f in self.client().features() {
-            if let Some(step) = f.before_command(self.client(), tab, method) {
+            if let Some(step) = f.before_command(self, method) {
                 step.await;
             }
         }

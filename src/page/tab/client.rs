@@ -219,13 +219,14 @@ impl Client {
                 {
                     if features
                         .iter()
-                        .any(|f| f.intercept(&session, *tab, method, params))
+                        .any(|f| f.intercept(&session.on(*tab), method, params))
                     {
                         continue;
                     }
                 }
                 if let TabEvent::Closed { tab } | TabEvent::Detached { tab, .. } = &event {
-                    features.iter().for_each(|f| f.gone(&session, *tab));
+                    let gone = session.on(*tab);
+                    features.iter().for_each(|f| f.gone(&gone));
                 }
                 let mut st = session.state();
                 match event {
@@ -253,8 +254,9 @@ impl Client {
                         let current = st.current == Some(tab);
                         let t = st.tabs.entry(tab).or_default();
                         t.events.record(&method, &params);
+                        let on = session.on(tab);
                         for f in features {
-                            f.record(&session, tab, t, current, &method, &params);
+                            f.record(&on, t, current, &method, &params);
                         }
                     }
                 }

@@ -93,7 +93,7 @@ impl Client {
         // What features do before a tab's first use (`serve
         // --storage-state`: before the first page of tabwire's own browser).
         for f in self.features() {
-            f.chosen(self, tab).await?;
+            f.chosen(&self.on(tab)).await?;
         }
         Ok(tab)
     }

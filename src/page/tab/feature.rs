@@ -9,8 +9,7 @@ use std::pin::Pin;
 use serde_json::Value;
 
 use super::calls::TabState;
-use super::client::Client;
-use crate::backend::TabId;
+use super::current::Tab;
 use crate::error::ToolError;
 
 /// A boxed future of a hook (the hooks are called through `dyn`).
@@ -36,31 +35,26 @@ pub trait TabFeature: Send + Sync {
     fn set_up(&self, _state: &mut TabState, _world: Option<&TopWorld>) {}
 
     /// After the tab was set up, before the command that asked for it.
-    fn after_set_up<'a>(&'a self, _client: &'a Client, _tab: TabId) -> Hook<'a, ()> {
+    fn after_set_up<'a>(&'a self, _tab: &'a Tab) -> Hook<'a, ()> {
         Box::pin(async {})
     }
 
     /// A call chose `tab` to work on, before anything is sent to it; an
     /// error fails the call.
-    fn chosen<'a>(&'a self, _client: &'a Client, _tab: TabId) -> Hook<'a, Result<(), ToolError>> {
+    fn chosen<'a>(&'a self, _tab: &'a Tab) -> Hook<'a, Result<(), ToolError>> {
         Box::pin(async { Ok(()) })
     }
 
     /// A command is about to go to the tab: a step the feature owes the
     /// page before then, if any (None, at once, when there is none: this
     /// is asked before every command).
-    fn before_command<'a>(
-        &'a self,
-        _client: &'a Client,
-        _tab: TabId,
-        _method: &'a str,
-    ) -> Option<Hook<'a, ()>> {
+    fn before_command<'a>(&'a self, _tab: &'a Tab, _method: &'a str) -> Option<Hook<'a, ()>> {
         None
     }
 
     /// An event of the tab that may need an answer before the page goes
     /// on. True: handled here, not recorded as the tab's state.
-    fn intercept(&self, _client: &Client, _tab: TabId, _method: &str, _params: &Value) -> bool {
+    fn intercept(&self, _tab: &Tab, _method: &str, _params: &Value) -> bool {
         false
     }
 
@@ -68,8 +62,7 @@ pub trait TabFeature: Send + Sync {
     /// `current`: the tab is the client's current one.
     fn record(
         &self,
-        _client: &Client,
-        _tab: TabId,
+        _tab: &Tab,
         _state: &mut TabState,
         _current: bool,
         _method: &str,
@@ -82,5 +75,5 @@ pub trait TabFeature: Send + Sync {
     fn detached(&self, _state: &mut TabState) {}
 
     /// The tab closed, or its debugger let go (before its state goes).
-    fn gone(&self, _client: &Client, _tab: TabId) {}
+    fn gone(&self, _tab: &Tab) {}
 }

@@ -39,8 +39,8 @@ impl super::feature::TabFeature for Feature {
         vec![fetch_setup()]
     }
 
-    fn intercept(&self, client: &Client, tab: TabId, method: &str, params: &Value) -> bool {
-        client.on(tab).intercept_interruption(method, params)
+    fn intercept(&self, tab: &Tab, method: &str, params: &Value) -> bool {
+        tab.intercept_interruption(method, params)
     }
 
     fn detached(&self, state: &mut super::calls::TabState) {

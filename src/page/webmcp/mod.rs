@@ -30,7 +30,7 @@ pub use registry::{Annotations, NativeTools, PageTool};
 
 use serde_json::{json, Value};
 
-use crate::backend::{TabEvent, TabId};
+use crate::backend::TabEvent;
 use crate::error::ToolError;
 use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
@@ -149,19 +149,14 @@ impl crate::page::tab::feature::TabFeature for Feature {
         )]
     }
 
-    fn after_set_up<'a>(
-        &'a self,
-        client: &'a Client,
-        tab: TabId,
-    ) -> crate::page::tab::feature::Hook<'a, ()> {
-        client.on(tab).enable_registry_soon(None);
+    fn after_set_up<'a>(&'a self, tab: &'a Tab) -> crate::page::tab::feature::Hook<'a, ()> {
+        tab.enable_registry_soon(None);
         Box::pin(async {})
     }
 
     fn record(
         &self,
-        client: &Client,
-        tab: TabId,
+        tab: &Tab,
         state: &mut crate::page::tab::calls::TabState,
         current: bool,
         method: &str,
@@ -170,13 +165,13 @@ impl crate::page::tab::feature::TabFeature for Feature {
         let tools_changed = state.slot::<NativeTools>().record(method, params)
             || (method == "Page.frameNavigated" && params["frame"].get("parentId").is_none());
         if current && tools_changed {
-            client.page_tools_changed();
+            tab.client().page_tools_changed();
         }
         // An out-of-process frame's page tools are in its own session's
         // registry.
         if method == "Target.attachedToTarget" && params["targetInfo"]["type"] == "iframe" {
             if let Some(child) = params["sessionId"].as_str() {
-                client.on(tab).enable_registry_soon(Some(child.to_string()));
+                tab.enable_registry_soon(Some(child.to_string()));
             }
         }
     }

@@ -16,7 +16,6 @@
 use serde_json::{json, Value};
 
 use super::{Site, StorageState};
-use crate::backend::TabId;
 use crate::error::ToolError;
 use crate::page::network::routes::RouteSpec;
 use crate::page::tab::current::Tab;
@@ -44,19 +43,14 @@ pub struct Feature;
 impl crate::page::tab::feature::TabFeature for Feature {
     fn chosen<'a>(
         &'a self,
-        client: &'a Client,
-        tab: TabId,
+        tab: &'a Tab,
     ) -> crate::page::tab::feature::Hook<'a, Result<(), ToolError>> {
         Box::pin(async move {
-            if let Some(state) = client.on(tab).start_state_due() {
-                client
-                    .on(tab)
-                    .load_storage_state_in(&state)
-                    .await
-                    .map_err(|e| {
-                        let text = format!("could not load the --storage-state file: {e}");
-                        e.retold(text)
-                    })?;
+            if let Some(state) = tab.start_state_due() {
+                tab.load_storage_state_in(&state).await.map_err(|e| {
+                    let text = format!("could not load the --storage-state file: {e}");
+                    e.retold(text)
+                })?;
             }
             Ok(())
         })
