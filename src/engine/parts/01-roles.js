@@ -73,10 +73,35 @@
 
   const LANDMARK_SCOPES = "article, aside, main, nav, section";
 
+  // The role an element's name gives it whatever its attributes say: one
+  // lookup (the walk asks it of every element, and a switch compares the
+  // name with its cases one by one). null: the role depends on the
+  // element's attributes or place, see implicitRole(); a name not here
+  // is generic.
+  const ROLE_OF_NAME = new Map(Object.entries({
+    a: null, area: null, input: null, select: null, img: null, header: null, footer: null,
+    section: null, th: null,
+    button: "button", option: "option", optgroup: "group", textarea: "textbox",
+    h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading",
+    svg: "image", nav: "navigation", main: "main", aside: "complementary", form: "form",
+    article: "article", ul: "list", ol: "list", menu: "list", li: "listitem", table: "table",
+    thead: "rowgroup", tbody: "rowgroup", tfoot: "rowgroup", tr: "row", td: "cell",
+    dialog: "dialog", details: "group", summary: "DisclosureTriangle", p: "paragraph",
+    blockquote: "blockquote", code: "code", label: "LabelText", fieldset: "group",
+    legend: "Legend", hr: "separator", progress: "progressbar", meter: "meter",
+    output: "status", dl: "DescriptionList", dt: "term", dfn: "term", dd: "definition",
+    figure: "figure", figcaption: "Figcaption", em: "emphasis", strong: "strong",
+    iframe: "Iframe", frame: "Iframe", abbr: "Abbr", time: "time", mark: "mark",
+    sub: "subscript", sup: "superscript", del: "deletion", ins: "insertion",
+    address: "group", hgroup: "group", search: "search", math: "math",
+  }));
+
   function implicitRole(el) {
-    switch (el.localName) {
+    const name = el.localName;
+    const fixed = ROLE_OF_NAME.get(name);
+    if (fixed !== null) return fixed ?? "generic";
+    switch (name) {
       case "a": case "area": return el.hasAttribute("href") ? "link" : "generic";
-      case "button": return "button";
       case "input": {
         const type = (el.getAttribute("type") || "text").toLowerCase();
         if (INPUT_ROLES[type]) return INPUT_ROLES[type];
@@ -84,58 +109,11 @@
         return type === "search" ? "searchbox" : "textbox";
       }
       case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
-      case "option": return "option";
-      case "optgroup": return "group";
-      case "textarea": return "textbox";
-      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
       case "img": return el.getAttribute("alt") === "" && !el.title ? "none" : "image";
-      case "svg": return "image";
-      case "nav": return "navigation";
-      case "main": return "main";
       case "header": return el.parentElement?.closest(LANDMARK_SCOPES) ? "generic" : "banner";
       case "footer": return el.parentElement?.closest(LANDMARK_SCOPES) ? "generic" : "contentinfo";
-      case "aside": return "complementary";
-      case "form": return "form";
       case "section": return hasOwnLabel(el) ? "region" : "generic";
-      case "article": return "article";
-      case "ul": case "ol": case "menu": return "list";
-      case "li": return "listitem";
-      case "table": return "table";
-      case "thead": case "tbody": case "tfoot": return "rowgroup";
-      case "tr": return "row";
-      case "td": return "cell";
       case "th": return el.closest("thead") || el.getAttribute("scope") === "col" || !el.parentElement?.querySelector("td") ? "columnheader" : "rowheader";
-      case "dialog": return "dialog";
-      case "details": return "group";
-      case "summary": return "DisclosureTriangle";
-      case "p": return "paragraph";
-      case "blockquote": return "blockquote";
-      case "code": return "code";
-      case "label": return "LabelText";
-      case "fieldset": return "group";
-      case "legend": return "Legend";
-      case "hr": return "separator";
-      case "progress": return "progressbar";
-      case "meter": return "meter";
-      case "output": return "status";
-      case "dl": return "DescriptionList";
-      case "dt": case "dfn": return "term";
-      case "dd": return "definition";
-      case "figure": return "figure";
-      case "figcaption": return "Figcaption";
-      case "em": return "emphasis";
-      case "strong": return "strong";
-      case "iframe": case "frame": return "Iframe";
-      case "abbr": return "Abbr";
-      case "time": return "time";
-      case "mark": return "mark";
-      case "sub": return "subscript";
-      case "sup": return "superscript";
-      case "del": return "deletion";
-      case "ins": return "insertion";
-      case "address": case "hgroup": return "group";
-      case "search": return "search";
-      case "math": return "math";
       default: return "generic";
     }
   }

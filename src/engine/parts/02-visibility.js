@@ -19,9 +19,24 @@
   }
 
   function hiddenNow(el) {
-    if (el.getAttribute("aria-hidden") === "true") return "all";
-    if (el.namespaceURI === SVG_NS && svgUnrendered(el)) return "all";
-    if (el.checkVisibility({ visibilityProperty: true })) return "";
+    if (hiddenByMarkup(el)) return "all";
+    return shownByStyle(el) ? "" : hiddenByStyle(el);
+  }
+
+  // Hidden with all it holds whatever its styles say: aria-hidden, or SVG
+  // that is never drawn.
+  function hiddenByMarkup(el) {
+    return el.getAttribute("aria-hidden") === "true" || (el.namespaceURI === SVG_NS && svgUnrendered(el));
+  }
+
+  // Whether `el` has a box and is visible (then no element it is in hides
+  // what it holds: see render()'s `unsure`).
+  function shownByStyle(el) {
+    return el.checkVisibility({ visibilityProperty: true });
+  }
+
+  // hiddenNow() of an element shownByStyle() said no to.
+  function hiddenByStyle(el) {
     const style = getComputedStyle(el);
     if (style.display === "contents") return "";
     // visibility: hidden hides the element, not a child that sets visible.
@@ -77,6 +92,7 @@
     painters = new Map();
     hostPaints = new Map();
     colourMemo = new Map();
+    rgbaOf = new Map();
     textClips = new Map();
     views = new Map();
     hits = new Map();
@@ -88,6 +104,8 @@
     pseudoOf = new Map();
     anywhere = null;
     rects = new Map();
+    textRects = new Map();
+    ranges = new Map();
     clickables = new Map();
     leftOut = new Set();
     closedHosts = new Set();
@@ -159,14 +177,18 @@
   }
 
   // A clip-path or (absolutely positioned) clip that leaves nothing.
-  function clipsToNothing(s, cp) {
+  // (`pos`: the style's position, when read already: each read of a
+  // computed style's property costs about half a microsecond.)
+  function clipsToNothing(s, cp, pos = s.position) {
     if (cp && cp !== "none") {
       const inset = /^inset\(\s*([\d.]+)(%|px)/.exec(cp);
       if (inset && inset[2] === "%" && Number(inset[1]) >= 50) return true;
       if (/^circle\(\s*0(px|%)?[\s)]/.test(cp) || /^polygon\((?:\s*0(?:px|%)?\s+0(?:px|%)?\s*,?)+\)$/.test(cp)) return true;
     }
-    if ((s.position === "absolute" || s.position === "fixed") && s.clip && s.clip.startsWith("rect(")) {
-      const v = s.clip.slice(5, -1).split(/[\s,]+/).map(parseFloat);
+    if (pos !== "absolute" && pos !== "fixed") return false;
+    const clip = s.clip;
+    if (clip && clip.startsWith("rect(")) {
+      const v = clip.slice(5, -1).split(/[\s,]+/).map(parseFloat);
       if (v.length === 4 && v.every(Number.isFinite) && (v[1] - v[3] <= 1 || v[2] - v[0] <= 1)) return true;
     }
     return false;
@@ -204,10 +226,10 @@
     const up = paintParent(el);
     const pb = up ? box(up) : null;
     const s = getComputedStyle(el);
-    const pos = s.position;
+    const pos = s.position, display = s.display;
     const under = pos === "fixed" ? EVERYWHERE : pb ? (pos === "absolute" ? pb.clipAbs : pb.clip) : EVERYWHERE;
-    b = { style: s, display: s.display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned, alpha: pb ? pb.alpha : 1, scaled: !!pb?.scaled, styled: !!pb?.styled, pos };
-    if (!b.gone && s.display !== "contents") {
+    b = { style: s, display, under, clip: under, scrolls: !!pb?.scrolls, clipAbs: pos === "fixed" ? EVERYWHERE : pb ? pb.clipAbs : EVERYWHERE, gone: pb?.gone || null, fixed: pos === "fixed" || pos === "sticky" || !!pb?.fixed, pinned: pos === "fixed" || !!pb?.pinned, alpha: pb ? pb.alpha : 1, scaled: !!pb?.scaled, styled: !!pb?.styled, pos, bg: undefined };
+    if (!b.gone && display !== "contents") {
       // (Nearly) transparent, clipped to nothing, or filtered to nothing.
       // An animation or transition under way is judged by where it ends.
       // What is left of opacity down the tree multiplies (`alpha`): two
@@ -223,16 +245,17 @@
       // blend modes are looked for there, for the few texts it asks about).
       if (!b.styled && (filter !== "none" || mask !== "none" || clipPath !== "none" ||
         (transform !== "none" && !TRANSLATE.test(transform)))) b.styled = true;
-      if (opacity < 0.05 || b.alpha < 0.02 || clipsToNothing(s, clipPath) || /opacity\(0(\.0*)?%?\)/.test(filter) || masksAll(mask)) {
+      if (opacity < 0.05 || b.alpha < 0.02 || clipsToNothing(s, clipPath, pos) || /opacity\(0(\.0*)?%?\)/.test(filter) || masksAll(mask)) {
         b.gone = el;
       } else {
         // overflow: hidden or clip cuts what is outside the box off for
         // good; auto and scroll let a person scroll to it (kept).
         // (A list box scrolls its options, whatever its style says.)
         const list = el.localName === "select" || el.localName === "textarea";
-        const cx = !list && (s.overflowX === "hidden" || s.overflowX === "clip");
-        const cy = !list && (s.overflowY === "hidden" || s.overflowY === "clip");
-        if (list || /auto|scroll/.test(s.overflowX + s.overflowY)) {
+        const ox = list ? "" : s.overflowX, oy = list ? "" : s.overflowY;
+        const cx = ox === "hidden" || ox === "clip";
+        const cy = oy === "hidden" || oy === "clip";
+        if (list || /auto|scroll/.test(ox + oy)) {
           // A scroll box: a person scrolls to what is right of or below
           // its box (not to what is left of or above it), and what an
           // outer box would cut off comes into that one as it scrolls.

@@ -84,18 +84,30 @@
     if (!n) return WHITE;
     let c = colourMemo.get(n);
     if (c !== undefined) return c;
-    const bs = box(n).style;
-    const own = bs.backgroundImage === "none" ? rgba(bs.backgroundColor) : null;
+    const { image, own } = background(n);
     const drawn = !(own && own[3] >= 0.5) && hostPaint(n);
     if (drawn) c = [drawn];
-    else if (bs.backgroundImage === "none") c = [own];
+    else if (image === "none") c = [own];
     else {
-      const stops = gradientStops(bs.backgroundImage);
+      const stops = gradientStops(image);
       const under = stops && backdrop(paintParent(n));
       c = stops ? stops.map((s) => s[3] >= 0.5 ? s : under || WHITE[0]) : null;
     }
     colourMemo.set(n, c);
     return c;
+  }
+
+  // What `el` paints its background with: `image`, its background-image,
+  // and `own`, its colour as rgba() gives it when there is no image (else
+  // null). Read once per element and call (painter(), colours() and the
+  // covers all ask, and a computed style's read is not free).
+  function background(el) {
+    const b = box(el);
+    if (b.bg === undefined) {
+      const image = b.style.backgroundImage;
+      b.bg = { image, own: image === "none" ? rgba(b.style.backgroundColor) : null };
+    }
+    return b.bg;
   }
 
   // The nearest of `el` and its ancestors that paints a background (an
@@ -105,9 +117,8 @@
     if (!el) return null;
     let p = painters.get(el);
     if (p !== undefined) return p;
-    const bs = box(el).style;
-    const own = bs.backgroundImage === "none" ? rgba(bs.backgroundColor) : null;
-    p = bs.backgroundImage !== "none" || (own && own[3] >= 0.5) || hostPaint(el) ? el : painter(paintParent(el));
+    const { image, own } = background(el);
+    p = image !== "none" || (own && own[3] >= 0.5) || hostPaint(el) ? el : painter(paintParent(el));
     painters.set(el, p);
     return p;
   }
@@ -181,11 +192,19 @@
     return t;
   }
 
+  // (A page uses a few colours for thousands of elements: each is parsed
+  // once per call. The array returned is shared: read, never changed.)
+  let rgbaOf = new Map();
   function rgba(css) {
+    let c = rgbaOf.get(css);
+    if (c !== undefined) return c;
     const m = /rgba?\(([^)]+)\)/.exec(css || "");
-    if (!m) return null;
-    const v = m[1].split(/[\s,/]+/).filter(Boolean).map(parseFloat);
-    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+    if (m) {
+      const v = m[1].split(/[\s,/]+/).filter(Boolean).map(parseFloat);
+      c = [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+    } else c = null;
+    rgbaOf.set(css, c);
+    return c;
   }
 
   // WCAG's contrast ratio of two colours ([r, g, b]).
@@ -314,8 +333,8 @@
     // A cover paints with what opacity it and its ancestors leave it: a
     // white box of opacity 0 shows what is under it.
     if (box(hit).gone || box(hit).alpha < 0.9) return false;
-    const s = box(hit).style;
-    if (!(s.backgroundImage !== "none" || (rgba(s.backgroundColor)?.[3] ?? 0) >= 0.9 ||
+    const { image, own } = background(hit);
+    if (!(image !== "none" || (own?.[3] ?? 0) >= 0.9 ||
       /^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(hit.tagName))) return false;
     return !box(hit).fixed && !hit.closest("dialog, [role=dialog], [aria-modal=true]");
   }

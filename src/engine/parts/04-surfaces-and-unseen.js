@@ -174,7 +174,8 @@
   const SIDES = ["Top", "Right", "Bottom", "Left"];
   function paintsBox(n) {
     const s = box(n).style;
-    if (s.backgroundImage !== "none" || (rgba(s.backgroundColor)?.[3] ?? 0) >= 0.1 || s.boxShadow !== "none") return true;
+    const { image, own } = background(n);
+    if (image !== "none" || (own?.[3] ?? 0) >= 0.1 || s.boxShadow !== "none") return true;
     if (/^(img|svg|canvas|video)$/.test(n.localName)) return true;
     return SIDES.some((side) => parseFloat(s[`border${side}Width`]) > 0 && s[`border${side}Style`] !== "none" &&
       (rgba(s[`border${side}Color`])?.[3] ?? 0) >= 0.1);
@@ -291,12 +292,23 @@
     return r;
   }
 
-  // The box of a text node (its text's) or of an element.
+  // The box of a text node (its text's) or of an element, once per call
+  // (the skeleton measures a line's box to place it, then to judge it),
+  // text measured with one range per document and call (a new range
+  // costs as much again as the measure).
+  let textRects = new Map();
+  let ranges = new Map();   // document -> its range (this call)
   function nodeRect(node) {
-    if (node.nodeType !== 3) return node.getBoundingClientRect();
-    const range = node.ownerDocument.createRange();
-    range.selectNodeContents(node);
-    return range.getBoundingClientRect();
+    if (node.nodeType !== 3) return rectOf(node);
+    let r = textRects.get(node);
+    if (!r) {
+      const doc = node.ownerDocument;
+      let range = ranges.get(doc);
+      if (!range) ranges.set(doc, range = doc.createRange());
+      range.selectNodeContents(node);
+      textRects.set(node, r = range.getBoundingClientRect());
+    }
+    return r;
   }
 
   // The box of the text unseenWhy() looked at last (for pixelDoubt()).
@@ -322,7 +334,7 @@
       if (vr.width < 1 || vr.height < 1) return el;
       if (paint(el)) return el;
     } else {
-      vr = el.getBoundingClientRect();
+      vr = rectOf(el);
       if (!(vr.width > 0 && vr.height > 0)) return null;
       // An image or control a pixel wide says nothing to a person.
       if ((vr.width < 2 || vr.height < 2) && /^(img|svg|canvas|video|input|select|textarea|button|iframe)$/.test(el.localName)) return el;

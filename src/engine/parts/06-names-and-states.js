@@ -111,8 +111,17 @@
     return labels.map((l) => contentText(l, 0, el)).join(" ");
   }
 
+  // The elements nativeName() has a case for.
+  const NATIVELY_NAMED = new Set(["input", "select", "textarea", "meter", "progress", "output",
+    "button", "img", "area", "fieldset", "figure", "table", "svg", "iframe", "frame", "optgroup",
+    "option", "dfn"]);
+
   function nativeName(el, role) {
-    switch (el.localName) {
+    // (Most elements have no name of their own kind: one lookup for them,
+    // not a comparison with each case.)
+    const tag = el.localName;
+    if (!NATIVELY_NAMED.has(tag)) return "";
+    switch (tag) {
       case "input": {
         if (role === "button") return clean(labelsText(el)) || buttonName(el);
         return clean(labelsText(el)) || el.title || el.placeholder || clean(el.getAttribute("aria-placeholder"));

@@ -122,6 +122,8 @@
   }
 
   const NO_STATES = [];
+  // An unsure element known not to hide all it holds (see render()).
+  const NOT_ALL = "not all";
 
   // Line `i` of a rendering made with `namesAfter`, whole: what the walk
   // left for later (name, states, value) is read now, and the line and
@@ -151,6 +153,13 @@
   // How many same-origin frames the walk is inside (their documents'
   // stylesheets are their own, see generated()).
   let frameDepth = 0;
+  // The nodes a walk of the whole page met. A node's wrapper in this
+  // world is made when the world first reaches the node, and V8 drops a
+  // young wrapper nothing holds: each walk made most of them again (a
+  // third of a µs each, tens of thousands on a big page). Held until a
+  // walk that meets as many (or the whole page) replaces them, the next
+  // walk finds them instead: one page's nodes, as the last rendering's.
+  let metLast = [];
 
   // `see`: leave out what a person cannot see as lines are made (budgeted
   // walks); the skeleton's big walk leaves it to the lines it shows.
@@ -170,6 +179,70 @@
     const frames = [];
     // A node whose walk the budget stopped: elements from it on are counted.
     let stoppedAt = null;
+    const met = !ctx && (root === document.documentElement || root === document.body) ? [] : null;
+    // Elements of no line of their own (they pass their children on) that
+    // the walk is inside and has not asked yet whether they show,
+    // outermost first: {el, h}, h undefined (not asked), NOT_ALL (they do
+    // not hide all they hold) or hiddenNow()'s answer. Most elements of a
+    // big page show, and asking each first (checkVisibility) was a quarter
+    // of a skeleton's walk: these are asked only when their own text comes
+    // or something in them would show without a box of its own. An element
+    // in them with a box that is visible says that none of them hides all
+    // it holds: an element has no box where its parent has none (but for
+    // display: contents, which hides nothing), and is visible only where
+    // no ancestor locks what it holds (content-visibility). Only the walk
+    // without sight does this; nothing is emitted or handed a ref under
+    // them, nor a shadow root looked into, before such an answer.
+    const unsure = [];
+    let open = 0;          // the last `open` entries are not asked (h undefined)
+    let goneFrom = -1;     // the index of the first found to hide all it holds
+
+    // Something in the unsure elements showed.
+    function shows() {
+      for (let i = unsure.length - open; i < unsure.length; i++) unsure[i].h = NOT_ALL;
+      open = 0;
+    }
+
+    // Asks the unsure elements not asked yet, the innermost first (one
+    // with a box says the rest hide nothing): false when one hides all it
+    // holds.
+    function settle() {
+      const from = unsure.length - open;
+      for (let i = unsure.length - 1; i >= from; i--) {
+        const u = unsure[i];
+        const memo = hiddenOf.get(u.el);
+        if (memo === undefined && shownByStyle(u.el)) {
+          u.h = "";
+          for (let j = from; j < i; j++) unsure[j].h = NOT_ALL;
+          break;
+        }
+        u.h = memo ?? hiddenByStyle(u.el);
+      }
+      open = 0;
+      for (let i = from; i < unsure.length; i++) {
+        if (unsure[i].h === "all") { goneFrom = i; return false; }
+      }
+      return true;
+    }
+
+    // hiddenOnce() of an element the walk does not leave unsure, with the
+    // unsure ones around it asked when it shows without a box of its own
+    // (display: contents) or its shadow root is next: "all" also when one
+    // of them hides all it holds. (Hidden, or visibility: hidden, it shows
+    // nothing of its own: what it holds is asked for itself.)
+    function ask(el) {
+      const memo = hiddenOf.get(el);
+      if (memo === undefined) {
+        if (hiddenByMarkup(el)) return "all";
+        if (shownByStyle(el)) {
+          if (open) shows();
+          return "";
+        }
+      }
+      const h = memo ?? hiddenByStyle(el);
+      if (h === "all" || !open || (h === "self" && !el.shadowRoot)) return h;
+      return settle() ? h : "all";
+    }
 
     function emit(line, depth, role, node, name, pn, tn, parts) {
       if (used + line.length + 1 > budget) {
@@ -184,7 +257,8 @@
 
     // (`ownTextHidden`: the parent's own text is invisible, not that of
     // a child element that sets visibility: visible.)
-    function walkChildren(parent, depth, parentName, textIsName, ownTextHidden = false) {
+    // (`unsureOf`: `parent` is left unsure, see `unsure`.)
+    function walkChildren(parent, depth, parentName, textIsName, ownTextHidden = false, unsureOf = false) {
       // An open shadow root is what the page shows in place of the light
       // DOM (slots bring light children back in).
       const shadow = parent.shadowRoot;
@@ -194,9 +268,30 @@
       const gen = !textIsName && !ownTextHidden && parent.nodeType === 1 && (frameDepth > 0 || wordsAnywhere()) ? generated(parent) : null;
       if (gen?.before) emitGenerated(gen.before, parent, depth, parentName);
       const first = shadow ? shadow.firstChild : parent.firstChild;
+      // (`at`: the last entry of `unsure` this is in.)
+      const at = unsureOf ? unsure.push({ el: parent, h: undefined }) - 1 : unsure.length - 1;
+      if (unsureOf) open++;
+      const me = unsureOf ? unsure[at] : null;
       for (let n = first; n && !full; n = n.nextSibling) {
-        if (ownTextHidden && n.nodeType === 3) continue;
+        if (n.nodeType === 3) {
+          if (ownTextHidden) continue;
+          // (Whether its own words show: its style is asked now. Blanks
+          // make no line: passed over.)
+          if (me && me.h !== "" && !textIsName) {
+            if (!NON_SPACE.test(n.data)) continue;
+            if (me.h === undefined && !settle()) break;
+            if (me.h === NOT_ALL) me.h = hiddenOnce(me.el);
+            if (me.h === "all") { goneFrom = at; break; }
+            if (me.h === "self") { ownTextHidden = true; continue; }
+          }
+        }
         walk(n, depth, parentName, textIsName);
+        if (goneFrom >= 0 && goneFrom <= at) break;
+      }
+      if (me) {
+        unsure.pop();
+        if (me.h === undefined) open--;
+        if (goneFrom === at) goneFrom = -1;
       }
       if (gen?.after && !full) emitGenerated(gen.after, parent, depth, parentName);
     }
@@ -208,7 +303,11 @@
     }
 
     function walk(node, depth, parentName, textIsName) {
-      if (full) return;
+      // (Nor under an unsure element found to hide all it holds, until
+      // the walk is out of it: a slot's nodes are walked in a loop of
+      // their own.)
+      if (full || goneFrom >= 0) return;
+      if (met) met.push(node);
       if (node.nodeType === 3) {
         // Most text nodes of a big page are the blanks between tags.
         if (textIsName) return;
@@ -217,6 +316,7 @@
         if (!NON_SPACE.test(data)) return;
         const whole = clean(data);
         if (whole === parentName || (see && unseen(node))) return;
+        if (open && !settle()) return;
         // (Line breaks a person sees make lines of their own.)
         if (!(data.includes("\n") && keepsBreaks(node.parentElement)) && !cuts.has(node)) {
           if (!emit(`${indentOf(depth)}- text: ${cut(whole)}`, depth, "text", node, undefined, parentName, textIsName)) stoppedAt = node;
@@ -230,17 +330,28 @@
       if (node.nodeType !== 1) return;
       const el = node;
       if (SKIP.has(el.tagName)) return;
-      if (el.localName === "slot") {
+      // (Read once: each read is a call into the DOM.)
+      const tag = el.localName;
+      if (tag === "slot") {
         const fill = el.assignedNodes();
         if (fill.length) for (const a of fill) walk(a, depth, parentName, textIsName);
         else walkChildren(el, depth, parentName, textIsName);
         return;
       }
-      const h = hiddenOnce(el);
-      if (h === "all") return;
-      // Its own text is invisible too; a child that sets visible shows.
-      if (h === "self") { walkChildren(el, depth, parentName, textIsName, true); return; }
-      if (el.localName.includes("-") && !el.shadowRoot && closedHost(el)) closedHosts.add(el);
+      // (Left unsure if it turns out to have no line of its own: see
+      // `unsure`. Not an element whose look at its shadow root, custom
+      // element's closed root or generated text comes first.)
+      const lazy = !see && frameDepth === 0 && !tag.includes("-") && !claimed.has(el) && hiddenOf.get(el) === undefined &&
+        !el.shadowRoot && !wordsAnywhere();
+      if (lazy) {
+        if (hiddenByMarkup(el)) return;
+      } else {
+        const h = ask(el);
+        if (h === "all") return;
+        // Its own text is invisible too; a child that sets visible shows.
+        if (h === "self") { walkChildren(el, depth, parentName, textIsName, true); return; }
+      }
+      if (tag.includes("-") && !el.shadowRoot && closedHost(el)) closedHosts.add(el);
       // The surface an editor or slider draws: the control's line, once.
       const drawn = claimed.get(el);
       if (drawn) {
@@ -281,8 +392,13 @@
       // attribute read, not a call, for them.)
       const part = !click && !isFocusable && (GRID_PARTS.has(role) || el.hasAttribute("tabindex")) && !INTERACTIVE.has(role) && widgetPart(el, role);
       if ((role === "none" || role === "presentation" || TRANSPARENT.has(role)) && !name && !deferred && !isFocusable && !(part && !inControl && rovingLeaf(el, role))) {
-        walkChildren(el, depth, parentName, textIsName);
+        walkChildren(el, depth, parentName, textIsName, false, lazy);
         return;
+      }
+      if (lazy) {
+        const h = ask(el);
+        if (h === "all") return;
+        if (h === "self") { walkChildren(el, depth, parentName, textIsName, true); return; }
       }
       if (see) {
         if (unseen(el)) return;
@@ -324,7 +440,7 @@
       // Controls show their state on their own line; their inner DOM
       // (options excepted) is the browser's, not the page's.
       // (Options have no box while the list is closed: listed as they are.)
-      if (el.localName === "select") {
+      if (tag === "select") {
         for (const o of el.querySelectorAll("option")) {
           if (full) continue;
           if (o.hidden || getComputedStyle(o).display === "none") { if (see) leftOut.add(o); continue; }
@@ -335,7 +451,7 @@
         }
         return;
       }
-      if (el.localName === "textarea" || el.localName === "input") return;
+      if (tag === "textarea" || tag === "input") return;
       // An editable region (CodeMirror 6, a rich text box) shows its text
       // as its value, once.
       if ((role === "textbox" || role === "searchbox") && el.hasAttribute("contenteditable") && (later ? clean(valueOf(el, role)) : value)) return;
@@ -356,6 +472,7 @@
     } else {
       walk(root, 0, "", false);
     }
+    if (met && (!full || met.length >= metLast.length)) metLast = met;
     let more = 0;
     if (full && count) more = countAfter(stoppedAt, root);
     return { lines, full, more, frames, stoppedAt };
@@ -389,10 +506,23 @@
   function countAfter(node, root) {
     if (!node) return 0;
     const scope = root === document.documentElement || root === document.body ? document : root;
-    let n = 0;
-    for (const el of scope.querySelectorAll("a[href], button, input:not([type=hidden]), select, textarea, [role], [tabindex], summary")) {
-      if (node.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) n++;
+    const all = scope.querySelectorAll("a[href], button, input:not([type=hidden]), select, textarea, [role], [tabindex], summary");
+    const follows = (el) => node.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING;
+    // (The query's elements are in document order: when `node` is in the
+    // tree it looked in, those that follow it are the last ones, found by
+    // halving. Across a shadow root's or a frame's boundary the order
+    // compareDocumentPosition gives is its own: each is asked then.)
+    if (node.getRootNode() === scope.getRootNode()) {
+      let lo = 0, hi = all.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (follows(all[mid])) hi = mid;
+        else lo = mid + 1;
+      }
+      return all.length - lo;
     }
+    let n = 0;
+    for (const el of all) if (follows(el)) n++;
     return n;
   }
 

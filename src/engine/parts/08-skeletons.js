@@ -22,6 +22,7 @@
   const LIKE_RUN = 5;
   const SHOWN_OF_LIKE_RUN = 2;
   const EXCERPT = 80;
+  const NO_KIDS = Object.freeze([]);
 
   // Where `node` is against the viewport: VIEW_IN, VIEW_OUT (a box beside
   // or above it), VIEW_BELOW (a box wholly below it), VIEW_NO_BOX.
@@ -102,8 +103,10 @@
       const p = parent[i];
       if (p >= 0 && end[p] < end[i]) end[p] = end[i];
     }
-    const kids = Array.from({ length: n + 1 }, () => []);
-    for (let i = 0; i < n; i++) kids[parent[i] < 0 ? n : parent[i]].push(i);
+    // (A list only for the lines that have children: most have none.)
+    const kids = new Array(n + 1);
+    for (let i = 0; i < n; i++) (kids[parent[i] < 0 ? n : parent[i]] ||= []).push(i);
+    const kidsOf = (p) => kids[p < 0 ? n : p] || NO_KIDS;
     // A control in a row of a long table (a row's selection checkbox) is
     // row content: it folds with its row like the row's links.
     const manyRows = new Map();
@@ -113,7 +116,7 @@
       if (p < 0) return false;
       const table = parent[p];
       if (!manyRows.has(table)) {
-        const rows = kids[table < 0 ? n : table].filter((c) => recs[c].role === "row").length;
+        const rows = kidsOf(table).filter((c) => recs[c].role === "row").length;
         manyRows.set(table, rows >= LIKE_RUN);
       }
       return manyRows.get(table);
@@ -131,7 +134,7 @@
     // banners and dialogs live there. (Boxless lines are entered.)
     function scanView(p) {
       let below = 0;
-      for (const c of kids[p < 0 ? n : p]) {
+      for (const c of kidsOf(p)) {
         if (p >= 0 && below >= BELOW_RUN) return;
         const place = placeOf(recs[c].node);
         below = place === VIEW_BELOW ? below + 1 : 0;
@@ -181,7 +184,7 @@
     }
     function children(p) {
       let run = [];
-      for (const c of kids[p < 0 ? n : p]) {
+      for (const c of kidsOf(p)) {
         if (keep[c]) {
           if (run.length) { fold(p, run); run = []; }
           out.push(c);
