@@ -115,7 +115,9 @@ def targets():
 deadline = time.time() + 30
 while True:
     ts = targets()
-    worker = [t for t in ts if t["type"] == "service_worker" and "chrome-extension://" in t["url"]]
+    # tabwire's worker: the browser may run other extensions' workers too.
+    worker = [t for t in ts if t["type"] == "service_worker" and "chrome-extension://" in t["url"]
+              and t["url"].endswith("/background.js")]
     page = [t for t in ts if t["type"] == "page" and t["url"] == url]
     if worker and page:
         break
