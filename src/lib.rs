@@ -3,7 +3,7 @@
 //!
 //! # Layout
 //!
-//! - [`frame`]    length-prefixed codec for both framings, with size limits
+//! - [`wire`]     length-prefixed codec for both framings, with size limits
 //! - [`protocol`] envelopes shared by serve, native host and extension
 //! - [`broker`]   private runtime directory, serve sockets, peer-uid checks
 //! - [`host`]     `tabwire native-host`: origin check, discovery, routing

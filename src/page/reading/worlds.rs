@@ -223,7 +223,7 @@ impl Tab {
 
     /// [`Self::engine_call`]; with `target`, the handle it answers is an
     /// action's target, which the browser lets go of once it is old (see
-    /// [`Worlds::target_group`]).
+    /// [`TabWorlds::target_group`]).
     pub(in crate::page) async fn engine_eval(
         &self,
         frame: u32,
@@ -237,7 +237,7 @@ impl Tab {
     }
 
     /// The object group for an action's target handle in `session` (see
-    /// [`Worlds::target_group`]); the group it replaces is let go of.
+    /// [`TabWorlds::target_group`]); the group it replaces is let go of.
     async fn handle_group(&self, session: Option<&str>) -> String {
         let (group, old) = self
             .tab_state()

@@ -1,7 +1,7 @@
 //! What a feature may hook into a tab's life, so the client and the tab
 //! call a list instead of naming features (which would tie every feature
 //! to the client and the client to every feature). `page/mod.rs`, the top
-//! of the page layer, lists the features when a [`Client`] is made.
+//! of the page layer, lists the features when a [`Client`](super::client::Client) is made.
 
 use std::future::Future;
 use std::pin::Pin;
