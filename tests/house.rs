@@ -117,6 +117,93 @@ fn room_of_path(path: &str, rooms: &[String]) -> Option<String> {
         .map(|(_, room)| room.to_string())
 }
 
+/// The methods the files of `room` add to `Tab`, from their `impl Tab`
+/// blocks (a block opens at a line's start and ends at the first `}` there).
+fn tab_methods_of(room: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for file in rust_files(room) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut inside = false;
+        for line in text.lines() {
+            if line.starts_with("impl Tab {") {
+                inside = true;
+            } else if line.starts_with('}') {
+                inside = false;
+            } else if inside {
+                let item = line.strip_prefix("    ").unwrap_or("");
+                let item = item.trim_start_matches("pub(in crate::page) ");
+                let item = item.trim_start_matches("pub ").trim_start_matches("async ");
+                if let Some(rest) = item.strip_prefix("fn ") {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    names.push(name);
+                }
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn the_rooms_of_page_call_only_tab_methods_of_the_rooms_before_them() {
+    // A method on `Tab` needs no import, so the import rule above cannot
+    // see a room calling a method a room after it adds: this checks
+    // `self.NAME(` in `impl Tab` blocks and `tab.NAME(` anywhere against
+    // the room each method is defined in (Tab's methods share one
+    // namespace, so a name is one method).
+    let rooms = page_rooms();
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/page");
+    let defined: Vec<(String, usize)> = rooms
+        .iter()
+        .enumerate()
+        .flat_map(|(rank, room)| {
+            tab_methods_of(&page.join(room))
+                .into_iter()
+                .map(move |name| (name, rank))
+        })
+        .collect();
+    assert!(
+        defined.len() > 100,
+        "few methods found on Tab: {}",
+        defined.len()
+    );
+    let mut broken = Vec::new();
+    for (rank, room) in rooms.iter().enumerate() {
+        for file in rust_files(&page.join(room)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let mut inside = false;
+            for (i, line) in text.lines().enumerate() {
+                if line.starts_with("impl Tab {") {
+                    inside = true;
+                } else if line.starts_with('}') {
+                    inside = false;
+                }
+                let code = line.split("//").next().unwrap_or("");
+                for (name, at_rank) in defined.iter().filter(|(_, r)| *r > rank) {
+                    let called = code.contains(&format!("tab.{name}("))
+                        || (inside && code.contains(&format!("self.{name}(")));
+                    if called {
+                        broken.push(format!(
+                            "{}:{}: room {room} calls Tab::{name}, added by {}, listed after it: {}",
+                            file.display(),
+                            i + 1,
+                            rooms[*at_rank],
+                            line.trim()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "calls against the order of page/'s rooms (page/mod.rs):\n{}",
+        broken.join("\n")
+    );
+}
+
 #[test]
 fn the_rooms_of_page_import_only_the_rooms_before_them() {
     // page/mod.rs orders the rooms bottom up: a room may use the rooms

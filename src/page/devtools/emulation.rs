@@ -8,7 +8,6 @@
 use serde_json::{json, Value};
 
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// Sends what the tab emulates again when it is set up again.
@@ -17,6 +16,10 @@ pub struct Feature;
 impl crate::page::tab::feature::TabFeature for Feature {
     fn setup(&self, state: &mut crate::page::tab::calls::TabState) -> Vec<(&'static str, Value)> {
         state.slot::<Emulation>().commands()
+    }
+
+    fn head_note(&self, state: &mut crate::page::tab::calls::TabState) -> Option<String> {
+        state.slot::<Emulation>().summary()
     }
 }
 
@@ -357,8 +360,6 @@ fn accept_language(locale: &str) -> String {
     }
 }
 
-impl Client {}
-
 impl Tab {
     /// What `tab` emulates.
     pub fn emulation(&self) -> Emulation {
@@ -424,15 +425,6 @@ impl Tab {
         )
         .await
         .map(|_| ())
-    }
-
-    /// The page line (title and URL), and under it what the tab emulates.
-    pub fn page_head(&self, title: &str, url: &str) -> String {
-        let line = crate::engine::page_line(title, url, self.client().fence());
-        match self.tab_state().slot::<Emulation>().summary() {
-            Some(e) => format!("{line}\n{e}"),
-            None => line,
-        }
     }
 }
 

@@ -391,8 +391,6 @@ fn take_finished(s: &Client, d: &Started, path: &std::path::Path, mime: &str) ->
     }
 }
 
-impl Client {}
-
 impl Tab {
     /// The action about to run on `tab` clicks a download link: its answer
     /// waits a moment for the download to be announced.

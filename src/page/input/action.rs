@@ -14,10 +14,10 @@ use crate::error::ToolError;
 use crate::fence::Fence;
 use crate::page::downloads::download::ExpectDownload;
 use crate::page::navigation::load::{LoadEnd, LOAD_TIMEOUT};
+use crate::page::navigation::navigate::AFTER_QUEUED_TASKS;
 use crate::page::navigation::started_requests::After;
 use crate::page::reading::snapshot::View;
 use crate::page::tab::calls::next_event;
-use crate::page::tab::client::Client;
 use crate::page::tab::console_and_dialogs::{ConsoleEntry, Dialog};
 use crate::page::tab::current::Tab;
 use crate::page::tab::refs::SnapshotMark;
@@ -31,35 +31,6 @@ const NAV_START_WINDOW: Duration = Duration::from_millis(100);
 /// `Page.downloadWillBegin` comes a moment after that task (measured: a
 /// look without waiting misses `<a download>` under load).
 const LATE_START: Duration = Duration::from_millis(5);
-
-/// Resolves after the tasks queued before it (a posted message is not
-/// throttled, unlike timers in background tabs).
-///
-/// It then also waits (at most 400 ms) for the finite animations running
-/// by then (a drawer sliding in, a menu unfolding), so the answer reports
-/// where they come to rest. (`getAnimations` brings styles up to date
-/// first, so transitions the action caused are running by then.)
-pub(in crate::page) const AFTER_QUEUED_TASKS: &str =
-    "new Promise(r => { const c = new MessageChannel(); \
-  c.port1.onmessage = () => { \
-    const moving = document.getAnimations().filter(a => a.playState === 'running' && a.effect \
-      && Number.isFinite(a.effect.getComputedTiming().endTime)); \
-    if (!moving.length) return r(0); \
-    Promise.race([Promise.all(moving.map(a => a.finished.catch(() => 0))), \
-      new Promise(t => setTimeout(t, 400))]).then(() => r(0)); }; \
-  c.port2.postMessage(0); })";
-
-impl Client {}
-
-impl Tab {
-    /// Lets the page run what it queued and the finite animations running
-    /// then come to rest (at most 400 ms; a layout that changes with the
-    /// viewport's size transitions its parts), so what is read next is
-    /// the page at rest.
-    pub async fn until_at_rest(&self) {
-        let _ = tokio::time::timeout(Duration::from_secs(1), self.eval(AFTER_QUEUED_TASKS)).await;
-    }
-}
 
 /// What an action did to the page, for the tool's report.
 #[derive(Debug, Default)]
@@ -184,8 +155,6 @@ fn is_navigation_commit(method: &str, params: &Value) -> bool {
         _ => false,
     }
 }
-
-impl Client {}
 
 impl Tab {
     /// Runs `action`, then waits for a navigation it started (if any) to

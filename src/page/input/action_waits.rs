@@ -13,7 +13,6 @@ use crate::backend::TabEvent;
 use crate::page::navigation::socket_replies::SocketReplies;
 use crate::page::navigation::started_requests::LongLived;
 use crate::page::navigation::started_requests::{self, After, StartedRequests};
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// Resolves once the DOM has not changed for 25 ms (at most 300 ms: a
@@ -27,8 +26,6 @@ const DOM_QUIET: &str = "new Promise(r => { let t; const done = () => { o.discon
 /// timer or animation frame it scheduled makes (see the engine's
 /// `settle`).
 const LOOK_AHEAD: Duration = Duration::from_millis(400);
-
-impl Client {}
 
 impl Tab {
     /// The engine's `settle`: animations in shadow roots come to rest

@@ -25,7 +25,6 @@ use serde::Deserialize;
 use crate::backend::{TabEvent, TabId};
 use crate::engine::{self, Detail, Snapshot, MAX_SNAPSHOT};
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// How long a navigation may take before the tool returns anyway.
@@ -267,8 +266,6 @@ fn page_url<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
     let url = Option::<String>::deserialize(d)?;
     Ok(url.filter(|u| !u.starts_with("chrome-error:")))
 }
-
-impl Client {}
 
 impl Tab {
     /// Waits until the navigation an action or `Page.navigate` started has

@@ -1,15 +1,47 @@
 //! Navigating a tab: policy first, then the load wait, what the page
-//! fetches after it loads, and what interrupted the way there.
+//! fetches after it loads, and what interrupted the way there; and the
+//! wait for a page at rest (queued tasks, finite animations) that actions
+//! use too.
 
 use serde_json::{json, Value};
 
 use super::load::LoadEnd;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// Longest a failed navigation's answer waits for the error page.
 const ERROR_PAGE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Resolves after the tasks queued before it (a posted message is not
+/// throttled, unlike timers in background tabs).
+///
+/// It then also waits (at most 400 ms) for the finite animations running
+/// by then (a drawer sliding in, a menu unfolding), so the answer reports
+/// where they come to rest. (`getAnimations` brings styles up to date
+/// first, so transitions the action caused are running by then.)
+pub(in crate::page) const AFTER_QUEUED_TASKS: &str =
+    "new Promise(r => { const c = new MessageChannel(); \
+  c.port1.onmessage = () => { \
+    const moving = document.getAnimations().filter(a => a.playState === 'running' && a.effect \
+      && Number.isFinite(a.effect.getComputedTiming().endTime)); \
+    if (!moving.length) return r(0); \
+    Promise.race([Promise.all(moving.map(a => a.finished.catch(() => 0))), \
+      new Promise(t => setTimeout(t, 400))]).then(() => r(0)); }; \
+  c.port2.postMessage(0); })";
+
+impl Tab {
+    /// Lets the page run what it queued and the finite animations running
+    /// then come to rest (at most 400 ms; a layout that changes with the
+    /// viewport's size transitions its parts), so what is read next is
+    /// the page at rest.
+    pub async fn until_at_rest(&self) {
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_secs(1),
+            self.eval(AFTER_QUEUED_TASKS),
+        )
+        .await;
+    }
+}
 
 impl Tab {
     /// Reloads the tab's page (the load is awaited by the caller's settle).
@@ -147,8 +179,6 @@ impl Tab {
         Ok((load, notes))
     }
 }
-
-impl Client {}
 
 impl Tab {
     /// After a navigation: if the page landed on a blocked domain (a

@@ -4,10 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
-
-impl Client {}
 
 impl Tab {
     /// The cookies the browser would send to `url`, as CDP describes them.

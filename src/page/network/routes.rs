@@ -27,7 +27,6 @@ use super::url_globs::{cdp_pattern, glob_matches, literal_host, normalize};
 #[cfg(test)]
 use crate::backend::holds_paused;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// The tab's routes, conditions and headers, sent again on setup; the
@@ -180,8 +179,6 @@ pub struct RouteSpec<'a> {
     pub content_type: Option<&'a str>,
     pub headers: Vec<(String, String)>,
 }
-
-impl Client {}
 
 impl Tab {
     /// Adds a route to `tab` (replacing one with the same pattern) and

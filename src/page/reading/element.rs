@@ -8,7 +8,6 @@ use serde_json::{json, Value};
 
 use crate::engine::Ref;
 use crate::error::{ErrorKind, ToolError};
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// An element resolved from a ref or CSS selector.
@@ -59,8 +58,6 @@ impl Element {
         params
     }
 }
-
-impl Client {}
 
 impl Tab {
     /// `function` (a JS function of one element, its `this`) called with

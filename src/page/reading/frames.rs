@@ -12,7 +12,6 @@ use super::element::Element;
 use super::worlds::TabWorlds;
 use crate::engine;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// Most frame worlds kept per tab (MAX_FRAMES per level of a snapshot,
@@ -87,8 +86,6 @@ impl TabWorlds {
         self.frames.len()
     }
 }
-
-impl Client {}
 
 impl Tab {
     pub(in crate::page) fn frame_world(

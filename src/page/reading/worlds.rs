@@ -18,7 +18,6 @@ use super::frames::FrameWorld;
 use crate::engine::{self, Ref};
 use crate::error::{ErrorKind, ToolError};
 use crate::page::tab::calls::exception_text;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 /// An engine call the page is owed before it is next looked at (the tab's
@@ -191,8 +190,6 @@ fn engine_error(ex: &Value) -> ToolError {
         None => ToolError::other(text.strip_prefix("Error: ").unwrap_or(&text).to_string()),
     }
 }
-
-impl Client {}
 
 impl Tab {
     /// Leaves `method(args)` (a promise the engine settles) owed to the

@@ -7,7 +7,6 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::client::Client;
 use super::console_and_dialogs::{ConsoleEntry, Dialog, TabEvents};
 use super::feature::TopWorld;
 use super::slots::Slots;
@@ -129,8 +128,6 @@ pub fn exception_text(ex: &Value) -> String {
         .unwrap_or("unknown error")
         .to_string()
 }
-
-impl Client {}
 
 impl Tab {
     /// What every page command needs first: the tab's events flowing, and
@@ -371,6 +368,20 @@ impl Tab {
     /// The top frame's id, if navigation events told it.
     pub(in crate::page) fn known_main_frame(&self) -> Option<String> {
         self.tab_state().events.doc().map(|d| d.frame_id)
+    }
+
+    /// The page line (title and URL), and under it the lines features add
+    /// about how the tab shows the page (what it emulates).
+    pub fn page_head(&self, title: &str, url: &str) -> String {
+        let mut head = crate::engine::page_line(title, url, self.client().fence());
+        let mut state = self.tab_state();
+        for f in self.client().features() {
+            if let Some(note) = f.head_note(&mut state) {
+                head.push('\n');
+                head.push_str(&note);
+            }
+        }
+        head
     }
 
     /// Title and URL of the tab's page, for tool responses.

@@ -70,6 +70,12 @@ pub trait TabFeature: Send + Sync {
     ) {
     }
 
+    /// A line the feature adds under the page line of every answer, about
+    /// how the tab shows the page (what it emulates); None: nothing.
+    fn head_note(&self, _state: &mut TabState) -> Option<String> {
+        None
+    }
+
     /// The debugger let go of the tab: events may have been missed and it
     /// will be set up again.
     fn detached(&self, _state: &mut TabState) {}

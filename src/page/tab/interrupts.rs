@@ -82,8 +82,6 @@ pub struct Note {
     pub fatal: bool,
 }
 
-impl Client {}
-
 impl Tab {
     /// The notes recorded for `tab` since the last call, oldest first.
     pub fn take_notes(&self) -> Vec<Note> {

@@ -15,8 +15,6 @@ use crate::error::{ErrorKind, ToolError};
 use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
-impl Client {}
-
 impl Tab {
     /// Runs `tool` with `args` (already checked against its schema), for
     /// at most `limit`; cancels it in the page when that runs out or the

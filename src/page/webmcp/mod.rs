@@ -32,7 +32,6 @@ use serde_json::{json, Value};
 
 use crate::backend::TabEvent;
 use crate::error::ToolError;
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 /// A page's tools: the browser's (when the page has its registry) first,
 /// then the shim's.
@@ -48,8 +47,6 @@ pub struct Output {
     /// JSON): page data.
     pub text: String,
 }
-
-impl Client {}
 
 impl Tab {
     /// The tools the page in `tab` declares now.
