@@ -47,9 +47,9 @@ pub fn tools() -> Vec<ToolDef> {
 
 /// browser_navigate.
 async fn navigate(s: Client, a: NavigateArgs) -> Result<Response, ToolError> {
-    let tab = s.tab_to_navigate().await?;
-    let (mut load, notes) = s.on(tab).go(&a.url).await?;
-    let page = s.on(tab).snapshot_loaded(load.snapshot.take()).await?;
+    let tab = s.on(s.tab_to_navigate().await?);
+    let (mut load, notes) = tab.go(&a.url).await?;
+    let page = tab.snapshot_loaded(load.snapshot.take()).await?;
     Ok(Response::showing(View::Snapshot(page))
         .with_tail(&load.note())
         .with_tail(&notes))

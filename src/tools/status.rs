@@ -55,12 +55,11 @@ async fn status(s: Client, _: StatusArgs) -> Result<Response, ToolError> {
 /// from this serve (ref marks, frame worlds, console entries, requests
 /// and their id map).
 async fn debug_counts(s: &Client) -> String {
-    let Some(tab) = s.current_tab() else {
+    let Some(tab) = s.current_tab().map(|id| s.on(id)) else {
         return String::new();
     };
     let mut out = String::from("\nDebug counts:");
-    if let Ok(Some(stats)) = s
-        .on(tab)
+    if let Ok(Some(stats)) = tab
         .engine_value::<serde_json::Map<String, serde_json::Value>>(0, "stats", "")
         .await
     {
@@ -69,10 +68,9 @@ async fn debug_counts(s: &Client) -> String {
         }
     }
     let marks = s.last_snapshot().map_or(0, |m| m.entries());
-    let frames = s.on(tab).frame_count();
-    let (console, (requests, request_ids)) = s
-        .on(tab)
-        .with_events(|e| (e.console_kept(), e.network.kept()));
+    let frames = tab.frame_count();
+    let (console, (requests, request_ids)) =
+        tab.with_events(|e| (e.console_kept(), e.network.kept()));
     out.push_str(&format!(
         " serve.marks={marks} serve.frames={frames} serve.console={console} \
          serve.requests={requests} serve.request_ids={request_ids}"

@@ -31,10 +31,10 @@ async fn resize(s: Client, a: ResizeArgs) -> Result<Response, ToolError> {
             )));
         }
     }
-    let tab = s.tab().await?;
-    s.on(tab).set_viewport(a.width, a.height).await?;
-    s.on(tab).until_at_rest().await;
-    let got = s.on(tab).eval("[innerWidth, innerHeight]").await?;
+    let tab = s.on(s.tab().await?);
+    tab.set_viewport(a.width, a.height).await?;
+    tab.until_at_rest().await;
+    let got = tab.eval("[innerWidth, innerHeight]").await?;
     Ok(Response::text(format!(
         "Viewport is now {got} (width, height)."
     )))

@@ -133,17 +133,17 @@ pub const MCP_PREFIX: &str = "page_";
 /// schema with every description in it fenced too, its hints as MCP
 /// hints. None without a current tab, or on a page the policy keeps out.
 pub async fn as_mcp_tools(s: &Client) -> Vec<rmcp::model::Tool> {
-    let Some(tab) = s.current_tab() else {
+    let Some(tab) = s.current_tab().map(|id| s.on(id)) else {
         return Vec::new();
     };
-    let allowed = match s.on(tab).url().await {
+    let allowed = match tab.url().await {
         Ok(url) => s.policy().check_url(&url).is_ok(),
         Err(_) => false,
     };
     if !allowed {
         return Vec::new();
     }
-    let tools = match s.on(tab).page_tools().await {
+    let tools = match tab.page_tools().await {
         Ok(listing) => listing.tools,
         Err(e) => {
             tracing::debug!(error = %e, "listing the page's tools for tools/list");

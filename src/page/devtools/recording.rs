@@ -137,10 +137,9 @@ impl Client {
         }
         let before = self.current_tab();
         let mut found = HashMap::new();
-        if let Some(tab) = before {
+        if let Some(tab) = before.map(|id| self.on(id)) {
             // Only pages the policy lets tools read.
-            let allowed = self
-                .on(tab)
+            let allowed = tab
                 .tab_state()
                 .events
                 .url()
@@ -149,8 +148,8 @@ impl Client {
                 if found.contains_key(&t) {
                     continue;
                 }
-                if let Ok(el) = self.on(tab).element(&t).await {
-                    if let Ok(loc) = self.on(tab).locate(el).await {
+                if let Ok(el) = tab.element(&t).await {
+                    if let Ok(loc) = tab.locate(el).await {
                         found.insert(t, loc);
                     }
                 }

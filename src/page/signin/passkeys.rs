@@ -155,17 +155,15 @@ impl Client {
                 continue;
             }
             let armed = self.passkeys().armed.get(&t.tab_id).cloned();
+            let tab = self.on(t.tab_id);
             match armed {
                 Some(authenticator) => {
                     for c in credentials {
-                        self.on(t.tab_id)
-                            .cdp("WebAuthn.addCredential", add_credential(&authenticator, c))
+                        tab.cdp("WebAuthn.addCredential", add_credential(&authenticator, c))
                             .await?;
                     }
                 }
-                None if self.on(t.tab_id).is_set_up() => {
-                    self.on(t.tab_id).arm_authenticator().await?
-                }
+                None if tab.is_set_up() => tab.arm_authenticator().await?,
                 None => {}
             }
         }

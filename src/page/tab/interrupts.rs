@@ -25,8 +25,6 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::client::Client;
-use crate::backend::TabId;
 use crate::page::tab::current::Tab;
 
 /// Answers authentication challenges and leave questions; forgets a tab's
@@ -97,12 +95,8 @@ impl Tab {
 
     /// Marks `tab` as being left on purpose until the guard drops.
     pub fn leaving(&self) -> Leaving {
-        let tab = self.id();
         self.tab_state().slot::<TabInterrupts>().leaving += 1;
-        Leaving {
-            client: self.client().clone(),
-            tab,
-        }
+        Leaving { tab: self.clone() }
     }
 
     pub fn is_leaving(&self) -> bool {
@@ -112,13 +106,12 @@ impl Tab {
 
 /// While alive, the tab's `beforeunload` questions are accepted.
 pub struct Leaving {
-    client: Client,
-    tab: TabId,
+    tab: Tab,
 }
 
 impl Drop for Leaving {
     fn drop(&mut self) {
-        self.client.on(self.tab).if_tab_known(|t| {
+        self.tab.if_tab_known(|t| {
             t.slot::<TabInterrupts>().leaving = t.slot::<TabInterrupts>().leaving.saturating_sub(1);
         });
     }

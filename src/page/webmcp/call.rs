@@ -10,9 +10,8 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::{shim, Output, PageTool};
-use crate::backend::{TabEvent, TabId};
+use crate::backend::TabEvent;
 use crate::error::{ErrorKind, ToolError};
-use crate::page::tab::client::Client;
 use crate::page::tab::current::Tab;
 
 impl Tab {
@@ -57,7 +56,7 @@ impl Tab {
                 tool.name
             )));
         };
-        let mut pending = Pending::new(self.client(), tab, Running::Native(id.clone(), session));
+        let mut pending = Pending::new(self, Running::Native(id.clone(), session));
         let mut deadline = tokio::time::Instant::now() + limit;
         let mut navigated = false;
         loop {
@@ -157,9 +156,8 @@ impl Tab {
         args: Value,
         limit: Duration,
     ) -> Result<Output, ToolError> {
-        let tab = self.id();
         let id = format!("{:x}", rand_id());
-        let mut pending = Pending::new(self.client(), tab, Running::Shim(id.clone()));
+        let mut pending = Pending::new(self, Running::Shim(id.clone()));
         let call = self.call_page(
             shim::CALL,
             json!({"id": id, "name": tool.name, "args": args}),
@@ -194,8 +192,7 @@ impl Tab {
 /// answers (the wait ran out, the MCP request was cancelled, the user
 /// stopped), it cancels the call in the page.
 struct Pending {
-    client: Client,
-    tab: TabId,
+    tab: Tab,
     running: Option<Running>,
 }
 
@@ -206,10 +203,9 @@ enum Running {
 }
 
 impl Pending {
-    fn new(client: &Client, tab: TabId, running: Running) -> Self {
+    fn new(tab: &Tab, running: Running) -> Self {
         Pending {
-            client: client.clone(),
-            tab,
+            tab: tab.clone(),
             running: Some(running),
         }
     }
@@ -224,14 +220,13 @@ impl Drop for Pending {
         let Some(running) = self.running.take() else {
             return;
         };
-        let (client, tab) = (self.client.clone(), self.tab);
+        let tab = self.tab.clone();
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         runtime.spawn(async move {
             let sent = match running {
-                Running::Native(id, session) => client
-                    .on(tab)
+                Running::Native(id, session) => tab
                     .cdp_in(
                         session.as_deref(),
                         "WebMCP.cancelInvocation",
@@ -239,8 +234,7 @@ impl Drop for Pending {
                     )
                     .await
                     .map(|_| ()),
-                Running::Shim(id) => client
-                    .on(tab)
+                Running::Shim(id) => tab
                     .call_page(shim::CANCEL, json!({"id": id}))
                     .await
                     .map(|_| ()),
