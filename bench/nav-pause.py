@@ -65,7 +65,10 @@ def run(binary):
         # request going out (where a paused request waits).
         r = rpc("tools/call", {"name": "browser_evaluate", "arguments": {"function":
             "() => { const n = performance.getEntriesByType('navigation')[0]; return n.requestStart - n.fetchStart; }"}})
-        waited = float(r["result"]["content"][0]["text"].split("\n")[-1])
+        # (The value is the last line that is a number: the answer wraps
+        # what the page returned in page-content markers.)
+        waited = next(float(l) for l in reversed(r["result"]["content"][0]["text"].split("\n"))
+                      if l.strip().replace(".", "", 1).isdigit())
         return took, waited
     for _ in range(3): nav(f"{base}/warm")
     out = [nav(f"{base}/{'a' if i % 2 else 'b'}?{i}") for i in range(40)]

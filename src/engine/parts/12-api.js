@@ -386,10 +386,12 @@
   // inside another call (a reader's T.text() inside read()): Rust's own
   // scripts call nameOf, roleOf and text directly, and a page that changed
   // since the last call must not be judged by what that call saw.
+  // The first call also starts watching the document for changes (see
+  // watch()).
   let depth = 0;
   for (const [key, f] of Object.entries(api)) {
     api[key] = function (...args) {
-      if (depth === 0) fresh();
+      if (depth === 0) { watch(document); fresh(); }
       depth++;
       try { return f.apply(this, args); } finally { depth--; }
     };
