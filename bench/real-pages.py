@@ -29,7 +29,9 @@ Needs: bench/real-site.sh running (it serves the pages), Chromium at
 debug; TABWIRE_BIN picks one). Prints a table with the issue's targets and
 writes JSON to bench/results/real-pages-<time>.json.
 
-Run: python3 bench/real-pages.py [--runs N] [--no-peers] [--no-debugging-bar]
+Run: python3 bench/real-pages.py [--runs N] [--no-peers] [--no-debugging-bar] [--compare BIN]
+(--compare: a second tabwire binary, its servers labelled "…@compare", run
+in the same interleaved rounds: before and after a change, in one run)
 (--no-debugging-bar: tabwire's browsers start with
 --silent-debugger-extension-api, so Chrome shows no "started debugging this
 browser" bar; a user's browser shows it, so the headline runs keep it)
@@ -227,6 +229,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-debugging-bar", action="store_true")
+    ap.add_argument("--compare", metavar="BIN",
+                    help="another tabwire binary (e.g. a build of main), run in the same rounds")
     a = ap.parse_args()
     TMP = tempfile.mkdtemp(prefix="tabwire-real-pages-")
     for url in (BIG, f"{ADMIN}/admin/login/"):
@@ -237,6 +241,12 @@ def main():
     b = tabwire_bin("real-pages")
     bar = ("--silent-debugger-extension-api",) if a.no_debugging_bar else ()
     env, servers = tabwire_servers(b, TMP, bar)
+    servers = [(label, argv, env) for label, argv in servers]
+    if a.compare:
+        # (A profile, a browser and an environment of its own.)
+        os.makedirs(f"{TMP}/compare")
+        env2, more = tabwire_servers(os.path.abspath(a.compare), f"{TMP}/compare", bar)
+        servers += [(f"{label}@compare", argv, env2) for label, argv in more]
     if not a.no_peers:
         pw = f"{ROOT}/bench/.cache/node_modules/@playwright/mcp/cli.js"
         if not os.path.exists(pw):
@@ -246,7 +256,7 @@ def main():
                            env=dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1"))
         servers.append(("playwright-mcp", ["node", pw, "--headless", "--isolated", "--no-sandbox",
                                            "--executable-path", CHROMIUM, "--output-dir",
-                                           f"{TMP}/pw-out"]))
+                                           f"{TMP}/pw-out"], env))
     def progress(what):
         print(f"\rreal-pages: {what}\033[K", end="", file=sys.stderr, flush=True)
     runners = []
@@ -256,9 +266,9 @@ def main():
         runners.append(BrowserThenRead(f"{TMP}/read"))
         runners.append(EngineAlone(f"{TMP}/engine"))
         served_errors = {}
-        for label, argv in servers:
+        for label, argv, server_env in servers:
             try:
-                runners.append(Served(McpServer(label, argv, env, TMP, client="real-pages")))
+                runners.append(Served(McpServer(label, argv, server_env, TMP, client="real-pages")))
             except Exception as e:
                 served_errors[label] = {"error": str(e)}
         results = navigate_passes(runners, a.runs, progress)
@@ -315,8 +325,8 @@ def main():
     if alone and read and floor:
         print(f"  the page's own work after its load, and one read: {read - alone:+.0f} ms "
               f"({read / alone:.2f}× the browser's loads); the engine on top of that: {floor - read:+.0f} ms")
-    for l, r in (("extension", ext), ("cdp", cdp)):
-        if "navigate_snapshot_total_ms" in r and alone:
+    for l, r in results.items():
+        if l.startswith("tabwire") and "navigate_snapshot_total_ms" in r and alone:
             print(f"  {l}: navigate + snapshot {r['navigate_snapshot_total_ms'] / alone:.2f}× the browser's loads "
                   f"(issue 46: ≤ 1.25)")
     if floor and alone:
@@ -331,7 +341,7 @@ def main():
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
     path = f"{ROOT}/bench/results/real-pages-{stamp}.json"
     with open(path, "w") as f:
-        json.dump({"tabwire": b, "runs": a.runs, "debugging_bar": not a.no_debugging_bar,
+        json.dump({"tabwire": b, "compare": a.compare, "runs": a.runs, "debugging_bar": not a.no_debugging_bar,
                    "pages": PAGES, "results": results}, f, indent=1)
     print(f"wrote {path}", file=sys.stderr)
 
