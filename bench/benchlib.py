@@ -110,6 +110,12 @@ def ref_of(snapshot, role, name):
     return m.group(1)
 
 
+def page_data(text):
+    """The JSON value of a browser_evaluate answer (inside its fence)."""
+    m = re.search(r"<<page-content \w+>>\n?(.*?)<<end-page-content \w+>>", text, re.S)
+    return json.loads(m.group(1) if m else text.split("\n", 1)[1])
+
+
 def write_results(bench, data):
     """Writes `data` as bench/results/<bench>-<UTC time>.json; its path."""
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")

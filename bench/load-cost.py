@@ -27,13 +27,12 @@ bench/results/load-cost-<time>.json.
 import argparse
 import importlib.util
 import os
-import re
 import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin, tabwire_servers, write_results  # noqa: E402
+from benchlib import McpServer, page_data, tabwire_bin, tabwire_servers, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _spec = importlib.util.spec_from_file_location("real_pages", f"{ROOT}/bench/real-pages.py")
@@ -43,12 +42,9 @@ _spec.loader.exec_module(real_pages)
 LOAD_START = "performance.getEntriesByType('navigation')[0].loadEventStart"
 
 
-class Undriven:
+class Undriven(real_pages.RawFloor):
     """A tab nobody drives: Page.navigate, the load event, the page's clock."""
     label = "no one driving"
-
-    def __init__(self, home):
-        self.c = real_pages.raw_browser(home)
 
     def load_ms(self, url):
         c = self.c
@@ -57,25 +53,14 @@ class Undriven:
         return r["result"]["value"]
 
 
-class Driven:
-    """A tab tabwire drives: browser_navigate, then the page's clock."""
-
-    def __init__(self, server):
-        self.server = server
-        self.label = server.label
-        server.call("browser_navigate", {"url": f"{real_pages.DOCS}/index.html"})
-        server.call("browser_resize", {"width": 1280, "height": 720})
+class Driven(real_pages.Served):
+    """A tab tabwire drives (warmed up and sized as real-pages.py's):
+    browser_navigate, then the page's clock."""
 
     def load_ms(self, url):
         self.server.call("browser_navigate", {"url": url})
         _, text = self.server.call("browser_evaluate", {"function": f"() => {LOAD_START}"})
-        # (The answer wraps what the page returned in page-content
-        # markers: the number is the line that is one.)
-        return next(float(l) for l in reversed(text.split("\n"))
-                    if re.fullmatch(r"\s*\d+(\.\d+)?\s*", l))
-
-    def stop(self):
-        self.server.stop()
+        return float(page_data(text))
 
 
 def main():
@@ -87,7 +72,6 @@ def main():
     b = tabwire_bin("load-cost")
     bar = ("--silent-debugger-extension-api",) if a.no_debugging_bar else ()
     env, servers = tabwire_servers(b, tmp, bar)
-    os.makedirs(f"{tmp}/raw")
     tabs = [Undriven(f"{tmp}/raw")]
     tabs += [Driven(McpServer(label, argv, env, tmp, client="load-cost")) for label, argv in servers]
     pages = real_pages.PAGES
@@ -106,7 +90,7 @@ def main():
                         times[t.label][u].append(ms)
     finally:
         for t in tabs:
-            (t.c.stop if isinstance(t, Undriven) else t.stop)()
+            t.stop()
     print(file=sys.stderr)
     medians = {label: {u: statistics.median(v) for u, v in per.items()} for label, per in times.items()}
     print("| page | " + " | ".join(medians) + " |")

@@ -14,6 +14,9 @@ Run: python3 bench/nav-pause.py extension|cdp BIN [BIN ...]
 import json, os, subprocess, sys, tempfile, threading, time, atexit
 import http.server, socketserver
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import page_data  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 backend, bins = sys.argv[1], sys.argv[2:]
 
@@ -65,10 +68,7 @@ def run(binary):
         # request going out (where a paused request waits).
         r = rpc("tools/call", {"name": "browser_evaluate", "arguments": {"function":
             "() => { const n = performance.getEntriesByType('navigation')[0]; return n.requestStart - n.fetchStart; }"}})
-        # (The value is the last line that is a number: the answer wraps
-        # what the page returned in page-content markers.)
-        waited = next(float(l) for l in reversed(r["result"]["content"][0]["text"].split("\n"))
-                      if l.strip().replace(".", "", 1).isdigit())
+        waited = float(page_data(r["result"]["content"][0]["text"]))
         return took, waited
     for _ in range(3): nav(f"{base}/warm")
     out = [nav(f"{base}/{'a' if i % 2 else 'b'}?{i}") for i in range(40)]

@@ -75,7 +75,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+from benchlib import McpServer, page_data, tabwire_bin, tabwire_servers  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -178,12 +178,6 @@ def ref(text, role, name):
 
 def has_ref(text, role, name):
     return re.search(role + r' "' + re.escape(name) + r'"[^\n]*?\[ref=(\w+)\]', text) is not None
-
-
-def page_data(text):
-    """The JSON value of a browser_evaluate answer (inside its fence)."""
-    m = re.search(r"<<page-content \w+>>\n?(.*?)<<end-page-content \w+>>", text, re.S)
-    return json.loads(m.group(1) if m else text.split("\n", 1)[1])
 
 
 def oracle(server, fn):

@@ -59,21 +59,31 @@ def raw_browser(home):
     return c
 
 
-class BrowserAlone:
-    """The browser's own time for a page: Page.navigate → its load event."""
-    label = "browser alone (loads only)"
+class RawFloor:
+    """A floor's browser (raw_browser()), with `world` (a script) registered
+    for new documents in an isolated world "tabwire" as tabwire registers
+    its engine, if given."""
 
-    def __init__(self, home):
+    def __init__(self, home, world=None):
         self.c = raw_browser(home)
-
-    def page(self, url):
-        return self.c.time_to(url, "/" + url.split("/", 3)[3], "load")
+        if world is not None:
+            self.c.send("Runtime.enable", {}, self.c.session)
+            self.c.send("Page.addScriptToEvaluateOnNewDocument",
+                        {"source": world, "worldName": "tabwire"}, self.c.session)
 
     def stop(self):
         self.c.stop()
 
 
-class BrowserThenRead:
+class BrowserAlone(RawFloor):
+    """The browser's own time for a page: Page.navigate → its load event."""
+    label = "browser alone (loads only)"
+
+    def page(self, url):
+        return self.c.time_to(url, "/" + url.split("/", 3)[3], "load")
+
+
+class BrowserThenRead(RawFloor):
     """What any reader of the page waits for, engine or not: Page.navigate
     → load → one trivial Runtime.evaluate in an isolated world made for new
     documents as tabwire makes its own. The page's own work after its load
@@ -87,10 +97,7 @@ class BrowserThenRead:
     LATE = "performance.now() - performance.getEntriesByType('navigation')[0].loadEventEnd"
 
     def __init__(self, home):
-        self.c = raw_browser(home)
-        self.c.send("Runtime.enable", {}, self.c.session)
-        self.c.send("Page.addScriptToEvaluateOnNewDocument",
-                    {"source": "0", "worldName": "tabwire"}, self.c.session)
+        super().__init__(home, world="0")
         self.late = {}
 
     def page(self, url):
@@ -103,11 +110,8 @@ class BrowserThenRead:
         self.late.setdefault(url, []).append(r["result"]["value"])
         return ms
 
-    def stop(self):
-        self.c.stop()
 
-
-class EngineAlone:
+class EngineAlone(RawFloor):
     """The floor for a server that answers a navigation with tabwire's
     skeleton: Page.navigate → load → the engine's `loaded()` look with the
     skeleton (one Runtime.evaluate in its world, as tabwire's load probe
@@ -117,11 +121,7 @@ class EngineAlone:
     LOOK = "__tabwire.loaded({snapshot: {budget: 40000, skeleton: 12000}, follow: 0})"
 
     def __init__(self, home):
-        self.c = raw_browser(home)
-        self.c.send("Runtime.enable", {}, self.c.session)
-        engine = engine_source.source()
-        self.c.send("Page.addScriptToEvaluateOnNewDocument",
-                    {"source": engine, "worldName": "tabwire"}, self.c.session)
+        super().__init__(home, world=engine_source.source())
 
     def page(self, url):
         c = self.c
@@ -132,9 +132,6 @@ class EngineAlone:
         if "snapshot" not in answer.get("result", {}).get("value", {}):
             raise RuntimeError(f"engine alone: no snapshot for {url}: {str(answer)[:300]}")
         return (time.perf_counter() - t0) * 1000
-
-    def stop(self):
-        self.c.stop()
 
 
 class Served:
