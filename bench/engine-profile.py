@@ -13,7 +13,9 @@ a full 40 KB snapshot.
 
 Needs Chromium at /usr/lib/chromium/chromium and `sh bench/real-site.sh &`
 for the default page (python3-doc's stdtypes.html).
-Run: python3 bench/engine-profile.py [URL] [--calls 10] [--engine current|@REV|FILE]
+Run: python3 bench/engine-profile.py [URL] [--calls 10] [--engine current|@REV|FILE] [--cold]
+(--cold: the first skeleton on each of --calls fresh documents, the call a
+navigation's answer makes, instead of repeated calls on one document)
 Prints a table per part and the top functions, and writes
 bench/results/engine-profile-<time>.json.
 """
@@ -26,7 +28,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fidelity import Pipe, engine_tab  # noqa: E402
+from fidelity import Pipe, engine_in, engine_tab  # noqa: E402
 import engine_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -102,11 +104,31 @@ def attribute(prof, spans, engine_ids):
     return by_bucket, by_fn
 
 
+def cold_profiles(cdp, s, url, source, expr, calls, spans):
+    """The first call on each of `calls` fresh documents, profiled one by
+    one (what a navigation's answer pays): summed buckets and functions,
+    and the mean wall time."""
+    buckets, fns, wall = collections.Counter(), collections.Counter(), 0.0
+    for i in range(calls):
+        print(f"\rengine-profile: cold call {i + 1}/{calls}\033[K", end="", file=sys.stderr, flush=True)
+        # (A new document: a new world, code V8 has not run yet.)
+        ctx = engine_in(cdp, s, url, source)
+        prof, ms = profile(cdp, s, ctx, expr, 1)
+        b, f = attribute(prof, spans, set())
+        buckets.update(b)
+        fns.update(f)
+        wall += ms
+    print(file=sys.stderr)
+    return buckets, fns, wall / calls
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("url", nargs="?", default="http://127.0.0.1:8765/library/stdtypes.html")
     ap.add_argument("--calls", type=int, default=10)
     ap.add_argument("--engine", default="current")
+    ap.add_argument("--cold", action="store_true",
+                    help="profile the first skeleton on each of --calls fresh documents instead")
     args = ap.parse_args()
     source = engine_source.load(args.engine)
     spans, line = [], 0
@@ -117,14 +139,21 @@ def main():
     results = {}
     try:
         # (Named, so the profile can tell the engine's frames.)
-        s, ctx = engine_tab(cdp, args.url, f"{source}\n//# sourceURL={ENGINE_URL}")
+        named = f"{source}\n//# sourceURL={ENGINE_URL}"
+        s, ctx = engine_tab(cdp, args.url, named)
         engine_ids = set()
         for name, expr in CALLS.items():
-            # Warm up: the first call compiles and fills the caches.
-            cdp.send("Runtime.evaluate", {"expression": expr, "contextId": ctx, "returnByValue": True}, s)
-            print(f"engine-profile: profiling {args.calls} {name} calls", file=sys.stderr, flush=True)
-            prof, wall = profile(cdp, s, ctx, expr, args.calls)
-            buckets, fns = attribute(prof, spans, engine_ids)
+            if args.cold:
+                if name != "skeleton":
+                    continue
+                buckets, fns, wall = cold_profiles(cdp, s, args.url, named, expr, args.calls, spans)
+                name = "skeleton, first call on a fresh document"
+            else:
+                # Warm up: the first call compiles and fills the caches.
+                cdp.send("Runtime.evaluate", {"expression": expr, "contextId": ctx, "returnByValue": True}, s)
+                print(f"engine-profile: profiling {args.calls} {name} calls", file=sys.stderr, flush=True)
+                prof, wall = profile(cdp, s, ctx, expr, args.calls)
+                buckets, fns = attribute(prof, spans, engine_ids)
             total = sum(buckets.values()) or 1
             results[name] = {
                 "wall_ms_per_call": round(wall, 1),
@@ -144,7 +173,8 @@ def main():
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")
     out = os.path.join(ROOT, "bench/results", f"engine-profile-{stamp}.json")
     with open(out, "w") as f:
-        json.dump({"url": args.url, "engine": args.engine, "calls": args.calls, "results": results}, f, indent=1)
+        json.dump({"url": args.url, "engine": args.engine, "calls": args.calls, "cold": args.cold,
+                   "results": results}, f, indent=1)
     print(f"\nwrote {os.path.relpath(out, ROOT)}", file=sys.stderr)
 
 

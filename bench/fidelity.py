@@ -195,6 +195,12 @@ def engine_tab(cdp, url, source, name="tabwire"):
     """A fresh tab at `url`, loaded, with `source` (the engine) evaluated
     in an isolated world `name` as serve puts it there: (session, context id)."""
     s = cdp.open_tab()
+    return s, engine_in(cdp, s, url, source, name)
+
+
+def engine_in(cdp, s, url, source, name="tabwire"):
+    """Tab `s` loaded at `url` (a new document), with `source` evaluated in
+    an isolated world `name`: the world's context id."""
     cdp.send("Page.navigate", {"url": url}, s)
     for _ in range(200):
         r = cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True}, s)
@@ -204,7 +210,7 @@ def engine_tab(cdp, url, source, name="tabwire"):
     frame = cdp.send("Page.getFrameTree", {}, s)["frameTree"]["frame"]["id"]
     ctx = cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": name}, s)["executionContextId"]
     cdp.send("Runtime.evaluate", {"expression": source, "contextId": ctx}, s)
-    return s, ctx
+    return ctx
 
 
 def clean(s):

@@ -17,7 +17,12 @@ as tabwire's load probe takes it: what any server that answers with this
 skeleton pays, with no tabwire process in the way); and between them the
 browser, then one read (the same loads, then one trivial evaluate: what
 any reader waits for, since the page's own work after its load event
-runs first).
+runs first; after that read, timed in the page and outside the pass, a
+walk that only visits every node: the least any reader that counts what
+a page holds must add). Each floor's parts are also timed by the pages'
+own clocks (Navigation Timing, performance.now()), which are free of the
+±10 % one browser differs from another by: the load, the page's own work
+after it, the bare walk, the engine's look.
 
 The navigate + snapshot passes are interleaved: every server and floor is
 started first, then each round runs one pass of each, in an order that
@@ -92,13 +97,26 @@ class BrowserThenRead(RawFloor):
     plus one round trip; the engine alone minus this floor is the engine."""
     label = "browser, then one read"
 
-    # (By the page's own clock: how long after its load event ended the
-    # read began, free of the noise of whole loads.)
-    LATE = "performance.now() - performance.getEntriesByType('navigation')[0].loadEventEnd"
+    # (By the page's own clock: when its load event ended, and how long
+    # after that the read began, free of the noise of whole loads.)
+    LATE = ("(() => { const end = performance.getEntriesByType('navigation')[0].loadEventEnd;"
+            " return [end, performance.now() - end]; })()")
+
+    # The least any reader that counts what a page holds must do after
+    # that read: visit every node once (into open shadow roots), reading
+    # an element's name and a text's words, and judge nothing. Timed in
+    # the page after the read (so not in this floor's pass), in a world
+    # as fresh as the engine's first call finds it.
+    WALK = """(() => { const t0 = performance.now(); let n = 0;
+      const visit = (p) => { for (let c = p.firstChild; c; c = c.nextSibling) { n++;
+        if (c.nodeType === 1) { c.localName; visit(c.shadowRoot || c); } else if (c.nodeType === 3) c.data; } };
+      visit(document.documentElement); return [performance.now() - t0, n]; })()"""
 
     def __init__(self, home):
         super().__init__(home, world="0")
         self.late = {}
+        self.load = {}
+        self.walk = {}
 
     def page(self, url):
         c = self.c
@@ -107,7 +125,12 @@ class BrowserThenRead(RawFloor):
         r = c.send("Runtime.evaluate", {"expression": self.LATE, "contextId": world,
                                         "returnByValue": True}, c.session)
         ms = (time.perf_counter() - t0) * 1000
-        self.late.setdefault(url, []).append(r["result"]["value"])
+        end, late = r["result"]["value"]
+        self.load.setdefault(url, []).append(end)
+        self.late.setdefault(url, []).append(late)
+        w = c.send("Runtime.evaluate", {"expression": self.WALK, "contextId": world,
+                                        "returnByValue": True}, c.session)
+        self.walk.setdefault(url, []).append(w["result"]["value"][0])
         return ms
 
 
@@ -118,10 +141,15 @@ class EngineAlone(RawFloor):
     sends it), with the engine registered for new documents as tabwire
     does, and no tabwire process."""
     label = "engine alone (load + skeleton)"
-    LOOK = "__tabwire.loaded({snapshot: {budget: 40000, skeleton: 12000}, follow: 0})"
+    # (With the page's own clock around it: when the load event ended,
+    # when the look began and when it ended.)
+    LOOK = ("(async () => { const t0 = performance.now();"
+            " const look = await __tabwire.loaded({snapshot: {budget: 40000, skeleton: 12000}, follow: 0});"
+            " return {look, clock: [performance.getEntriesByType('navigation')[0].loadEventEnd, t0, performance.now()]}; })()")
 
     def __init__(self, home):
         super().__init__(home, world=engine_source.source())
+        self.clock = {}
 
     def page(self, url):
         c = self.c
@@ -129,9 +157,12 @@ class EngineAlone(RawFloor):
         world = c.load_in_world(url, "tabwire")
         answer = c.send("Runtime.evaluate", {"expression": self.LOOK, "contextId": world,
                                              "awaitPromise": True, "returnByValue": True}, c.session)
-        if "snapshot" not in answer.get("result", {}).get("value", {}):
+        ms = (time.perf_counter() - t0) * 1000
+        value = answer.get("result", {}).get("value", {})
+        if "snapshot" not in value.get("look", {}):
             raise RuntimeError(f"engine alone: no snapshot for {url}: {str(answer)[:300]}")
-        return (time.perf_counter() - t0) * 1000
+        self.clock.setdefault(url, []).append(value["clock"])
+        return ms
 
 
 class Served:
@@ -225,6 +256,30 @@ def measure(server, runs, progress):
     out["big_hover_ms"] = statistics.median(hovers)
     out["big_press_key_ms"] = statistics.median(keys)
     return out
+
+
+def page_clock_shares(runners):
+    """The floors' parts by the pages' own clocks, sums over the pages
+    of medians: the load (navigation start → end of the load event), the
+    page's own work before a read could begin, a bare walk, and the
+    engine's look. None if a floor is missing."""
+    reader = next((r for r in runners if isinstance(r, BrowserThenRead)), None)
+    engine = next((r for r in runners if isinstance(r, EngineAlone)), None)
+    if not (reader and reader.load and engine and engine.clock):
+        return None
+    total = lambda per_url: sum(statistics.median(v) for v in per_url.values())
+    loads, own, walk = total(reader.load), total(reader.late), total(reader.walk)
+    e_loads = total({u: [c[0] for c in cs] for u, cs in engine.clock.items()})
+    e_own = total({u: [c[1] - c[0] for c in cs] for u, cs in engine.clock.items()})
+    e_look = total({u: [c[2] - c[1] for c in cs] for u, cs in engine.clock.items()})
+    per_page = {u: {"load_ms": statistics.median(reader.load[u]), "own_work_ms": statistics.median(reader.late[u]),
+                    "bare_walk_ms": statistics.median(reader.walk[u]),
+                    "engine_ms": statistics.median([c[2] - c[1] for c in engine.clock[u]])}
+                for u in reader.load if u in engine.clock}
+    return {"per_page": per_page, "loads_ms": loads, "own_work_ms": own, "bare_walk_ms": walk,
+            "walker_x": (loads + own + walk) / loads,
+            "engine_loads_ms": e_loads, "engine_own_work_ms": e_own, "engine_ms": e_look,
+            "engine_x": (e_loads + e_own + e_look) / e_loads}
 
 
 def main():
@@ -332,6 +387,31 @@ def main():
         results["browser, then one read"]["read_after_load_event_ms"] = late
         print(f"  the read began {late:.0f} ms after the load events ended, by the pages' own clocks "
               f"(sum of medians over the six pages): the page's own work after its load")
+    if reader and reader.walk and read and alone:
+        walk = sum(statistics.median(v) for v in reader.walk.values())
+        results["browser, then one read"]["bare_walk_ms"] = walk
+        print(f"  a walk that only visits every node, after that read: {walk:.0f} ms in the pages (sum of medians); "
+              f"the cheapest reader that counts a page's nodes: {(read + walk) / alone:.2f}× the browser's loads")
+    # The same shares by the pages' own clocks, each floor's in its own
+    # browser: free of the ±10 % one browser differs from another by.
+    by_clock = page_clock_shares(runners)
+    if by_clock:
+        results["by the pages' own clocks"] = by_clock
+        print(f"  by the pages' own clocks (sums of medians): loads {by_clock['loads_ms']:.0f} ms; "
+              f"after them, the page's own work {by_clock['own_work_ms']:.0f} ms, a bare walk "
+              f"{by_clock['bare_walk_ms']:.0f} ms ({by_clock['walker_x']:.2f}× the loads); in the engine's browser, "
+              f"loads {by_clock['engine_loads_ms']:.0f} ms, the page's own work {by_clock['engine_own_work_ms']:.0f} ms, "
+              f"the engine {by_clock['engine_ms']:.0f} ms ({by_clock['engine_x']:.2f}× the loads)")
+        if alone:
+            # (Issue 46 counts against Page.navigate → load event, which is
+            # longer than the page's own clock: those parts added to it.)
+            own, walk = by_clock["own_work_ms"], by_clock["bare_walk_ms"]
+            look = by_clock["engine_own_work_ms"] + by_clock["engine_ms"]
+            by_clock["issue_floors_x"] = {"own_work": (alone + own) / alone, "bare_walk": (alone + own + walk) / alone,
+                                          "engine": (alone + look) / alone}
+            print(f"  those parts added to the browser alone ({alone:.0f} ms): the page's own work "
+                  f"{(alone + own) / alone:.2f}×, then a bare walk {(alone + own + walk) / alone:.2f}×; "
+                  f"the page's own work and the engine {(alone + look) / alone:.2f}×")
     if alone and read and floor:
         print(f"  the page's own work after its load, and one read: {read - alone:+.0f} ms "
               f"({read / alone:.2f}× the browser's loads); the engine on top of that: {floor - read:+.0f} ms")
