@@ -116,6 +116,16 @@ def page_data(text):
     return json.loads(m.group(1) if m else text.split("\n", 1)[1])
 
 
+def bench_module(name):
+    """The bench script bench/<name>.py as a module: its name has a dash,
+    so no import statement reaches it."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), f"{ROOT}/bench/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def write_results(bench, data):
     """Writes `data` as bench/results/<bench>-<UTC time>.json; its path."""
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%SZ")

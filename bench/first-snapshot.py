@@ -20,20 +20,17 @@ Prints the median of each snapshot's time per page and writes
 bench/results/first-snapshot-<time>.json.
 """
 import argparse
-import importlib.util
 import os
 import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import write_results  # noqa: E402
+from benchlib import bench_module, write_results  # noqa: E402
 import engine_source  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_spec = importlib.util.spec_from_file_location("nav_waits", f"{ROOT}/bench/nav-waits.py")
-nav_waits = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(nav_waits)
+nav_waits = bench_module("nav-waits")
 
 DOCS = "http://127.0.0.1:8765"
 PAGES = [f"{DOCS}/library/stdtypes.html", f"{DOCS}/library/os.html",

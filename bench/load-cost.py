@@ -25,19 +25,16 @@ Prints the median load time of each page per tab and writes
 bench/results/load-cost-<time>.json.
 """
 import argparse
-import importlib.util
 import os
 import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, page_data, tabwire_bin, tabwire_servers, write_results  # noqa: E402
+from benchlib import McpServer, bench_module, page_data, tabwire_bin, tabwire_servers, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_spec = importlib.util.spec_from_file_location("real_pages", f"{ROOT}/bench/real-pages.py")
-real_pages = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(real_pages)
+real_pages = bench_module("real-pages")
 
 LOAD_START = "performance.getEntriesByType('navigation')[0].loadEventStart"
 

@@ -27,7 +27,6 @@ Prints a table per backend and writes bench/results/nav-parts-<time>.json.
 import argparse
 import collections
 import datetime
-import importlib.util
 import os
 import re
 import statistics
@@ -35,14 +34,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import McpServer, tabwire_bin, tabwire_servers, write_results  # noqa: E402
+from benchlib import McpServer, bench_module, tabwire_bin, tabwire_servers, write_results  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TMP = tempfile.mkdtemp(prefix="tabwire-nav-parts-")
 
-spec = importlib.util.spec_from_file_location("nav_waits", f"{ROOT}/bench/nav-waits.py")
-nav_waits = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(nav_waits)
+nav_waits = bench_module("nav-waits")
 
 LINE = re.compile(r"^(\S+Z)\s+DEBUG\s+(tabwire::\w+):\s+(.*)$")
 FIELD = re.compile(r'(\w+)=("([^"]*)"|\S+)')

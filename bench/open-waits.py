@@ -22,7 +22,6 @@ Prints a table and writes bench/results/open-waits-<time>.json.
 """
 import argparse
 import http.server
-import importlib.util
 import os
 import socketserver
 import statistics
@@ -34,11 +33,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import McpServer, tabwire_bin, tabwire_servers, write_results  # noqa: E402
+from benchlib import McpServer, bench_module, tabwire_bin, tabwire_servers, write_results  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("nav_waits", f"{HERE}/nav-waits.py")
-nav_waits = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(nav_waits)
+nav_waits = bench_module("nav-waits")
 
 LIVE = """<!doctype html><meta charset=utf-8><title>Live board</title>
 <h1>Live board</h1><p id=news>No news yet</p><p id=ticks>no ticks</p>

@@ -8,7 +8,7 @@ Steps, medians over --runs calls each:
   snapshot of library/stdtypes.html (~0.7 MB, ~30k elements)
   hover on a link of that page
   press_key ArrowDown on that page
-and two floors, each over a raw CDP pipe to a Chromium of its own
+and three floors, each over a raw CDP pipe to a Chromium of its own
 (bench/nav-waits.py's client), summed per pass: the browser alone
 (Page.navigate → load of the same pages), and the engine alone (the same,
 with tabwire's in-page engine registered for new documents as tabwire
@@ -41,16 +41,13 @@ in the same interleaved rounds: before and after a change, in one run)
 --silent-debugger-extension-api, so Chrome shows no "started debugging this
 browser" bar; a user's browser shows it, so the headline runs keep it)
 """
-import argparse, datetime, importlib.util, json, os, re, statistics, subprocess, sys, tempfile, time
+import argparse, datetime, json, os, re, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import CHROMIUM, McpServer, tabwire_bin, tabwire_servers  # noqa: E402
+from benchlib import CHROMIUM, McpServer, bench_module, tabwire_bin, tabwire_servers  # noqa: E402
 import engine_source  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "nav_waits", os.path.join(os.path.dirname(os.path.abspath(__file__)), "nav-waits.py"))
-nav_waits = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(nav_waits)
+nav_waits = bench_module("nav-waits")
 
 
 def raw_browser(home):
@@ -67,14 +64,40 @@ def raw_browser(home):
 class RawFloor:
     """A floor's browser (raw_browser()), with `world` (a script) registered
     for new documents in an isolated world "tabwire" as tabwire registers
-    its engine, if given."""
+    its engine, if given. `parts` keeps what each page timed by its own
+    clock: url → one {part: ms} per pass."""
 
     def __init__(self, home, world=None):
         self.c = raw_browser(home)
+        self.parts = {}
         if world is not None:
             self.c.send("Runtime.enable", {}, self.c.session)
             self.c.send("Page.addScriptToEvaluateOnNewDocument",
                         {"source": world, "worldName": "tabwire"}, self.c.session)
+
+    def look(self, url, expression):
+        """Page.navigate → load → `expression` in the "tabwire" world:
+        (ms for all of it, the expression's value, the world)."""
+        t0 = time.perf_counter()
+        world = self.c.load_in_world(url, "tabwire")
+        value = self.evaluate(world, expression)
+        return (time.perf_counter() - t0) * 1000, value, world
+
+    def evaluate(self, world, expression):
+        """`expression`'s value (awaited) in `world`."""
+        r = self.c.send("Runtime.evaluate", {"expression": expression, "contextId": world,
+                                             "awaitPromise": True, "returnByValue": True}, self.c.session)
+        if "exceptionDetails" in r:
+            raise RuntimeError(f"{self.label}: {str(r['exceptionDetails'])[:300]}")
+        return r["result"].get("value")
+
+    def record(self, url, **parts):
+        self.parts.setdefault(url, []).append(parts)
+
+    def medians(self):
+        """Per page, the median of each part over the passes."""
+        return {u: {k: statistics.median(p[k] for p in passes) for k in passes[0]}
+                for u, passes in self.parts.items()}
 
     def stop(self):
         self.c.stop()
@@ -114,23 +137,11 @@ class BrowserThenRead(RawFloor):
 
     def __init__(self, home):
         super().__init__(home, world="0")
-        self.late = {}
-        self.load = {}
-        self.walk = {}
 
     def page(self, url):
-        c = self.c
-        t0 = time.perf_counter()
-        world = c.load_in_world(url, "tabwire")
-        r = c.send("Runtime.evaluate", {"expression": self.LATE, "contextId": world,
-                                        "returnByValue": True}, c.session)
-        ms = (time.perf_counter() - t0) * 1000
-        end, late = r["result"]["value"]
-        self.load.setdefault(url, []).append(end)
-        self.late.setdefault(url, []).append(late)
-        w = c.send("Runtime.evaluate", {"expression": self.WALK, "contextId": world,
-                                        "returnByValue": True}, c.session)
-        self.walk.setdefault(url, []).append(w["result"]["value"][0])
+        ms, (end, late), world = self.look(url, self.LATE)
+        walk, _ = self.evaluate(world, self.WALK)
+        self.record(url, load_ms=end, own_work_ms=late, bare_walk_ms=walk)
         return ms
 
 
@@ -149,19 +160,13 @@ class EngineAlone(RawFloor):
 
     def __init__(self, home):
         super().__init__(home, world=engine_source.source())
-        self.clock = {}
 
     def page(self, url):
-        c = self.c
-        t0 = time.perf_counter()
-        world = c.load_in_world(url, "tabwire")
-        answer = c.send("Runtime.evaluate", {"expression": self.LOOK, "contextId": world,
-                                             "awaitPromise": True, "returnByValue": True}, c.session)
-        ms = (time.perf_counter() - t0) * 1000
-        value = answer.get("result", {}).get("value", {})
-        if "snapshot" not in value.get("look", {}):
-            raise RuntimeError(f"engine alone: no snapshot for {url}: {str(answer)[:300]}")
-        self.clock.setdefault(url, []).append(value["clock"])
+        ms, value, _ = self.look(url, self.LOOK)
+        if "snapshot" not in (value or {}).get("look", {}):
+            raise RuntimeError(f"engine alone: no snapshot for {url}: {str(value)[:300]}")
+        end, t0, t1 = value["clock"]
+        self.record(url, load_ms=end, own_work_ms=t0 - end, engine_ms=t1 - t0)
         return ms
 
 
@@ -261,25 +266,26 @@ def measure(server, runs, progress):
 def page_clock_shares(runners):
     """The floors' parts by the pages' own clocks, sums over the pages
     of medians: the load (navigation start → end of the load event), the
-    page's own work before a read could begin, a bare walk, and the
-    engine's look. None if a floor is missing."""
+    page's own work before a read could begin, a bare walk, and (if its
+    floor ran) the engine's look. None if the reading floor has none."""
     reader = next((r for r in runners if isinstance(r, BrowserThenRead)), None)
     engine = next((r for r in runners if isinstance(r, EngineAlone)), None)
-    if not (reader and reader.load and engine and engine.clock):
+    if not (reader and reader.parts):
         return None
-    total = lambda per_url: sum(statistics.median(v) for v in per_url.values())
-    loads, own, walk = total(reader.load), total(reader.late), total(reader.walk)
-    e_loads = total({u: [c[0] for c in cs] for u, cs in engine.clock.items()})
-    e_own = total({u: [c[1] - c[0] for c in cs] for u, cs in engine.clock.items()})
-    e_look = total({u: [c[2] - c[1] for c in cs] for u, cs in engine.clock.items()})
-    per_page = {u: {"load_ms": statistics.median(reader.load[u]), "own_work_ms": statistics.median(reader.late[u]),
-                    "bare_walk_ms": statistics.median(reader.walk[u]),
-                    "engine_ms": statistics.median([c[2] - c[1] for c in engine.clock[u]])}
-                for u in reader.load if u in engine.clock}
-    return {"per_page": per_page, "loads_ms": loads, "own_work_ms": own, "bare_walk_ms": walk,
-            "walker_x": (loads + own + walk) / loads,
-            "engine_loads_ms": e_loads, "engine_own_work_ms": e_own, "engine_ms": e_look,
-            "engine_x": (e_loads + e_own + e_look) / e_loads}
+    per_page = reader.medians()
+    total = lambda per, k: sum(p[k] for p in per.values())
+    loads, own, walk = total(per_page, "load_ms"), total(per_page, "own_work_ms"), total(per_page, "bare_walk_ms")
+    out = {"per_page": per_page, "loads_ms": loads, "own_work_ms": own, "bare_walk_ms": walk,
+           "walker_x": (loads + own + walk) / loads}
+    if engine and engine.parts:
+        e = engine.medians()
+        for u, p in per_page.items():
+            if u in e:
+                p["engine_ms"] = e[u]["engine_ms"]
+        e_loads, e_own, e_look = total(e, "load_ms"), total(e, "own_work_ms"), total(e, "engine_ms")
+        out.update(engine_loads_ms=e_loads, engine_own_work_ms=e_own, engine_ms=e_look,
+                   engine_x=(e_loads + e_own + e_look) / e_loads)
+    return out
 
 
 def main():
@@ -381,37 +387,37 @@ def main():
             print(f"  the engine alone (loads + skeletons, no tabwire): "
                   f"{floor / peer['navigate_snapshot_total_ms']:.2f}× playwright-mcp")
     read = results["browser, then one read"].get("navigate_snapshot_total_ms")
-    reader = next((r for r in runners if isinstance(r, BrowserThenRead)), None)
-    if reader and reader.late:
-        late = sum(statistics.median(v) for v in reader.late.values())
-        results["browser, then one read"]["read_after_load_event_ms"] = late
-        print(f"  the read began {late:.0f} ms after the load events ended, by the pages' own clocks "
-              f"(sum of medians over the six pages): the page's own work after its load")
-    if reader and reader.walk and read and alone:
-        walk = sum(statistics.median(v) for v in reader.walk.values())
-        results["browser, then one read"]["bare_walk_ms"] = walk
-        print(f"  a walk that only visits every node, after that read: {walk:.0f} ms in the pages (sum of medians); "
-              f"the cheapest reader that counts a page's nodes: {(read + walk) / alone:.2f}× the browser's loads")
-    # The same shares by the pages' own clocks, each floor's in its own
+    # The floors' parts by the pages' own clocks, each floor's in its own
     # browser: free of the ±10 % one browser differs from another by.
     by_clock = page_clock_shares(runners)
     if by_clock:
+        own, walk = by_clock["own_work_ms"], by_clock["bare_walk_ms"]
         results["by the pages' own clocks"] = by_clock
-        print(f"  by the pages' own clocks (sums of medians): loads {by_clock['loads_ms']:.0f} ms; "
-              f"after them, the page's own work {by_clock['own_work_ms']:.0f} ms, a bare walk "
-              f"{by_clock['bare_walk_ms']:.0f} ms ({by_clock['walker_x']:.2f}× the loads); in the engine's browser, "
-              f"loads {by_clock['engine_loads_ms']:.0f} ms, the page's own work {by_clock['engine_own_work_ms']:.0f} ms, "
-              f"the engine {by_clock['engine_ms']:.0f} ms ({by_clock['engine_x']:.2f}× the loads)")
+        results["browser, then one read"].update(read_after_load_event_ms=own, bare_walk_ms=walk)
+        print(f"  the read began {own:.0f} ms after the load events ended, by the pages' own clocks "
+              f"(sum of medians over the six pages): the page's own work after its load")
+        if read and alone:
+            print(f"  a walk that only visits every node, after that read: {walk:.0f} ms in the pages (sum of medians); "
+                  f"the cheapest reader that counts a page's nodes: {(read + walk) / alone:.2f}× the browser's loads")
+        line = (f"  by the pages' own clocks (sums of medians): loads {by_clock['loads_ms']:.0f} ms; "
+                f"after them, the page's own work {own:.0f} ms, a bare walk {walk:.0f} ms "
+                f"({by_clock['walker_x']:.2f}× the loads)")
+        if "engine_ms" in by_clock:
+            line += (f"; in the engine's browser, loads {by_clock['engine_loads_ms']:.0f} ms, the page's own work "
+                     f"{by_clock['engine_own_work_ms']:.0f} ms, the engine {by_clock['engine_ms']:.0f} ms "
+                     f"({by_clock['engine_x']:.2f}× the loads)")
+        print(line)
         if alone:
             # (Issue 46 counts against Page.navigate → load event, which is
             # longer than the page's own clock: those parts added to it.)
-            own, walk = by_clock["own_work_ms"], by_clock["bare_walk_ms"]
-            look = by_clock["engine_own_work_ms"] + by_clock["engine_ms"]
-            by_clock["issue_floors_x"] = {"own_work": (alone + own) / alone, "bare_walk": (alone + own + walk) / alone,
-                                          "engine": (alone + look) / alone}
-            print(f"  those parts added to the browser alone ({alone:.0f} ms): the page's own work "
-                  f"{(alone + own) / alone:.2f}×, then a bare walk {(alone + own + walk) / alone:.2f}×; "
-                  f"the page's own work and the engine {(alone + look) / alone:.2f}×")
+            floors = {"own_work": (alone + own) / alone, "bare_walk": (alone + own + walk) / alone}
+            line = (f"  those parts added to the browser alone ({alone:.0f} ms): the page's own work "
+                    f"{floors['own_work']:.2f}×, then a bare walk {floors['bare_walk']:.2f}×")
+            if "engine_ms" in by_clock:
+                floors["engine"] = (alone + by_clock["engine_own_work_ms"] + by_clock["engine_ms"]) / alone
+                line += f"; the page's own work and the engine {floors['engine']:.2f}×"
+            by_clock["issue_floors_x"] = floors
+            print(line)
     if alone and read and floor:
         print(f"  the page's own work after its load, and one read: {read - alone:+.0f} ms "
               f"({read / alone:.2f}× the browser's loads); the engine on top of that: {floor - read:+.0f} ms")

@@ -25,7 +25,6 @@ bench/results/relayed-events-<time>.json.
 """
 import argparse
 import collections
-import importlib.util
 import json
 import os
 import re
@@ -40,9 +39,7 @@ import fidelity  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The same pages as bench/real-pages.py.
-_spec = importlib.util.spec_from_file_location("real_pages", f"{ROOT}/bench/real-pages.py")
-real_pages = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(real_pages)
+real_pages = benchlib.bench_module("real-pages")
 PAGES = real_pages.PAGES
 EVENT = re.compile(r'tabwire::load: event ms=\S+ method="([^"]+)"')
 
